@@ -1,0 +1,203 @@
+"""Top-level group and the document commands (ingest, search, docs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from abstain import __version__
+from abstain.cli.common import FriendlyGroup, print_json, settings_from, store_options
+
+
+@click.group(cls=FriendlyGroup, context_settings={"help_option_names": ["-h", "--help"],
+                                                  "max_content_width": 100})
+@click.version_option(__version__, prog_name="abstain")
+def cli() -> None:
+    """abstain: answers from your documents, or says why it can't.
+
+    \b
+    Get started with the bundled sample corpus:
+      abstain demo                          ingest it and ask two questions
+      abstain ingest docs/ --db kb.db       add your own files (.md .txt .html .pdf)
+      abstain search "error E1203" --db kb.db
+      abstain ask "What does ADR-0007 decide?" --db kb.db --debug
+
+    Every command that reads or writes documents takes --db FILE (or
+    --store URL for PostgreSQL) and --workspace NAME. Without them the
+    database is abstain.db in your user data directory.
+    """
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@store_options
+@click.option("--embedder", envvar="ABSTAIN_EMBEDDER", metavar="SPEC",
+              help="minilm (default), hashing, or openai:MODEL@BASE_URL.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def ingest(paths: tuple[str, ...], db: str | None, store: str | None, workspace: str,
+           embedder: str | None, quiet: bool, as_json: bool) -> None:
+    """Add files or folders (.md .markdown .txt .html .htm .pdf) to a workspace.
+
+    Unchanged files are skipped; a changed file replaces its old chunks in one
+    transaction; broken or unsupported files are reported and skipped.
+
+    \b
+    Examples:
+      abstain ingest handbook/ faq.md --db kb.db
+      abstain ingest contracts/ --workspace legal
+    """
+    from abstain.pipeline import Pipeline
+
+    settings = settings_from(db, store, workspace, embedder=embedder)
+    with Pipeline.from_settings(settings) as pipe:
+        files = sum(1 for _ in _iter(paths))
+        bar = None if (quiet or as_json) else _progress(files)
+        try:
+            report = pipe.ingest(list(paths), on_progress=bar.update if bar else None)
+        finally:
+            if bar is not None:
+                bar.close()
+    if as_json:
+        print_json({"added": report.added, "updated": report.updated,
+                    "unchanged": report.unchanged,
+                    "skipped": [{"source": s, "reason": r} for s, r in report.skipped],
+                    "chunks": report.chunks, "embedded": report.embedded})
+        return
+    for source, reason in report.skipped:
+        click.secho(f"skipped {source}: {reason}", fg="yellow", err=True)
+    click.echo(f"{report.summary()} in workspace {workspace!r}")
+
+
+def _iter(paths: tuple[str, ...]) -> list[tuple[str, Path]]:
+    from abstain.ingest import iter_files
+
+    return list(iter_files(paths))
+
+
+class _Bar:
+    def __init__(self, total: int) -> None:
+        from tqdm import tqdm
+
+        self._bar = tqdm(total=total, unit="file", desc="ingest", leave=False,
+                         disable=None, mininterval=0.2)
+
+    def update(self, event: str, n: int) -> None:
+        if event == "file":
+            self._bar.update(n)
+        else:
+            self._bar.set_postfix_str(f"{event} +{n}", refresh=False)
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+def _progress(total: int) -> _Bar:
+    return _Bar(total)
+
+
+@cli.command()
+@click.argument("question")
+@store_options
+@click.option("-k", "top_k", default=5, show_default=True, help="How many fused hits to print.")
+@click.option("--candidates", default=30, show_default=True, help="Rows each arm returns.")
+@click.option("--json", "as_json", is_flag=True, help="Print hits as JSON (schema in docs/CLI.md).")
+def search(question: str, db: str | None, store: str | None, workspace: str, top_k: int,
+           candidates: int, as_json: bool) -> None:
+    """Show the fused evidence for QUESTION: both arms, RRF (k=60), no answer.
+
+    Each hit shows its vector rank and cosine distance, its keyword rank and
+    BM25 score, the fused score, and whether both arms found it.
+
+    \b
+    Example:
+      abstain search "what does E1203 mean" --db kb.db --json
+    """
+    from abstain.config import RetrievalConfig
+    from abstain.pipeline import Pipeline
+
+    settings = settings_from(db, store, workspace)
+    with Pipeline.from_settings(settings, retrieval=RetrievalConfig(candidates=candidates,
+                                                                   top_k=top_k)) as pipe:
+        result = pipe.search(question)
+    if as_json:
+        print_json({"question": question, "hits": [e.to_json() for e in result.evidence]})
+        return
+    if not result.evidence:
+        click.echo("no hits")
+    for n, ev in enumerate(result.evidence, start=1):
+        h = ev.hit
+        arms = " + ".join(a for a, r in (("vector", h.vector_rank), ("keyword", h.keyword_rank))
+                          if r is not None)
+        click.secho(f"[{n}] {ev.document.title} — {ev.source}", bold=True)
+        vec = "-" if h.vector_rank is None else f"#{h.vector_rank} d={h.vector_distance:.3f}"
+        kw = "-" if h.keyword_rank is None else f"#{h.keyword_rank} bm25={h.keyword_score:.2f}"
+        click.echo(f"    fused={h.fused_score:.5f}  vector {vec}  keyword {kw}  ({arms})")
+        snippet = " ".join(ev.text.split())
+        click.echo(f"    {snippet[:240]}{'…' if len(snippet) > 240 else ''}")
+
+
+@cli.group()
+def docs() -> None:
+    """List or remove ingested documents."""
+
+
+@docs.command("list")
+@store_options
+@click.option("--all-workspaces", is_flag=True, help="List every workspace's documents.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def docs_list(db: str | None, store: str | None, workspace: str, all_workspaces: bool,
+              as_json: bool) -> None:
+    """List documents with their id, chunk count and source."""
+    from abstain.stores import open_store
+
+    settings = settings_from(db, store, workspace)
+    st = open_store(settings.store)
+    try:
+        rows = st.list_documents(None if all_workspaces else workspace)
+    finally:
+        st.close()
+    if as_json:
+        print_json([r.__dict__ if hasattr(r, "__dict__") else _asdict(r) for r in rows])
+        return
+    for r in rows:
+        flags = "".join(("C" if r.curated else "-", "P" if r.published else "-"))
+        click.echo(f"{r.id}  {r.workspace:<12} {flags} {r.chunks:>4} chunks  {r.source}")
+    if not rows:
+        click.echo("no documents")
+
+
+def _asdict(row: object) -> dict[str, object]:
+    from dataclasses import asdict, is_dataclass
+
+    return asdict(row) if is_dataclass(row) and not isinstance(row, type) else {}
+
+
+@docs.command("rm")
+@click.argument("document_ids", nargs=-1, required=True)
+@store_options
+def docs_rm(document_ids: tuple[str, ...], db: str | None, store: str | None,
+            workspace: str) -> None:
+    """Delete documents (and their chunks) by id, as `docs list` shows it."""
+    from abstain.stores import open_store
+
+    settings = settings_from(db, store, workspace)
+    st = open_store(settings.store)
+    missing = 0
+    try:
+        for doc_id in document_ids:
+            if st.delete_document(workspace, doc_id):
+                click.echo(f"deleted {doc_id}")
+            else:
+                missing += 1
+                click.secho(f"no document {doc_id} in workspace {workspace!r}", fg="yellow",
+                            err=True)
+    finally:
+        st.close()
+    if missing:
+        raise SystemExit(1)
+
+
+def main() -> None:
+    cli(prog_name="abstain")

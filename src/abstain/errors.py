@@ -1,0 +1,70 @@
+"""Errors raised by abstain.
+
+A refusal is *not* an error: it is a normal :class:`~abstain.answer.Answer`
+with ``answered=False``. Exceptions are for things a caller must fix::
+
+    AbstainError
+    ├── ConfigError              bad settings, incompatible options
+    │   └── MissingDependency    an optional extra is not installed
+    ├── InputError               a question or file the pipeline cannot take
+    │   └── IngestError          one file could not be parsed (ingest goes on)
+    ├── StoreError               the store cannot be opened or used
+    │   ├── EmbedderMismatch     the store was embedded with another model
+    │   └── UnknownWorkspace     the workspace holds no documents
+    └── ModelError               an embedder / LLM / reranker call failed
+        └── LLMError             an OpenAI-compatible server failed or misbehaved
+"""
+
+from __future__ import annotations
+
+
+class AbstainError(Exception):
+    """Base class of every error abstain raises on purpose."""
+
+
+class ConfigError(AbstainError):
+    """Settings that cannot work together, or a value out of range."""
+
+
+class MissingDependency(ConfigError):
+    """An optional dependency is not installed."""
+
+    def __init__(self, package: str, extra: str) -> None:
+        super().__init__(
+            f"{package} is not installed; install it with: pip install 'abstain[{extra}]'"
+        )
+        self.package = package
+        self.extra = extra
+
+
+class InputError(AbstainError):
+    """A question, document or request the pipeline cannot accept."""
+
+
+class IngestError(InputError):
+    """One file could not be read or parsed."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class StoreError(AbstainError):
+    """The document store cannot be opened, migrated or queried."""
+
+
+class EmbedderMismatch(StoreError):
+    """The store holds vectors from a different embedding model."""
+
+
+class UnknownWorkspace(StoreError):
+    """The named workspace does not exist in the store."""
+
+
+class ModelError(AbstainError):
+    """A model (embedder, reranker, LLM) could not be loaded or called."""
+
+
+class LLMError(ModelError):
+    """An OpenAI-compatible server was unreachable, slow or returned nonsense."""

@@ -1,0 +1,137 @@
+"""Plain data that flows between the pipeline's stages.
+
+Ingestion produces :class:`Document` and :class:`Chunk`; each retrieval arm
+produces :class:`ArmHit` lists; fusion produces :class:`FusedHit`; hydrating a
+fused hit with its text and metadata gives :class:`Evidence`, which is what the
+gate, the generator, the verifier and the audit trail read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+
+class ChunkKind(StrEnum):
+    PARENT = "parent"
+    """A section: the context handed to the generator. Never searched."""
+    CHILD = "child"
+    """A passage inside a parent: the unit both arms search and fusion ranks."""
+    PARAPHRASE = "paraphrase"
+    """A generated paraphrase or hypothetical question of one child chunk.
+
+    Searched, but collapsed onto the child it was written from before fusion,
+    so one source never votes twice."""
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    id: str
+    workspace: str
+    source: str
+    """The path or name as given at ingest."""
+    title: str
+    content_hash: str
+    curated: bool = False
+    published: bool = True
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    id: str
+    document_id: str
+    kind: ChunkKind
+    text: str
+    ordinal: int
+    parent_id: str | None = None
+    """For a child: its parent section. For a paraphrase: the child it paraphrases."""
+    heading_path: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ArmHit:
+    """One row returned by one retrieval arm, ranks counted from 1."""
+
+    chunk_id: str
+    rank: int
+    score: float
+    """Cosine distance (vector arm, lower is better) or BM25 score (keyword arm, higher is better)."""
+    collapse_to: str | None = None
+    """For a paraphrase hit: the child chunk it stands for."""
+
+    @property
+    def target(self) -> str:
+        return self.collapse_to or self.chunk_id
+
+
+@dataclass(frozen=True, slots=True)
+class FusedHit:
+    chunk_id: str
+    fused_score: float
+    vector_rank: int | None = None
+    vector_distance: float | None = None
+    keyword_rank: int | None = None
+    keyword_score: float | None = None
+
+    @property
+    def in_both(self) -> bool:
+        return self.vector_rank is not None and self.keyword_rank is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """A fused hit with everything later stages need to judge and cite it."""
+
+    hit: FusedHit
+    chunk: Chunk
+    document: Document
+    parent_text: str
+    confidence: float | None = None
+    """Chunk confidence 0–100 derived from the cosine distance (None when only BM25 found it)."""
+    rerank_score: float | None = None
+
+    @property
+    def chunk_id(self) -> str:
+        return self.chunk.id
+
+    @property
+    def text(self) -> str:
+        return self.chunk.text
+
+    @property
+    def source(self) -> str:
+        return self.document.source
+
+    def with_scores(
+        self, *, confidence: float | None = None, rerank_score: float | None = None
+    ) -> Evidence:
+        return replace(
+            self,
+            confidence=self.confidence if confidence is None else confidence,
+            rerank_score=self.rerank_score if rerank_score is None else rerank_score,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": self.document.source,
+            "title": self.document.title,
+            "chunk_id": self.chunk.id,
+            "parent_id": self.chunk.parent_id,
+            "heading_path": list(self.chunk.heading_path),
+            "text": self.chunk.text,
+            "vector_rank": self.hit.vector_rank,
+            "vector_distance": _round(self.hit.vector_distance),
+            "keyword_rank": self.hit.keyword_rank,
+            "keyword_score": _round(self.hit.keyword_score),
+            "fused_score": _round(self.hit.fused_score),
+            "in_both": self.hit.in_both,
+            "curated": self.document.curated,
+            "confidence": self.confidence,
+            "rerank_score": _round(self.rerank_score),
+        }
+
+
+def _round(value: float | None, digits: int = 6) -> float | None:
+    return None if value is None else round(float(value), digits)

@@ -1,0 +1,102 @@
+"""Parent/child chunking that respects headings and paragraphs.
+
+A *parent* is a section (or a slice of a long section cut at paragraph
+boundaries): the context a generator reads. Its *children* are runs of whole
+paragraphs up to ``child_chars``; only a paragraph longer than that is cut, at
+sentence boundaries. Children are what both retrieval arms search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from abstain.evidence import Chunk, ChunkKind
+from abstain.ingest.parse import ParsedDocument
+from abstain.text import split_sentences
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkingConfig:
+    parent_chars: int = 2000
+    child_chars: int = 600
+    min_child_chars: int = 120
+    """A trailing run shorter than this is merged into the previous child."""
+
+    def __post_init__(self) -> None:
+        if not 50 <= self.child_chars <= self.parent_chars:
+            raise ValueError("need 50 <= child_chars <= parent_chars")
+
+
+def chunk_document(doc_id: str, parsed: ParsedDocument,
+                   config: ChunkingConfig | None = None) -> list[Chunk]:
+    """Parents and children, in document order; children point at their parent."""
+    config = config or ChunkingConfig()
+    chunks: list[Chunk] = []
+    n_parent = n_child = 0
+    for section in parsed.sections:
+        pieces = [p for b in section.blocks for p in _fit(b, config.child_chars)]
+        for parent_blocks in _pack(pieces, config.parent_chars, config.min_child_chars):
+            parent_id = f"{doc_id}-p{n_parent}"
+            chunks.append(Chunk(parent_id, doc_id, ChunkKind.PARENT, "\n\n".join(parent_blocks),
+                                n_parent, None, section.heading_path))
+            n_parent += 1
+            for child_blocks in _pack(parent_blocks, config.child_chars, config.min_child_chars):
+                chunks.append(Chunk(f"{doc_id}-c{n_child}", doc_id, ChunkKind.CHILD,
+                                    "\n".join(child_blocks), n_child, parent_id,
+                                    section.heading_path))
+                n_child += 1
+    return chunks
+
+
+def paraphrase_chunks(doc_id: str, child: Chunk, texts: Iterable[str], start: int) -> list[Chunk]:
+    """Wrap generated paraphrases / hypothetical questions of one child chunk."""
+    return [
+        Chunk(f"{doc_id}-q{start + i}", doc_id, ChunkKind.PARAPHRASE, text.strip(), start + i,
+              child.id, child.heading_path)
+        for i, text in enumerate(t for t in texts if t.strip())
+    ]
+
+
+def _fit(block: str, limit: int) -> list[str]:
+    """Cut a block longer than ``limit`` at sentence boundaries (hard cut as a last resort)."""
+    if len(block) <= limit:
+        return [block]
+    out: list[str] = []
+    current = ""
+    for sentence in split_sentences(block) or [block]:
+        while len(sentence) > limit:
+            cut = sentence.rfind(" ", 0, limit)
+            cut = cut if cut > limit // 2 else limit
+            if current:
+                out.append(current)
+                current = ""
+            out.append(sentence[:cut].strip())
+            sentence = sentence[cut:].strip()
+        if current and len(current) + 1 + len(sentence) > limit:
+            out.append(current)
+            current = sentence
+        else:
+            current = f"{current} {sentence}".strip()
+    if current:
+        out.append(current)
+    return out
+
+
+def _pack(blocks: list[str], limit: int, min_chars: int) -> list[list[str]]:
+    groups: list[list[str]] = []
+    size = 0
+    for block in blocks:
+        if groups and size + len(block) + 1 <= limit:
+            groups[-1].append(block)
+            size += len(block) + 1
+        else:
+            groups.append([block])
+            size = len(block)
+    if len(groups) > 1 and sum(len(b) for b in groups[-1]) < min_chars:
+        tail = groups.pop()
+        if sum(len(b) + 1 for b in groups[-1]) + sum(len(b) for b in tail) <= limit * 1.25:
+            groups[-1].extend(tail)
+        else:
+            groups.append(tail)
+    return groups

@@ -1,0 +1,57 @@
+"""Turn any user text into safe keyword-arm queries and query terms.
+
+The keyword arm must never fail on user input: every token is taken from a
+unicode word regex and quoted, so no FTS5 or tsquery operator can leak through.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Words of at least one letter or digit; keeps identifiers like ADR-0007 or v2.3.1 apart
+# into their word parts, which is what both full-text engines index.
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+MAX_QUERY_TERMS = 32
+
+STOPWORDS = frozenset(
+    """a an and are as at be been but by can could did do does for from had has have how i if in
+    into is it its me my no not of on or our should so than that the their them then there these
+    they this those to was we were what when where which who whom why will with would you your
+    about any all also after before between both each more most other some such only own same
+    very just over under again further once here s t don now tell please give show explain
+    describe list""".split()
+)
+
+
+def fold(text: str) -> str:
+    """Lower-case and strip diacritics (Müller -> muller, café -> cafe)."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def tokens(text: str) -> list[str]:
+    """Folded word tokens, in order, duplicates kept."""
+    return _WORD.findall(fold(text).replace("_", " "))
+
+
+def query_terms(text: str) -> list[str]:
+    """Content terms of a question: folded, stopwords dropped, order kept, unique."""
+    seen: dict[str, None] = {}
+    for tok in tokens(text):
+        if tok in STOPWORDS or (len(tok) < 2 and not tok.isdigit()):
+            continue
+        seen.setdefault(tok, None)
+    return list(seen)[:MAX_QUERY_TERMS]
+
+
+def fts5_query(text: str) -> str | None:
+    """An FTS5 MATCH expression: each term quoted and prefix-matched, OR-ed.
+
+    Returns None when the text has no searchable term.
+    """
+    terms = query_terms(text) or [t for t in tokens(text) if t][:MAX_QUERY_TERMS]
+    if not terms:
+        return None
+    return " OR ".join(f'"{t}"*' for t in terms)

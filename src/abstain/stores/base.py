@@ -1,0 +1,120 @@
+"""The Store protocol: documents, chunks, vectors and two search arms.
+
+Every method takes the workspace explicitly and every query applies it (and
+the published flag) inside the query itself, never as a post-filter.
+Implementations: :class:`~abstain.stores.sqlite.SQLiteStore` (embedded) and
+:class:`~abstain.stores.postgres.PostgresStore`. Both pass the same
+conformance suite (``tests/stores/``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from abstain.evidence import ArmHit, Chunk, Document
+
+DEFAULT_WORKSPACE = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentInfo:
+    id: str
+    workspace: str
+    source: str
+    title: str
+    content_hash: str
+    curated: bool
+    published: bool
+    chunks: int
+    updated_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredChunk:
+    """A chunk with its document and its parent's text, as evidence needs it."""
+
+    chunk: Chunk
+    document: Document
+    parent_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedderInfo:
+    name: str
+    dim: int
+
+
+@runtime_checkable
+class Store(Protocol):
+    """What the pipeline needs from a document store."""
+
+    # -- search arms -------------------------------------------------------
+    def search_vector(self, vector: npt.NDArray[np.float32], *, workspace: str, limit: int,
+                      published_only: bool = True) -> list[ArmHit]:
+        """Nearest searchable chunks by cosine distance, best first, ranks from 1."""
+        ...
+
+    def search_text(self, query: str, *, workspace: str, limit: int,
+                    published_only: bool = True) -> list[ArmHit]:
+        """Full-text (BM25-style) matches of any user text, best first, ranks from 1."""
+        ...
+
+    # -- reads -------------------------------------------------------------
+    def get_chunks(self, ids: Sequence[str]) -> dict[str, StoredChunk]: ...
+
+    def list_documents(self, workspace: str | None = None) -> list[DocumentInfo]: ...
+
+    def workspaces(self) -> list[str]: ...
+
+    def identifiers(self, workspace: str) -> list[str]:
+        """Identifier-like tokens (ADR-0007, E1001, v2.3.1) found in the workspace's text."""
+        ...
+
+    def document_hash(self, workspace: str, source: str) -> str | None: ...
+
+    def embedder(self) -> EmbedderInfo | None: ...
+
+    # -- writes (each one transaction) ------------------------------------
+    def write_document(self, document: Document, chunks: Sequence[Chunk],
+                       vectors: npt.NDArray[np.float32], embedder: EmbedderInfo,
+                       identifiers: Sequence[str] = ()) -> None:
+        """Insert or atomically replace a document with its chunks and vectors.
+
+        ``vectors`` has one row per searchable chunk (child and paraphrase), in
+        the order they appear in ``chunks``.
+        """
+        ...
+
+    def delete_document(self, workspace: str, document_id: str) -> bool: ...
+
+    def set_published(self, workspace: str, document_id: str, published: bool) -> bool: ...
+
+    # -- embedding cache ---------------------------------------------------
+    def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]: ...
+
+    def cache_vectors(self, model: str, items: dict[str, npt.NDArray[np.float32]]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def open_store(location: str | None = None) -> Store:
+    """Open a store from a path or URL.
+
+    ``postgresql://…`` opens PostgreSQL; anything else is a SQLite file path
+    (``sqlite:///path`` also works); ``None`` is the default SQLite database.
+    """
+    from abstain.config import default_db_path
+
+    if location and location.startswith(("postgresql://", "postgres://")):
+        from abstain.stores.postgres import PostgresStore
+
+        return PostgresStore(location)
+    from abstain.stores.sqlite import SQLiteStore
+
+    path = (location or "").removeprefix("sqlite:///").removeprefix("sqlite://")
+    return SQLiteStore(path or default_db_path())

@@ -1,0 +1,321 @@
+"""The embedded store: stdlib sqlite3 + FTS5, vectors searched exactly with numpy.
+
+Vectors live in SQLite as float32 blobs. Each process loads them once into a
+matrix grouped by workspace and reloads only when the database changed (its own
+writes, or another connection's, seen through ``PRAGMA data_version``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from abstain.errors import EmbedderMismatch, StoreError
+from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
+from abstain.query import fts5_query
+from abstain.stores.base import DocumentInfo, EmbedderInfo, StoredChunk
+from abstain.stores.sqlite_migrations import migrate
+
+Vector = npt.NDArray[np.float32]
+
+
+@dataclass
+class _Index:
+    """Searchable vectors of one workspace, rows in rowid order."""
+
+    ids: list[str]
+    collapse_to: list[str | None]
+    published: npt.NDArray[np.bool_]
+    matrix: Vector
+
+
+class SQLiteStore:
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            try:
+                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the folder for {self.path}: {exc}") from exc
+        self._local = threading.local()
+        self._lock = threading.RLock()
+        self._index: dict[str, _Index] | None = None
+        self._index_version: tuple[int, int] | None = None
+        self._writes = 0
+        self._closed = False
+        migrate(self._conn())
+
+    # -- connections -------------------------------------------------------
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            if self._closed:
+                raise StoreError("the store is closed")
+            try:
+                conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                       timeout=30.0)
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA foreign_keys = ON")
+                conn.execute("PRAGMA synchronous = NORMAL")
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"cannot open {self.path} as a SQLite database: {exc}") from exc
+            self._local.conn = conn
+            with self._lock:
+                self._all_conns().append(conn)
+        return conn
+
+    def _all_conns(self) -> list[sqlite3.Connection]:
+        if not hasattr(self, "_conns"):
+            self._conns: list[sqlite3.Connection] = []
+        return self._conns
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        finally:
+            with self._lock:
+                self._writes += 1
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._all_conns():
+                conn.close()
+            self._conns = []
+            self._closed = True
+            self._local = threading.local()
+
+    # -- embedder binding --------------------------------------------------
+    def embedder(self) -> EmbedderInfo | None:
+        rows = dict(self._conn().execute(
+            "SELECT key, value FROM meta WHERE key IN ('embedder', 'dim')").fetchall())
+        if "embedder" not in rows:
+            return None
+        return EmbedderInfo(rows["embedder"], int(rows["dim"]))
+
+    def _bind_embedder(self, conn: sqlite3.Connection, info: EmbedderInfo) -> None:
+        current = self.embedder()
+        if current is None:
+            conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                             [("embedder", info.name), ("dim", str(info.dim))])
+        elif current != info:
+            raise EmbedderMismatch(_mismatch_message(self.path, current, info))
+
+    def check_embedder(self, info: EmbedderInfo) -> None:
+        current = self.embedder()
+        if current is not None and current != info:
+            raise EmbedderMismatch(_mismatch_message(self.path, current, info))
+
+    # -- writes ------------------------------------------------------------
+    def write_document(self, document: Document, chunks: Sequence[Chunk], vectors: Vector,
+                       embedder: EmbedderInfo, identifiers: Sequence[str] = ()) -> None:
+        searchable = [c for c in chunks if c.kind is not ChunkKind.PARENT]
+        if len(searchable) != len(vectors):
+            raise ValueError(f"{len(searchable)} searchable chunks but {len(vectors)} vectors")
+        if len(vectors) and vectors.shape[1] != embedder.dim:
+            raise ValueError(f"vectors are {vectors.shape[1]}-d, embedder says {embedder.dim}")
+        headings = {c.id: " ".join((document.title, *c.heading_path)) for c in chunks}
+        blobs = {c.id: np.asarray(v, dtype=np.float32).tobytes()
+                 for c, v in zip(searchable, vectors, strict=True)}
+        with self._transaction() as conn:
+            self._bind_embedder(conn, embedder)
+            self._delete(conn, document.id)
+            conn.execute(
+                "INSERT INTO documents (id, workspace, source, title, content_hash, curated,"
+                " published, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (document.id, document.workspace, document.source, document.title,
+                 document.content_hash, int(document.curated), int(document.published),
+                 json.dumps(document.metadata, default=str)),
+            )
+            for chunk in chunks:
+                cur = conn.execute(
+                    "INSERT INTO chunks (id, document_id, kind, parent_id, ordinal, text,"
+                    " heading_path, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (chunk.id, document.id, chunk.kind.value, chunk.parent_id, chunk.ordinal,
+                     chunk.text, json.dumps(list(chunk.heading_path)), blobs.get(chunk.id)),
+                )
+                if chunk.kind is not ChunkKind.PARENT:
+                    conn.execute("INSERT INTO chunks_fts (rowid, headings, body) VALUES (?, ?, ?)",
+                                 (cur.lastrowid, headings[chunk.id], chunk.text))
+            conn.executemany("INSERT OR IGNORE INTO identifiers (document_id, token) VALUES (?, ?)",
+                             [(document.id, t) for t in identifiers])
+
+    def _delete(self, conn: sqlite3.Connection, document_id: str) -> bool:
+        conn.execute("DELETE FROM chunks_fts WHERE rowid IN "
+                     "(SELECT rowid FROM chunks WHERE document_id = ?)", (document_id,))
+        return conn.execute("DELETE FROM documents WHERE id = ?", (document_id,)).rowcount > 0
+
+    def delete_document(self, workspace: str, document_id: str) -> bool:
+        with self._transaction() as conn:
+            row = conn.execute("SELECT 1 FROM documents WHERE id = ? AND workspace = ?",
+                               (document_id, workspace)).fetchone()
+            return bool(row) and self._delete(conn, document_id)
+
+    def set_published(self, workspace: str, document_id: str, published: bool) -> bool:
+        with self._transaction() as conn:
+            return conn.execute(
+                "UPDATE documents SET published = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%SZ',"
+                " 'now') WHERE id = ? AND workspace = ?",
+                (int(published), document_id, workspace)).rowcount > 0
+
+    # -- reads -------------------------------------------------------------
+    def document_hash(self, workspace: str, source: str) -> str | None:
+        row = self._conn().execute(
+            "SELECT content_hash FROM documents WHERE workspace = ? AND source = ?",
+            (workspace, source)).fetchone()
+        return None if row is None else str(row[0])
+
+    def list_documents(self, workspace: str | None = None) -> list[DocumentInfo]:
+        sql = ("SELECT d.id, d.workspace, d.source, d.title, d.content_hash, d.curated,"
+               " d.published, d.updated_at, (SELECT count(*) FROM chunks c"
+               " WHERE c.document_id = d.id AND c.kind = 'child') FROM documents d")
+        params: tuple[str, ...] = ()
+        if workspace is not None:
+            sql += " WHERE d.workspace = ?"
+            params = (workspace,)
+        rows = self._conn().execute(sql + " ORDER BY d.workspace, d.source", params).fetchall()
+        return [DocumentInfo(id=r[0], workspace=r[1], source=r[2], title=r[3], content_hash=r[4],
+                             curated=bool(r[5]), published=bool(r[6]), chunks=int(r[8]),
+                             updated_at=r[7]) for r in rows]
+
+    def workspaces(self) -> list[str]:
+        return [r[0] for r in self._conn().execute(
+            "SELECT DISTINCT workspace FROM documents ORDER BY workspace")]
+
+    def identifiers(self, workspace: str) -> list[str]:
+        return [r[0] for r in self._conn().execute(
+            "SELECT DISTINCT i.token FROM identifiers i JOIN documents d ON d.id = i.document_id"
+            " WHERE d.workspace = ? ORDER BY i.token", (workspace,))]
+
+    def get_chunks(self, ids: Sequence[str]) -> dict[str, StoredChunk]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._conn().execute(
+            "SELECT c.id, c.document_id, c.kind, c.parent_id, c.ordinal, c.text, c.heading_path,"
+            " d.workspace, d.source, d.title, d.content_hash, d.curated, d.published, d.metadata,"
+            " coalesce(p.text, c.text)"
+            f" FROM chunks c JOIN documents d ON d.id = c.document_id"
+            f" LEFT JOIN chunks p ON p.id = c.parent_id AND c.kind = 'child'"
+            f" WHERE c.id IN ({marks})", list(ids)).fetchall()
+        out: dict[str, StoredChunk] = {}
+        for r in rows:
+            chunk = Chunk(r[0], r[1], ChunkKind(r[2]), r[5], r[4], r[3], tuple(json.loads(r[6])))
+            doc = Document(r[1], r[7], r[8], r[9], r[10], bool(r[11]), bool(r[12]),
+                           json.loads(r[13]))
+            out[chunk.id] = StoredChunk(chunk, doc, r[14])
+        return out
+
+    # -- keyword arm -------------------------------------------------------
+    def search_text(self, query: str, *, workspace: str, limit: int,
+                    published_only: bool = True) -> list[ArmHit]:
+        match = fts5_query(query)
+        if match is None or limit <= 0:
+            return []
+        rows = self._conn().execute(
+            "SELECT c.id, c.kind, c.parent_id, bm25(chunks_fts, 2.0, 1.0) AS score"
+            " FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid"
+            " JOIN documents d ON d.id = c.document_id"
+            " WHERE chunks_fts MATCH ? AND d.workspace = ? AND (d.published = 1 OR ?)"
+            " ORDER BY score, c.rowid LIMIT ?",
+            (match, workspace, int(not published_only), limit)).fetchall()
+        return [ArmHit(chunk_id=r[0], rank=i, score=-float(r[3]),
+                       collapse_to=r[2] if r[1] == "paraphrase" else None)
+                for i, r in enumerate(rows, start=1)]
+
+    # -- vector arm --------------------------------------------------------
+    def search_vector(self, vector: Vector, *, workspace: str, limit: int,
+                      published_only: bool = True) -> list[ArmHit]:
+        index = self._vector_index().get(workspace)
+        if index is None or limit <= 0 or not index.ids:
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != index.matrix.shape[1]:
+            raise EmbedderMismatch(
+                f"query vector is {query.shape[0]}-d but {self.path} holds "
+                f"{index.matrix.shape[1]}-d vectors")
+        similarity = index.matrix @ query
+        if published_only and not index.published.all():
+            similarity = np.where(index.published, similarity, -np.inf)
+        available = int(np.isfinite(similarity).sum())
+        k = min(limit, available)
+        if k <= 0:
+            return []
+        top = np.argpartition(-similarity, k - 1)[:k] if k < len(similarity) else np.arange(len(similarity))
+        top = top[np.lexsort((top, -similarity[top]))]
+        return [ArmHit(chunk_id=index.ids[i], rank=r, score=float(1.0 - similarity[i]),
+                       collapse_to=index.collapse_to[i])
+                for r, i in enumerate(top.tolist(), start=1)]
+
+    def _vector_index(self) -> dict[str, _Index]:
+        conn = self._conn()
+        version = (int(conn.execute("PRAGMA data_version").fetchone()[0]), self._writes)
+        with self._lock:
+            if self._index is not None and self._index_version == version:
+                return self._index
+            self._index = self._load_index(conn)
+            self._index_version = version
+            return self._index
+
+    def _load_index(self, conn: sqlite3.Connection) -> dict[str, _Index]:
+        info = self.embedder()
+        rows = conn.execute(
+            "SELECT d.workspace, c.id, c.kind, c.parent_id, d.published, c.embedding"
+            " FROM chunks c JOIN documents d ON d.id = c.document_id"
+            " WHERE c.embedding IS NOT NULL ORDER BY d.workspace, c.rowid").fetchall()
+        grouped: dict[str, list[tuple[str, str, str | None, int, bytes]]] = {}
+        for ws, *rest in rows:
+            grouped.setdefault(ws, []).append(tuple(rest))  # type: ignore[arg-type]
+        dim = info.dim if info else 0
+        index: dict[str, _Index] = {}
+        for ws, items in grouped.items():
+            matrix = np.frombuffer(b"".join(i[4] for i in items), dtype=np.float32)
+            index[ws] = _Index(
+                ids=[i[0] for i in items],
+                collapse_to=[i[2] if i[1] == "paraphrase" else None for i in items],
+                published=np.array([bool(i[3]) for i in items], dtype=bool),
+                matrix=matrix.reshape(len(items), dim) if dim else matrix.reshape(len(items), -1),
+            )
+        return index
+
+    # -- embedding cache ---------------------------------------------------
+    def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vector]:
+        out: dict[str, Vector] = {}
+        conn = self._conn()
+        unique = list(dict.fromkeys(hashes))
+        for start in range(0, len(unique), 500):
+            part = unique[start:start + 500]
+            marks = ",".join("?" * len(part))
+            for text_hash, blob in conn.execute(
+                    f"SELECT text_hash, vector FROM embedding_cache WHERE model = ?"
+                    f" AND text_hash IN ({marks})", [model, *part]):
+                out[text_hash] = np.frombuffer(blob, dtype=np.float32).copy()
+        return out
+
+    def cache_vectors(self, model: str, items: dict[str, Vector]) -> None:
+        if not items:
+            return
+        with self._transaction() as conn:
+            conn.executemany(
+                "INSERT OR IGNORE INTO embedding_cache (model, text_hash, vector) VALUES (?, ?, ?)",
+                [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items.items()])
+
+
+def _mismatch_message(path: str, current: EmbedderInfo, new: EmbedderInfo) -> str:
+    return (f"{path} was embedded with {current.name} ({current.dim}-d) but this run uses "
+            f"{new.name} ({new.dim}-d); vectors of different models cannot be mixed. "
+            f"Use the same embedder, or another database (--db).")

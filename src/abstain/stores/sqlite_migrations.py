@@ -1,0 +1,84 @@
+"""Numbered schema migrations of the SQLite store (``PRAGMA user_version``)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: list[str] = [
+    # 1: documents, chunks with float32 vectors, FTS5 over searchable chunks
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE documents (
+        id TEXT PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        source TEXT NOT NULL,
+        title TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        curated INTEGER NOT NULL DEFAULT 0,
+        published INTEGER NOT NULL DEFAULT 1,
+        metadata TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+        UNIQUE (workspace, source)
+    );
+    CREATE INDEX documents_workspace ON documents (workspace);
+    CREATE TABLE chunks (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        document_id TEXT NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+        kind TEXT NOT NULL CHECK (kind IN ('parent', 'child', 'paraphrase')),
+        parent_id TEXT,
+        ordinal INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        heading_path TEXT NOT NULL DEFAULT '[]',
+        embedding BLOB
+    );
+    CREATE INDEX chunks_document ON chunks (document_id);
+    CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+        headings, body,
+        tokenize = 'porter unicode61 remove_diacritics 2',
+        prefix = '2 3 4'
+    );
+    """,
+    # 2: identifiers per document (entity-existence check) and the embedding cache
+    """
+    CREATE TABLE identifiers (
+        document_id TEXT NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+        token TEXT NOT NULL,
+        PRIMARY KEY (document_id, token)
+    ) WITHOUT ROWID;
+    CREATE TABLE embedding_cache (
+        model TEXT NOT NULL,
+        text_hash TEXT NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (model, text_hash)
+    ) WITHOUT ROWID;
+    """,
+]
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply pending migrations, each in its own transaction; returns the version."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > len(MIGRATIONS):
+        from abstain.errors import StoreError
+
+        raise StoreError(
+            f"database schema version {version} is newer than this abstain "
+            f"({len(MIGRATIONS)}); upgrade abstain"
+        )
+    for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(script):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return len(MIGRATIONS)
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]

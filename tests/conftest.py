@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from abstain.embed import HashingEmbedder
+from abstain.embed.base import Embedder
+
+SAMPLE_CORPUS = Path(__file__).resolve().parents[1] / "src" / "abstain" / "sample_corpus"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """No test writes to the real user data or cache directories."""
+    home = tmp_path_factory.mktemp("home")
+    old = {k: os.environ.get(k) for k in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "ABSTAIN_DB",
+                                          "ABSTAIN_STORE", "ABSTAIN_LLM_URL")}
+    os.environ["XDG_DATA_HOME"] = str(home / "data")
+    os.environ["XDG_CACHE_HOME"] = str(home / "cache")
+    for k in ("ABSTAIN_DB", "ABSTAIN_STORE", "ABSTAIN_LLM_URL"):
+        os.environ.pop(k, None)
+    yield
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture
+def hashing() -> Embedder:
+    return HashingEmbedder()
+
+
+@pytest.fixture(scope="session")
+def minilm() -> Embedder:
+    from abstain.embed.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+@pytest.fixture
+def sample_corpus() -> Path:
+    assert SAMPLE_CORPUS.is_dir(), "the bundled sample corpus is missing"
+    return SAMPLE_CORPUS

@@ -1,0 +1,49 @@
+"""Store fixtures: every test in tests/stores runs once per store implementation.
+
+Add a backend by adding a name to BACKENDS and a branch in ``make_store``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from abstain.stores.base import Store
+
+BACKENDS = ["sqlite"]  # the PostgreSQL store adds "postgres"
+
+
+@pytest.fixture(params=BACKENDS)
+def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Store]]:
+    """A factory of stores that share one fresh, empty database."""
+    opened: list[Store] = []
+    if request.param == "sqlite":
+        from abstain.stores.sqlite import SQLiteStore
+
+        path = tmp_path / "store.db"
+
+        def factory() -> Store:
+            store = SQLiteStore(path)
+            opened.append(store)
+            return store
+    else:
+        request.applymarker(pytest.mark.postgres)
+        url = request.getfixturevalue("pg_database")
+
+        def factory() -> Store:
+            from abstain.stores.postgres import PostgresStore
+
+            store = PostgresStore(url)
+            opened.append(store)
+            return store
+
+    yield factory
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def store(make_store: Callable[[], Store]) -> Store:
+    return make_store()
