@@ -201,3 +201,13 @@ def docs_rm(document_ids: tuple[str, ...], db: str | None, store: str | None,
 
 def main() -> None:
     cli(prog_name="abstain")
+
+
+def _register() -> None:
+    from abstain.cli.ask import ask, demo
+
+    cli.add_command(ask)
+    cli.add_command(demo)
+
+
+_register()

@@ -1,0 +1,172 @@
+"""The result of a question: an answer with its evidence, or a refusal with its reason.
+
+A refusal is a normal :class:`Answer` with ``answered=False``; it always
+carries a machine-readable reason, a human message and ``llm_called=False``
+when the gate refused before generation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from abstain.evidence import Evidence
+
+TRIAGE_CONFIDENT = 0.75
+TRIAGE_UNCERTAIN = 0.45
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    reason: str
+    """Machine-readable code, e.g. ``no_evidence``, ``unknown_entity``, ``low_confidence``."""
+    message: str
+    """For people, in the question's language."""
+    suggestions: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    """Terms or entities of the question that the evidence lacks."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"reason": self.reason, "message": self.message,
+                "suggestions": list(self.suggestions), "missing": list(self.missing)}
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One gate or verification check, as ``--debug`` prints it."""
+
+    name: str
+    passed: bool
+    value: float | str | None
+    threshold: float | str | None
+    detail: str = ""
+    reason: str | None = None
+    """The refusal code this check produces when it fails."""
+
+    def to_json(self) -> dict[str, Any]:
+        value = round(self.value, 4) if isinstance(self.value, float) else self.value
+        threshold = round(self.threshold, 4) if isinstance(self.threshold, float) else self.threshold
+        return {"name": self.name, "passed": self.passed, "value": value,
+                "threshold": threshold, "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    n: int
+    source: str
+    chunk_id: str
+    quote: str
+    title: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"n": self.n, "source": self.source, "chunk_id": self.chunk_id,
+                "quote": self.quote, "title": self.title}
+
+
+@dataclass(frozen=True, slots=True)
+class LLMCall:
+    """One call to a language model, as the audit trail records it."""
+
+    purpose: str
+    model: str
+    outcome: str
+    latency_ms: float
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"purpose": self.purpose, "model": self.model, "outcome": self.outcome,
+                "latency_ms": self.latency_ms, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "error": self.error}
+
+
+def display_confidence(answered: bool, evidence: tuple[Evidence, ...]) -> float:
+    """Seed 000's user-facing tiers: answered 70–100, refused with evidence 20–50, none 5–10."""
+    scores = [e.confidence for e in evidence if e.confidence is not None]
+    if not scores:
+        return 10.0 if answered else 5.0
+    best = max(scores)
+    if not answered:
+        return round(20 + (best / 100) * 30, 1)
+    return round(70 + min(1.0, max(0.0, (best - 20) / 60)) * 30, 1)
+
+
+def triage(confidence: float | None, *, verification_failed: bool = False) -> str:
+    """Seed 001's inbox tiers."""
+    if verification_failed:
+        return "verification_failed"
+    if confidence is None:
+        return "no_match"
+    if confidence >= TRIAGE_CONFIDENT:
+        return "confident"
+    if confidence >= TRIAGE_UNCERTAIN:
+        return "uncertain"
+    return "no_match"
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    question: str
+    answered: bool
+    text: str
+    refusal: Refusal | None
+    confidence: float
+    display_confidence: float
+    triage: str
+    citations: tuple[Citation, ...] = ()
+    checks: tuple[Check, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    llm_called: bool = False
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    language: str = "en"
+    workspace: str = "default"
+    features: dict[str, float] = field(default_factory=dict)
+    generator: str = "extractive"
+    tier: str = "retrieval"
+    """Which signal gated the answer: ``retrieval``, ``reranker`` or ``llm_rerank``."""
+    unsupported_claims: tuple[str, ...] = ()
+    faithfulness: float | None = None
+    faithfulness_components: dict[str, float | None] = field(default_factory=dict)
+    llm_calls: tuple[LLMCall, ...] = ()
+    notes: tuple[str, ...] = ()
+    """Anything degraded or substituted on the way (a fallback is never silent)."""
+
+    @property
+    def refused(self) -> bool:
+        return not self.answered
+
+    def to_json(self) -> dict[str, Any]:
+        """The public schema of ``abstain ask --json`` and ``POST …/ask`` (docs/SCHEMA.md)."""
+        return {
+            "question": self.question,
+            "answered": self.answered,
+            "answer": self.text if self.answered else None,
+            "refusal": self.refusal.to_json() if self.refusal else None,
+            "confidence": round(self.confidence, 4),
+            "display_confidence": self.display_confidence,
+            "triage": self.triage,
+            "citations": [c.to_json() for c in self.citations],
+            "checks": [c.to_json() for c in self.checks],
+            "llm_called": self.llm_called,
+            "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
+            "unsupported_claims": list(self.unsupported_claims),
+            "faithfulness": None if self.faithfulness is None else round(self.faithfulness, 4),
+            "faithfulness_components": self.faithfulness_components,
+            "language": self.language,
+            "tier": self.tier,
+        }
+
+    def audit_trail(self) -> dict[str, Any]:
+        """Everything needed to reconstruct why this answer (or refusal) came out."""
+        payload = self.to_json()
+        payload.update({
+            "workspace": self.workspace,
+            "generator": self.generator,
+            "features": self.features,
+            "evidence": [e.to_json() for e in self.evidence],
+            "checks": [{**c.to_json(), "reason": c.reason} for c in self.checks],
+            "llm_calls": [c.to_json() for c in self.llm_calls],
+            "notes": list(self.notes),
+        })
+        return payload

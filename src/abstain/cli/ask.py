@@ -1,0 +1,122 @@
+"""`abstain ask` and `abstain demo`."""
+
+from __future__ import annotations
+
+import click
+
+from abstain.answer import Answer
+from abstain.cli.common import print_json, settings_from, store_options
+
+
+@click.command()
+@click.argument("question")
+@store_options
+@click.option("--preset", type=click.Choice(["lenient", "balanced", "strict"]),
+              default="balanced", show_default=True, help="Gate thresholds.")
+@click.option("--calibration", type=click.Path(exists=True, dir_okay=False),
+              help="Calibration file written by `abstain calibrate`.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the answer as JSON (schema in docs/SCHEMA.md).")
+@click.option("--debug", is_flag=True, help="Show every gate check with value, threshold and "
+                                            "decision, and the evidence scores.")
+def ask(question: str, db: str | None, store: str | None, workspace: str, preset: str,
+        calibration: str | None, as_json: bool, debug: bool) -> None:
+    """Answer QUESTION from the documents, or refuse and say why.
+
+    The gate runs before any model is called: no evidence, weak evidence,
+    missing terms or an unknown identifier (ADR-0050, E9999, v9.9) refuse at
+    once. Answers cite their sources as [n].
+
+    \b
+    Examples:
+      abstain ask "How do I rotate the API keys?" --db kb.db
+      abstain ask "What does ADR-0050 decide?" --db kb.db --debug
+      abstain ask "Wie wird das Wetter morgen?" --json
+    """
+    from abstain.confidence import Calibration
+    from abstain.pipeline import PRESETS, Pipeline
+
+    settings = settings_from(db, store, workspace)
+    cal = Calibration.load(calibration) if calibration else None
+    with Pipeline.from_settings(settings, thresholds=PRESETS[preset], calibration=cal) as pipe:
+        answer = pipe.ask(question)
+    if as_json:
+        print_json(answer.audit_trail() if debug else answer.to_json())
+        return
+    render(answer, debug=debug)
+
+
+def render(answer: Answer, *, debug: bool = False) -> None:
+    if answer.answered:
+        click.secho(f"Answer ({answer.triage}, confidence {answer.display_confidence:g}/100):",
+                    fg="green", bold=True)
+        click.echo(answer.text)
+        for c in answer.citations:
+            click.echo(f"  [{c.n}] {c.source} ({c.chunk_id}): \"{c.quote}\"")
+    else:
+        assert answer.refusal is not None
+        click.secho(f"Refused ({answer.refusal.reason}, confidence "
+                    f"{answer.display_confidence:g}/100):", fg="yellow", bold=True)
+        click.echo(answer.refusal.message)
+        if answer.refusal.suggestions:
+            click.echo("Did you mean: " + ", ".join(answer.refusal.suggestions) + "?")
+    click.echo(f"llm_called={str(answer.llm_called).lower()}  "
+               f"{answer.timings_ms.get('total_ms', 0):.0f} ms")
+    if debug:
+        click.secho("Gate checks:", bold=True)
+        for check in answer.checks:
+            mark = "PASS" if check.passed else "FAIL"
+            click.echo(f"  {mark:4} {check.name:<22} value={_fmt(check.value)} "
+                       f"threshold={_fmt(check.threshold)}  {check.detail}")
+        click.secho("Evidence:", bold=True)
+        for n, ev in enumerate(answer.evidence, start=1):
+            h = ev.hit
+            click.echo(f"  [{n}] conf={_fmt(ev.confidence)} fused={h.fused_score:.5f} "
+                       f"vec={h.vector_rank}/{_fmt(h.vector_distance)} "
+                       f"kw={h.keyword_rank}/{_fmt(h.keyword_score)} "
+                       f"both={h.in_both} {ev.source}")
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return "-" if value is None else str(value)
+
+
+@click.command()
+@click.option("--db", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Where to build the demo database [default: the user data directory].")
+@click.option("--question", "questions", multiple=True, metavar="TEXT",
+              help="Ask these instead of the built-in pair (repeatable).")
+def demo(db: str | None, questions: tuple[str, ...]) -> None:
+    """Ingest the bundled sample corpus, then answer one question and refuse another.
+
+    Runs offline on the embedded defaults (SQLite + MiniLM int8). A second run
+    reuses the database and skips unchanged files.
+    """
+    from importlib import resources
+    from pathlib import Path
+
+    from abstain.pipeline import Pipeline
+    from abstain.stores.base import open_store
+
+    if db is None:
+        from platformdirs import user_data_dir
+
+        db = str(Path(user_data_dir("abstain", appauthor=False)) / "demo.db")
+    corpus = Path(str(resources.files("abstain").joinpath("sample_corpus")))
+    click.secho(f"Ingesting the sample corpus into {db} …", bold=True)
+    with Pipeline.from_settings(settings_from(db, None, "default")) as pipe:
+        report = pipe.ingest([corpus])
+        click.echo(report.summary())
+        for q in questions or DEMO_QUESTIONS:
+            click.echo()
+            click.secho(f"Q: {q}", fg="cyan", bold=True)
+            render(pipe.ask(q))
+    del open_store
+
+
+DEMO_QUESTIONS = (
+    "How do I reset the admin password?",
+    "What does ADR-0050 decide?",
+)

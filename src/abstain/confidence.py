@@ -1,0 +1,130 @@
+"""Chunk confidence (0–100) and the calibrated answer confidence (0–1).
+
+Chunk confidence follows seed 000: a linear map of cosine distance with a
+ceiling; beyond the ceiling a chunk scores 0. It is a consistent scale for
+thresholds, not a probability.
+
+Answer confidence is a logistic over named features whose coefficients come
+from a calibration file (:data:`DEFAULT_CALIBRATION` ships seed values;
+``abstain calibrate`` refits them on labelled questions).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from abstain.errors import ConfigError
+from abstain.evidence import Evidence
+from abstain.fuse import max_fused_score
+from abstain.query import query_terms, tokens
+
+DISTANCE_CEILING = 0.65
+
+
+def chunk_confidence(distance: float | None, ceiling: float = DISTANCE_CEILING) -> float:
+    """0–100 from a cosine distance: ``(1 - d) * 100`` below the ceiling, else 0."""
+    if distance is None or distance >= ceiling:
+        return 0.0
+    if distance <= 0:
+        return 100.0
+    return round((1.0 - distance) * 100.0, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerFeatures:
+    """The signals the calibrated confidence is computed from; all exposed in the audit trail."""
+
+    top_fused_norm: float
+    """Top fused RRF score divided by its maximum 2/(k+1): 1.0 = rank 1 in both arms."""
+    in_both: float
+    """1.0 when the top hit was found by both arms."""
+    best_cosine: float
+    """1 - the best cosine distance among the evidence (0 when no vector hit)."""
+    term_coverage: float
+    """Share of the question's content terms found in the evidence."""
+    missing_terms: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, float]:
+        return {k: v for k, v in asdict(self).items() if k != "missing_terms"}
+
+
+def answer_features(question: str, evidence: tuple[Evidence, ...], *, rrf_k: int = 60
+                    ) -> AnswerFeatures:
+    if not evidence:
+        terms = query_terms(question)
+        return AnswerFeatures(0.0, 0.0, 0.0, 0.0, tuple(terms))
+    top = evidence[0].hit
+    distances = [e.hit.vector_distance for e in evidence if e.hit.vector_distance is not None]
+    coverage, missing = term_coverage(question, evidence)
+    return AnswerFeatures(
+        top_fused_norm=min(1.0, top.fused_score / max_fused_score(rrf_k)),
+        in_both=1.0 if top.in_both else 0.0,
+        best_cosine=max(0.0, 1.0 - min(distances)) if distances else 0.0,
+        term_coverage=coverage,
+        missing_terms=missing,
+    )
+
+
+def term_coverage(question: str, evidence: tuple[Evidence, ...]) -> tuple[float, tuple[str, ...]]:
+    """Share of content terms present (as a word prefix of length ≥ 4, or whole) in the evidence."""
+    terms = query_terms(question)
+    if not terms:
+        return 0.0, ()
+    words: set[str] = set()
+    for ev in evidence:
+        words.update(tokens(f"{ev.document.title} {' '.join(ev.chunk.heading_path)} {ev.text}"))
+    missing = tuple(t for t in terms if not _present(t, words))
+    return round(1.0 - len(missing) / len(terms), 4), missing
+
+
+def _present(term: str, words: set[str]) -> bool:
+    if term in words:
+        return True
+    stem = term[: max(4, len(term) - 3)] if len(term) > 4 else None
+    return stem is not None and any(w.startswith(stem) for w in words)
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    intercept: float
+    coefficients: dict[str, float]
+    version: int = 1
+    name: str = "seed"
+    description: str = ""
+    fit_on: dict[str, Any] | None = None
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+    def confidence(self, features: AnswerFeatures) -> float:
+        values = features.as_dict()
+        unknown = set(self.coefficients) - set(values)
+        if unknown:
+            raise ConfigError(f"calibration uses unknown features: {sorted(unknown)}")
+        z = self.intercept + sum(w * values[name] for name, w in self.coefficients.items())
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> Calibration:
+        try:
+            if path is None:
+                raw = resources.files("abstain").joinpath("data/calibration.json").read_text()
+            else:
+                raw = Path(path).read_text()
+            data = json.loads(raw)
+            return cls(intercept=float(data["intercept"]),
+                       coefficients={k: float(v) for k, v in data["coefficients"].items()},
+                       version=int(data.get("version", 1)), name=str(data.get("name", "custom")),
+                       description=str(data.get("description", "")), fit_on=data.get("fit_on"),
+                       metrics=dict(data.get("metrics") or {}))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ConfigError(f"cannot read calibration file {path}: {exc}") from exc
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(asdict(self), indent=2) + "\n")
+
+
+DEFAULT_CALIBRATION = Calibration.load()

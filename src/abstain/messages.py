@@ -1,0 +1,96 @@
+"""Refusal messages in the question's language, and language detection.
+
+Languages shipped: en, de, fr, es, nl, tr, zh. Anything else, or a question
+too short to tell, falls back to English.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+LANGUAGES = ("en", "de", "fr", "es", "nl", "tr", "zh")
+
+# A refusal message is the base sentence for the language plus, where the
+# reason names something, a short detail.
+_BASE = {
+    "en": "I don't have enough information in the documents to answer this.",
+    "de": "Zu dieser Frage habe ich in den Dokumenten nicht genügend Informationen.",
+    "fr": "Je n'ai pas assez d'informations dans les documents pour répondre à cette question.",
+    "es": "No tengo suficiente información en los documentos para responder a esto.",
+    "nl": "Ik heb niet genoeg informatie in de documenten om dit te beantwoorden.",
+    "tr": "Bu soruyu yanıtlamak için belgelerde yeterli bilgi bulunmuyor.",
+    "zh": "文档中没有足够的信息来回答这个问题。",
+}
+_NOT_FOUND = {
+    "en": "{entity} was not found in the documents.",
+    "de": "{entity} wurde in den Dokumenten nicht gefunden.",
+    "fr": "{entity} est introuvable dans les documents.",
+    "es": "{entity} no aparece en los documentos.",
+    "nl": "{entity} komt niet voor in de documenten.",
+    "tr": "{entity} belgelerde bulunamadı.",
+    "zh": "文档中找不到 {entity}。",
+}
+_INVALID = {
+    "en": "The question is empty or could not be read.",
+    "de": "Die Frage ist leer oder nicht lesbar.",
+    "fr": "La question est vide ou illisible.",
+    "es": "La pregunta está vacía o no se puede leer.",
+    "nl": "De vraag is leeg of onleesbaar.",
+    "tr": "Soru boş veya okunamıyor.",
+    "zh": "问题为空或无法读取。",
+}
+_TOO_LONG = {
+    "en": "The question is too long ({n} characters; the limit is {limit}).",
+    "de": "Die Frage ist zu lang ({n} Zeichen; erlaubt sind {limit}).",
+    "fr": "La question est trop longue ({n} caractères ; la limite est {limit}).",
+    "es": "La pregunta es demasiado larga ({n} caracteres; el límite es {limit}).",
+    "nl": "De vraag is te lang ({n} tekens; de limiet is {limit}).",
+    "tr": "Soru çok uzun ({n} karakter; sınır {limit}).",
+    "zh": "问题太长（{n} 个字符，上限为 {limit}）。",
+}
+_UNSUPPORTED = {
+    "en": "The documents do not support a reliable answer to this.",
+    "de": "Die Dokumente stützen keine verlässliche Antwort darauf.",
+    "fr": "Les documents ne permettent pas de donner une réponse fiable.",
+    "es": "Los documentos no respaldan una respuesta fiable.",
+    "nl": "De documenten ondersteunen geen betrouwbaar antwoord hierop.",
+    "tr": "Belgeler buna güvenilir bir yanıt vermeyi desteklemiyor.",
+    "zh": "文档不足以支持可靠的回答。",
+}
+
+
+def refusal_message(reason: str, language: str, **fields: object) -> str:
+    lang = language if language in LANGUAGES else "en"
+    if reason == "unknown_entity" and fields.get("entity"):
+        return f"{_NOT_FOUND[lang].format(**fields)} {_BASE[lang]}"
+    if reason == "invalid_question":
+        return _INVALID[lang]
+    if reason == "question_too_long":
+        return _TOO_LONG[lang].format(**fields)
+    if reason in ("unsupported", "verification_failed", "low_faithfulness"):
+        return _UNSUPPORTED[lang]
+    return _BASE[lang]
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@functools.lru_cache(maxsize=1)
+def _identifier() -> object:
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    ident = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    ident.set_languages(list(LANGUAGES))
+    return ident
+
+
+def detect_language(text: str, *, min_probability: float = 0.6) -> str:
+    """ISO 639-1 code among :data:`LANGUAGES`; English when unsure."""
+    sample = text[:1000]
+    if len(_CJK.findall(sample)) >= 2:
+        return "zh"
+    if len(re.findall(r"\w", sample)) < 8:
+        return "en"
+    lang, prob = _identifier().classify(sample)  # type: ignore[attr-defined]
+    return str(lang) if prob >= min_probability else "en"
