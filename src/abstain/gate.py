@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from abstain.answer import Check
 from abstain.confidence import DISTANCE_CEILING, AnswerFeatures
 from abstain.evidence import Evidence
-from abstain.identifiers import find_identifiers, nearest, occurs_in
+from abstain.identifiers import (
+    find_identifiers,
+    find_names,
+    nearest,
+    normalise_identifier,
+    occurs_in,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +42,8 @@ class GateThresholds:
     """Seed 002's top-1/top-2 ratio on normalised fused scores; None disables it."""
     min_confidence: float = 0.5
     """Refuse when the calibrated answer confidence is below this."""
+    check_names: bool = True
+    """Treat capitalised names in the question (Kubernetes, GraphQL) like identifiers."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.chunk_filter <= 100 or not 0 <= self.answer_gate <= 100:
@@ -128,17 +136,29 @@ class Gate:
 
     def _entities(self, data: GateInput) -> tuple[Check, tuple[str, ...], tuple[str, ...]]:
         wanted = find_identifiers(data.question, quoted=True)
+        if self.thresholds.check_names:
+            wanted += [n for n in find_names(data.question)
+                       if not any(n in w or w in n for w in wanted)]
         if not wanted:
             return Check("entity_existence", True, "none", "all present",
                          "no identifiers in the question", "unknown_entity"), (), ()
-        haystack = "\n".join(f"{e.document.title}\n{e.text}\n{e.parent_text}"
-                             for e in data.retrieved)
+        haystack = "\n".join(
+            f"{e.document.title}\n{' '.join(e.chunk.heading_path)}\n{e.text}\n{e.parent_text}"
+            for e in data.retrieved)
         absent = [w for w in wanted if not occurs_in(w, haystack)]
         if not absent:
             return Check("entity_existence", True, ", ".join(wanted), "all present",
                          "found in evidence", "unknown_entity"), (), ()
         known = data.known_identifiers()
-        suggestions = tuple(dict.fromkeys(s for a in absent for s in nearest(a, known)))
+        known_norm = {normalise_identifier(k) for k in known}
+        elsewhere = [a for a in absent if normalise_identifier(a) in known_norm]
+        if len(elsewhere) == len(absent):
+            return (Check("entity_existence", False, ", ".join(absent), "all present",
+                          f"{', '.join(absent)} exist in the workspace but not in the retrieved "
+                          "evidence", "entity_not_in_evidence"), (), tuple(absent))
+        absent = [a for a in absent if a not in elsewhere]
+        suggestions = tuple(dict.fromkeys(
+            s for a in absent if find_identifiers(a, quoted=False) for s in nearest(a, known)))
         detail = f"not found: {', '.join(absent)}"
         if suggestions:
             detail += f"; did you mean {', '.join(suggestions)}?"

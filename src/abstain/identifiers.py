@@ -45,6 +45,32 @@ def find_identifiers(text: str, *, quoted: bool = True) -> list[str]:
     return list(found)
 
 
+_NAME = re.compile(r"\b[A-Z][\w]*[A-Za-z0-9]\b")
+_NAME_STOP = frozenset({"I", "OK", "A", "An", "The", "Is", "Are", "Do", "Does", "Did", "Can",
+                        "What", "Which", "Who", "When", "Where", "Why", "How", "If", "In", "On",
+                        "For", "To", "Of", "And", "Or", "With", "At", "By", "From", "My", "Our"})
+
+
+def find_names(text: str) -> list[str]:
+    """Capitalised names of a question (Kubernetes, GraphQL, Enterprise Gold), unique.
+
+    The first word of a sentence counts only when it could not be an ordinary
+    capitalised word (CamelCase, ALL CAPS, or containing a digit).
+    """
+    found: dict[str, None] = {}
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        for i, match in enumerate(_NAME.finditer(sentence)):
+            word = match.group(0)
+            if word in _NAME_STOP or "_" in word:
+                continue
+            first = match.start() == len(sentence) - len(sentence.lstrip("¿¡\"'( "))
+            special = any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1
+            if (first or i == 0) and not special:
+                continue
+            found.setdefault(word, None)
+    return list(found)
+
+
 def _looks_like_setting(token: str) -> bool:
     # a.b with at least one dot or underscore and no plain sentence word like "e.g"
     return ("." in token or "_" in token) and len(token) >= 5 and not token.startswith("e.g")

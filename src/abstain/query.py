@@ -51,7 +51,14 @@ def fts5_query(text: str) -> str | None:
 
     Returns None when the text has no searchable term.
     """
+    from abstain.identifiers import find_identifiers
+
     terms = query_terms(text) or [t for t in tokens(text) if t][:MAX_QUERY_TERMS]
     if not terms:
         return None
-    return " OR ".join(f'"{t}"*' for t in terms)
+    parts = [f'"{t}"' if t.isdigit() else f'"{t}"*' for t in terms]
+    for ident in find_identifiers(text, quoted=False):
+        words = tokens(ident)
+        if len(words) > 1:  # 1.0.0 -> the phrase "1 0 0", so versions match as a unit
+            parts.append('"' + " ".join(words) + '"')
+    return " OR ".join(parts)

@@ -1,0 +1,172 @@
+"""Numbered schema migrations of the PostgreSQL store (table ``schema_migrations``).
+
+Migrations run on a connection of their own, as the connecting user, under an
+advisory lock so that two processes opening a fresh database do not race.
+
+Tenancy: ``documents``, ``chunks`` and ``identifiers`` carry their workspace and
+have row-level security enabled and forced. A row is visible when its workspace
+equals the transaction's ``abstain.workspace`` setting, or when the transaction
+set ``abstain.all_workspaces = 'on'`` (only the store's cross-workspace reads do:
+``list_documents(None)``, ``workspaces()``, ``get_chunks``). Writes must always
+match ``abstain.workspace``. ``meta`` (the embedder binding) and
+``embedding_cache`` (vectors keyed by model and text hash) are shared.
+
+Superusers bypass row-level security, so when a superuser runs the migrations
+they create the NOLOGIN role ``abstain_app`` and hand it the tables; the store
+then ``SET ROLE abstain_app`` on every pooled connection. A non-superuser keeps
+ownership of the tables and is held by FORCE ROW LEVEL SECURITY.
+
+The vector column is created without a dimension: the first write of a
+document types it ``vector(N)`` from the embedder and builds the HNSW index
+(see ``PostgresStore._bind_embedder``).
+"""
+
+from __future__ import annotations
+
+import psycopg
+
+from abstain.errors import StoreError
+
+APP_ROLE = "abstain_app"
+TENANT_TABLES = ("documents", "chunks", "identifiers")
+_LOCK = "abstain.migrate"
+
+_POLICY = """
+    ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE {table} FORCE ROW LEVEL SECURITY;
+    CREATE POLICY workspace_isolation ON {table}
+        USING (workspace = nullif(current_setting('abstain.workspace', true), '')
+               OR current_setting('abstain.all_workspaces', true) = 'on')
+        WITH CHECK (workspace = nullif(current_setting('abstain.workspace', true), ''));
+"""
+
+MIGRATIONS: list[str] = [
+    # 1: documents, chunks (vector + weighted tsvector), identifiers, cache, tenancy
+    """
+    CREATE FUNCTION abstain_unaccent(text) RETURNS text
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+        RETURN public.unaccent('public.unaccent'::regdictionary, $1);
+    CREATE FUNCTION abstain_tsquery(terms text[]) RETURNS tsquery
+        LANGUAGE sql STABLE PARALLEL SAFE
+        RETURN (SELECT CASE WHEN count(*) > 0 THEN to_tsquery('english'::regconfig,
+                    string_agg('''' || replace(replace(abstain_unaccent(t), '\\', '\\\\'),
+                                               '''', '''''') || ''':*', ' | ' ORDER BY n))
+                END
+                FROM unnest(terms) WITH ORDINALITY AS u(t, n) WHERE t <> '');
+    CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
+    CREATE TABLE documents (
+        id text PRIMARY KEY,
+        workspace text NOT NULL CHECK (workspace <> ''),
+        source text NOT NULL,
+        title text NOT NULL,
+        content_hash text NOT NULL,
+        curated boolean NOT NULL DEFAULT false,
+        published boolean NOT NULL DEFAULT true,
+        metadata jsonb NOT NULL DEFAULT '{}',
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (workspace, source),
+        UNIQUE (id, workspace)
+    );
+    CREATE TABLE chunks (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        document_id text NOT NULL,
+        workspace text NOT NULL,
+        published boolean NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('parent', 'child', 'paraphrase')),
+        parent_id text,
+        ordinal integer NOT NULL,
+        text text NOT NULL,
+        heading_path text[] NOT NULL DEFAULT '{}',
+        headings text NOT NULL DEFAULT '',
+        embedding vector,
+        tsv tsvector GENERATED ALWAYS AS (CASE WHEN kind <> 'parent' THEN
+            setweight(to_tsvector('english'::regconfig, abstain_unaccent(headings)), 'A') ||
+            setweight(to_tsvector('english'::regconfig, abstain_unaccent(text)), 'B') END) STORED,
+        FOREIGN KEY (document_id, workspace) REFERENCES documents (id, workspace)
+            ON DELETE CASCADE
+    );
+    CREATE INDEX chunks_document ON chunks (document_id);
+    CREATE INDEX chunks_workspace ON chunks (workspace);
+    CREATE INDEX chunks_tsv ON chunks USING gin (tsv);
+    CREATE TABLE identifiers (
+        document_id text NOT NULL,
+        workspace text NOT NULL,
+        token text NOT NULL,
+        PRIMARY KEY (document_id, token),
+        FOREIGN KEY (document_id, workspace) REFERENCES documents (id, workspace)
+            ON DELETE CASCADE
+    );
+    CREATE INDEX identifiers_workspace ON identifiers (workspace);
+    CREATE TABLE embedding_cache (
+        model text NOT NULL,
+        text_hash text NOT NULL,
+        vector vector NOT NULL,
+        PRIMARY KEY (model, text_hash)
+    );
+    """ + "".join(_POLICY.format(table=t) for t in TENANT_TABLES),
+]
+
+
+def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> int:
+    """Ensure the extensions, then apply pending migrations in one transaction."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_LOCK,))
+        _ensure_extensions(conn)
+        conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                     " version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+        row = conn.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
+        version = int(row[0]) if row else 0  # type: ignore[call-overload]
+        if version > len(MIGRATIONS):
+            raise StoreError(f"database schema version {version} is newer than this abstain "
+                             f"({len(MIGRATIONS)}); upgrade abstain")
+        for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+            conn.execute(script.encode())
+            conn.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (number,))
+        if version < len(MIGRATIONS) and is_privileged(conn):
+            _hand_to_app_role(conn)
+    return len(MIGRATIONS)
+
+
+def is_privileged(conn: psycopg.Connection[tuple[object, ...]]) -> bool:
+    """Whether the connecting user bypasses row-level security (superuser or BYPASSRLS)."""
+    row = conn.execute("SELECT rolsuper OR rolbypassrls FROM pg_roles"
+                       " WHERE rolname = current_user").fetchone()
+    return bool(row and row[0])
+
+
+def _ensure_extensions(conn: psycopg.Connection[tuple[object, ...]]) -> None:
+    present = {r[0] for r in conn.execute(
+        "SELECT extname FROM pg_extension WHERE extname IN ('vector', 'unaccent')")}
+    for name in ("vector", "unaccent"):
+        if name in present:
+            continue
+        try:
+            with conn.transaction():
+                conn.execute(f"CREATE EXTENSION IF NOT EXISTS {name}".encode())
+        except psycopg.Error as exc:
+            what = "pgvector (https://github.com/pgvector/pgvector)" if name == "vector" \
+                else "the contrib module unaccent"
+            raise StoreError(
+                f"database {conn.info.dbname!r} lacks the {name!r} extension and it cannot be "
+                f"created ({_first_line(exc)}). Install {what} on the server and run "
+                f"CREATE EXTENSION {name} as a superuser, or try `abstain pg start`.") from exc
+
+
+def _hand_to_app_role(conn: psycopg.Connection[tuple[object, ...]]) -> None:
+    conn.execute(f"""
+        DO $$ BEGIN
+            IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{APP_ROLE}') THEN
+                CREATE ROLE {APP_ROLE} NOLOGIN;
+            END IF;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+        END $$;
+        GRANT USAGE ON SCHEMA public TO {APP_ROLE};
+    """.encode())
+    for table in ("meta", "schema_migrations", "embedding_cache", *TENANT_TABLES):
+        conn.execute(f"ALTER TABLE {table} OWNER TO {APP_ROLE}".encode())
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
