@@ -9,6 +9,8 @@ import pytest
 from abstain.embed import HashingEmbedder
 from abstain.embed.base import Embedder
 
+pytest_plugins = ["tests.pg"]
+
 SAMPLE_CORPUS = Path(__file__).resolve().parents[1] / "src" / "abstain" / "sample_corpus"
 
 
@@ -46,3 +48,26 @@ def minilm() -> Embedder:
 def sample_corpus() -> Path:
     assert SAMPLE_CORPUS.is_dir(), "the bundled sample corpus is missing"
     return SAMPLE_CORPUS
+
+
+@pytest.fixture(scope="session")
+def sample_db(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> str:
+    """The whole sample corpus ingested once per session with the real MiniLM embedder."""
+    from abstain.pipeline import Pipeline
+    from abstain.stores.sqlite import SQLiteStore
+
+    path = tmp_path_factory.mktemp("sample") / "sample.db"
+    with Pipeline(SQLiteStore(path), minilm) as pipe:
+        report = pipe.ingest([SAMPLE_CORPUS])
+    assert not report.skipped, report.skipped
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def sample_pipeline(sample_db: str, minilm: Embedder) -> Iterator[object]:
+    """A Pipeline over the sample corpus (read-only use, shared across tests)."""
+    from abstain.pipeline import Pipeline
+    from abstain.stores.sqlite import SQLiteStore
+
+    with Pipeline(SQLiteStore(sample_db), minilm) as pipe:
+        yield pipe

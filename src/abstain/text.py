@@ -24,7 +24,7 @@ def split_sentences(text: str) -> list[str]:
     """
     sentences: list[str] = []
     for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)", text):
-        block = " ".join(block.split())
+        block = block.strip()
         if not block:
             continue
         parts = _SENTENCE_END.split(block)

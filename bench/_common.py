@@ -1,0 +1,59 @@
+"""Shared helpers for the benchmarks (not part of the package)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS_MD = ROOT / "docs" / "BENCHMARKS.md"
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("ABSTAIN_DATA_DIR", ROOT.parent / "shared" / "data"))
+
+
+def machine() -> str:
+    return (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()},"
+            f" {time.strftime('%Y-%m-%d')}")
+
+
+def percentiles(samples_ms: list[float]) -> tuple[float, float]:
+    arr = np.array(samples_ms)
+    return float(np.percentile(arr, 50)), float(np.percentile(arr, 95))
+
+
+def timed(fn: Callable[[], object], repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def write_section(title: str, body: str) -> None:
+    """Replace (or append) the '## title' section of docs/BENCHMARKS.md."""
+    BENCHMARKS_MD.parent.mkdir(exist_ok=True)
+    text = BENCHMARKS_MD.read_text() if BENCHMARKS_MD.exists() else "# Benchmarks\n"
+    header = f"## {title}"
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == header), None)
+    block = [header, "", *body.strip().splitlines(), ""]
+    if start is None:
+        lines += ["", *block]
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
+                   len(lines))
+        lines[start:end] = block
+    BENCHMARKS_MD.write_text("\n".join(lines).rstrip() + "\n")
+
+
+def median(xs: list[float]) -> float:
+    return statistics.median(xs)

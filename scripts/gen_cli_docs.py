@@ -1,0 +1,67 @@
+"""Regenerate docs/CLI.md from the real --help output (a test checks it is current).
+
+    python scripts/gen_cli_docs.py
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parents[1]
+HEADER = """# Command line reference
+
+Generated from `abstain … --help` by `scripts/gen_cli_docs.py`; do not edit by hand.
+
+## Output schemas
+
+`abstain search --json` prints:
+
+```json
+{"question": "…",
+ "hits": [{"source": "path as given at ingest", "title": "…", "chunk_id": "…", "parent_id": "…",
+           "heading_path": ["…"], "text": "…",
+           "vector_rank": 1, "vector_distance": 0.31, "keyword_rank": 2, "keyword_score": 7.9,
+           "fused_score": 0.0325, "in_both": true, "curated": false,
+           "confidence": null, "rerank_score": null}]}
+```
+
+Ranks are 1-based and `null` when that arm did not find the hit; `vector_distance` is the
+cosine distance (lower is better), `keyword_score` the BM25 score (higher is better),
+`fused_score` the Reciprocal Rank Fusion score (k = 60). `abstain ask --json` is described
+in [SCHEMA.md](SCHEMA.md).
+
+"""
+
+
+def generate() -> str:
+    from abstain.cli import cli
+
+    parts = [HEADER]
+
+    def walk(group: click.Group, prefix: list[str]) -> None:
+        for name in sorted(group.commands):
+            command = group.commands[name]
+            path = [*prefix, name]
+            result = CliRunner().invoke(cli, [*path, "--help"], prog_name="abstain",
+                                        terminal_width=100)
+            parts.append(f"## abstain {' '.join(path)}\n\n```\n{result.output.rstrip()}\n```\n")
+            if isinstance(command, click.Group):
+                walk(command, path)
+
+    top = CliRunner().invoke(cli, ["--help"], prog_name="abstain", terminal_width=100)
+    parts.append(f"## abstain\n\n```\n{top.output.rstrip()}\n```\n")
+    walk(cli, [])
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    text = generate()
+    target = ROOT / "docs" / "CLI.md"
+    if "--check" in sys.argv:
+        sys.exit(0 if target.exists() and target.read_text() == text else 1)
+    target.write_text(text)
+    print(f"wrote {target}")

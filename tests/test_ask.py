@@ -1,0 +1,211 @@
+"""The gate and the ask path on the bundled sample corpus (real MiniLM embedder)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from abstain.answer import Check
+from abstain.errors import UnknownWorkspace
+from abstain.gate import GateInput, GateThresholds
+from abstain.messages import LANGUAGES, refusal_message
+from abstain.pipeline import Pipeline
+
+
+def test_answerable_question_is_answered_with_citations(sample_pipeline: Pipeline) -> None:
+    answer = sample_pipeline.ask("How do I reset a lost admin password?")
+    assert answer.answered and answer.refusal is None
+    assert "reset-password" in answer.text
+    assert answer.citations and all(c.quote in answer.evidence[c.n - 1].text
+                                    for c in answer.citations)
+    assert "[1]" in answer.text
+    assert answer.llm_called is False
+    assert answer.triage in ("confident", "uncertain")
+    assert 70 <= answer.display_confidence <= 100
+    assert all(c.passed for c in answer.checks)
+
+
+def test_unknown_adr_is_refused_naming_it_with_suggestions(sample_pipeline: Pipeline) -> None:
+    answer = sample_pipeline.ask("What does ADR-0050 decide?")
+    assert not answer.answered
+    assert answer.refusal is not None
+    assert answer.refusal.reason == "unknown_entity"
+    assert "ADR-0050" in answer.refusal.message
+    assert answer.refusal.missing == ("ADR-0050",)
+    assert answer.refusal.suggestions and all(s.startswith("ADR-00")
+                                              for s in answer.refusal.suggestions)
+    assert "ADR-0012" in answer.refusal.suggestions
+    assert answer.llm_called is False
+    failed = [c for c in answer.checks if not c.passed]
+    assert [c.name for c in failed] == ["entity_existence"]
+
+
+def test_existing_adr_is_answered(sample_pipeline: Pipeline) -> None:
+    answer = sample_pipeline.ask("Which checksum algorithm did ADR-0007 choose for WAL records?")
+    assert answer.answered, answer.refusal
+    assert "CRC32C" in answer.text
+
+
+@pytest.mark.parametrize("question", [
+    "What is the boiling point of tungsten?",
+    "Who painted the Mona Lisa?",
+    "How many moons does Mars have?",
+])
+def test_off_topic_questions_are_refused_without_llm(sample_pipeline: Pipeline,
+                                                      question: str) -> None:
+    answer = sample_pipeline.ask(question)
+    assert not answer.answered
+    assert answer.refusal is not None and answer.refusal.reason in (
+        "no_evidence", "weak_evidence", "low_confidence", "low_coverage", "unknown_entity")
+    assert answer.llm_called is False
+    assert answer.display_confidence <= 50
+    assert answer.triage == "no_match"
+
+
+def test_german_off_topic_question_is_refused_in_german(sample_pipeline: Pipeline) -> None:
+    answer = sample_pipeline.ask("Wie wird das Wetter morgen in Berlin?")
+    assert not answer.answered
+    assert answer.language == "de"
+    assert answer.refusal is not None
+    assert answer.refusal.message == refusal_message(answer.refusal.reason, "de")
+    assert "Dokumenten" in answer.refusal.message
+
+
+@pytest.mark.parametrize(("lang", "question"), [
+    ("en", "What is the capital city of Australia?"),
+    ("de", "Wie heißt die Hauptstadt von Australien?"),
+    ("fr", "Quelle est la capitale de l'Australie ?"),
+    ("es", "¿Cuál es la capital de Australia?"),
+    ("nl", "Wat is de hoofdstad van Australië?"),
+    ("tr", "Avustralya'nın başkenti neresidir?"),
+    ("zh", "澳大利亚的首都是哪里？"),
+])
+def test_refusal_in_every_shipped_language(sample_pipeline: Pipeline, lang: str,
+                                           question: str) -> None:
+    answer = sample_pipeline.ask(question)
+    assert not answer.answered
+    assert answer.language == lang
+    assert answer.refusal is not None
+    assert answer.refusal.message == refusal_message(answer.refusal.reason, lang)
+
+
+def test_messages_exist_for_every_language_and_differ() -> None:
+    texts = {refusal_message("no_evidence", lang) for lang in LANGUAGES}
+    assert len(texts) == len(LANGUAGES)
+    assert refusal_message("no_evidence", "xx") == refusal_message("no_evidence", "en")
+
+
+@pytest.mark.parametrize(("question", "reason"), [
+    ("", "invalid_question"),
+    ("   \n\t ", "invalid_question"),
+    ("\x00\x01\x02\x1b", "invalid_question"),
+    ("x" * 100_000, "question_too_long"),
+])
+def test_bad_questions_are_refused_gracefully(sample_pipeline: Pipeline, question: str,
+                                              reason: str) -> None:
+    answer = sample_pipeline.ask(question)
+    assert not answer.answered
+    assert answer.refusal is not None and answer.refusal.reason == reason
+    assert answer.llm_called is False
+    json.dumps(answer.audit_trail())
+
+
+def test_control_characters_inside_a_question_are_cleaned(sample_pipeline: Pipeline) -> None:
+    answer = sample_pipeline.ask("How do I reset\x00 a lost admin\x1b password?")
+    assert answer.answered
+
+
+def test_unknown_workspace_is_a_clear_error(sample_pipeline: Pipeline) -> None:
+    with pytest.raises(UnknownWorkspace, match="nope.*workspaces: default"):
+        sample_pipeline.ask("How do I reset the admin password?", workspace="nope")
+
+
+def test_curated_answers_rank_first(sample_pipeline: Pipeline) -> None:
+    answer = sample_pipeline.ask("How do I reset the admin password?")
+    assert answer.evidence[0].document.curated
+
+
+def _gate_input(pipe: Pipeline, question: str) -> GateInput:
+    from abstain.confidence import answer_features, chunk_confidence
+    from abstain.respond import _curated_first_and_filtered
+
+    retrieval = pipe.retriever.retrieve(question, workspace="default")
+    scored = tuple(e.with_scores(confidence=chunk_confidence(e.hit.vector_distance))
+                   for e in retrieval.evidence)
+    kept = _curated_first_and_filtered(scored, 25.0)
+    features = answer_features(question, kept)
+    return GateInput(question, kept, scored, features, pipe.calibration.confidence(features),
+                     lambda: pipe.store.identifiers("default"))
+
+
+def test_each_threshold_can_flip_its_check(sample_pipeline: Pipeline) -> None:
+    from abstain.gate import Gate
+
+    data = _gate_input(sample_pipeline, "Which metric shows how far behind each replication "
+                                        "peer is?")
+    assert Gate().evaluate(data).passed
+    assert data.features.term_coverage < 1.0
+    cases = {
+        "best_distance": GateThresholds(max_best_distance=0.01),
+        "answer_gate": GateThresholds(answer_gate=99.0),
+        "term_coverage": GateThresholds(min_term_coverage=1.0),
+        "calibrated_confidence": GateThresholds(min_confidence=0.9999),
+        "top_ratio": GateThresholds(min_top_ratio=1000.0),
+    }
+    for name, thresholds in cases.items():
+        result = Gate(thresholds).evaluate(data)
+        assert not result.passed, name
+        assert result.failed is not None and result.failed.name == name
+        check = next(c for c in result.checks if c.name == name)
+        assert check.threshold is not None and check.value is not None
+
+
+def test_no_evidence_check() -> None:
+    from abstain.confidence import answer_features
+    from abstain.gate import Gate
+
+    data = GateInput("anything", (), (), answer_features("anything", ()), 0.0)
+    result = Gate().evaluate(data)
+    assert result.failed is not None and result.failed.reason == "no_evidence"
+
+
+def test_user_rules_can_refuse(sample_pipeline: Pipeline, sample_db: str) -> None:
+    from abstain.gate import Gate
+
+    def no_passwords(data: GateInput) -> Check | None:
+        if "password" in data.question.lower():
+            return Check("no_passwords", False, "password", None, "policy: ask the help desk",
+                         "policy")
+        return None
+
+    data = _gate_input(sample_pipeline, "How do I reset the admin password?")
+    result = Gate(rules=[("no_passwords", no_passwords)]).evaluate(data)
+    assert not result.passed
+    assert result.failed is not None and result.failed.name == "rule:no_passwords"
+    assert result.failed.reason == "policy"
+
+
+def test_top_ratio_is_off_by_default(sample_pipeline: Pipeline) -> None:
+    answer = sample_pipeline.ask("What is the default value of storage.cache_mb?")
+    assert "top_ratio" not in [c.name for c in answer.checks]
+
+
+def test_audit_trail_is_json_and_complete(sample_pipeline: Pipeline) -> None:
+    answer = sample_pipeline.ask("Which port does the Quillstack client REST API listen on?")
+    trail = json.loads(json.dumps(answer.audit_trail()))
+    assert trail["answered"] is True
+    assert set(trail["features"]) == {"top_fused_norm", "in_both", "best_cosine",
+                                      "term_coverage"}
+    assert trail["evidence"][0]["confidence"] is not None
+    assert {"retrieve_ms", "gate_ms", "total_ms"} <= set(trail["timings_ms"])
+
+
+def test_one_shot_ask_over_strings_and_paths(tmp_path: object) -> None:
+    import abstain
+    from abstain.embed import HashingEmbedder
+
+    answer = abstain.ask("What is the retention window for backups?",
+                         docs=["# Backups\n\nThe retention window for backups is 30 days."],
+                         embedder=HashingEmbedder(), preset="lenient")
+    assert answer.answered and "30 days" in answer.text

@@ -1,0 +1,127 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from abstain.cli import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
+    out: list[tuple[str, click.Command]] = []
+    for name, command in sorted(group.commands.items()):
+        full = f"{prefix}{name}"
+        out.append((full, command))
+        if isinstance(command, click.Group):
+            out += _commands(command, f"{full} ")
+    return out
+
+
+@pytest.mark.parametrize(("name", "command"), _commands(cli))
+def test_every_command_has_help_and_is_documented(name: str, command: click.Command) -> None:
+    assert command.help and len(command.help) > 20, name
+    result = CliRunner().invoke(cli, [*name.split(), "--help"])
+    assert result.exit_code == 0, result.output
+    assert f"abstain {name}" in (ROOT / "docs" / "CLI.md").read_text(), name
+
+
+def test_search_json_schema(sample_db: str) -> None:
+    result = CliRunner().invoke(cli, ["search", "what does E1207 mean", "--db", sample_db,
+                                      "--json", "-k", "3"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["question"] == "what does E1207 mean"
+    assert len(payload["hits"]) == 3
+    required = {"source", "title", "chunk_id", "parent_id", "text", "vector_rank",
+                "vector_distance", "keyword_rank", "keyword_score", "fused_score", "in_both"}
+    for hit in payload["hits"]:
+        assert required <= set(hit)
+        assert hit["vector_rank"] is None or hit["vector_rank"] >= 1
+        assert hit["in_both"] == (hit["vector_rank"] is not None
+                                  and hit["keyword_rank"] is not None)
+    assert any("E1207" in h["text"] for h in payload["hits"])
+    scores = [h["fused_score"] for h in payload["hits"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_ask_json_schema_for_answer_and_refusal(sample_db: str) -> None:
+    runner = CliRunner()
+    ok = json.loads(runner.invoke(cli, ["ask", "Which port does the Quillstack client REST API "
+                                        "listen on?", "--db", sample_db, "--json"]).output)
+    assert set(ok) >= {"question", "answered", "answer", "refusal", "confidence",
+                       "display_confidence", "triage", "citations", "checks", "llm_called",
+                       "timings_ms"}
+    assert ok["answered"] is True and ok["refusal"] is None and ok["llm_called"] is False
+    assert {"n", "source", "chunk_id", "quote"} <= set(ok["citations"][0])
+    assert {"name", "passed", "value", "threshold", "detail"} <= set(ok["checks"][0])
+    no = json.loads(runner.invoke(cli, ["ask", "What does ADR-0050 decide?", "--db", sample_db,
+                                        "--json"]).output)
+    assert no["answered"] is False and no["answer"] is None
+    assert no["refusal"]["reason"] == "unknown_entity"
+    assert no["refusal"]["suggestions"]
+
+
+def test_ask_debug_prints_every_check(sample_db: str) -> None:
+    result = CliRunner().invoke(cli, ["ask", "What does ADR-0050 decide?", "--db", sample_db,
+                                      "--debug"])
+    assert result.exit_code == 0
+    for name in ("evidence", "best_distance", "answer_gate", "term_coverage",
+                 "entity_existence", "calibrated_confidence"):
+        assert name in result.output
+    assert "FAIL entity_existence" in result.output
+    assert "threshold=" in result.output
+
+
+def test_ingest_docs_list_and_rm(tmp_path: Path) -> None:
+    runner = CliRunner()
+    db = str(tmp_path / "kb.db")
+    (tmp_path / "a.md").write_text("# A\n\nalpha text here")
+    (tmp_path / "bad.pdf").write_bytes(b"not a pdf")
+    result = runner.invoke(cli, ["ingest", str(tmp_path / "a.md"), str(tmp_path / "bad.pdf"),
+                                 "--db", db, "--embedder", "hashing", "-q"])
+    assert result.exit_code == 0, result.output
+    assert "1 added" in result.output and "1 skipped" in result.output
+    listing = json.loads(runner.invoke(cli, ["docs", "list", "--db", db, "--json"]).output)
+    assert [d["source"] for d in listing] == [str(tmp_path / "a.md")]
+    doc_id = listing[0]["id"]
+    assert runner.invoke(cli, ["docs", "rm", doc_id, "--db", db]).exit_code == 0
+    assert runner.invoke(cli, ["docs", "rm", doc_id, "--db", db]).exit_code == 1
+    assert json.loads(runner.invoke(cli, ["docs", "list", "--db", db, "--json"]).output) == []
+
+
+def test_errors_are_one_line_not_tracebacks(sample_db: str, tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["ask", "anything", "--db", sample_db, "--workspace", "nope"])
+    assert result.exit_code == 1
+    assert "Error: workspace 'nope' has no documents" in result.output
+    assert "Traceback" not in result.output
+    (tmp_path / "junk.db").write_bytes(b"this is not a database" * 100)
+    result = runner.invoke(cli, ["search", "x", "--db", str(tmp_path / "junk.db")])
+    assert result.exit_code == 1 and "Error:" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_db_env_var_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nalpha text here")
+    monkeypatch.setenv("ABSTAIN_DB", str(tmp_path / "env.db"))
+    result = CliRunner().invoke(cli, ["ingest", str(tmp_path / "a.md"), "--embedder",
+                                      "hashing", "-q"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "env.db").exists()
+
+
+def test_cli_reference_is_current() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_cli_docs",
+                                                  ROOT / "scripts" / "gen_cli_docs.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert (ROOT / "docs" / "CLI.md").read_text() == module.generate(), (
+        "docs/CLI.md is stale: run python scripts/gen_cli_docs.py")

@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+import sqlite3
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from abstain.query import fold, fts5_query, query_terms
+
+_DB = sqlite3.connect(":memory:")
+_DB.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='porter unicode61 "
+            "remove_diacritics 2', prefix='2 3 4')")
+_DB.execute("INSERT INTO t(body) VALUES ('the wal segment size is 64 MiB'), ('café Müller')")
+
+
+@settings(max_examples=300)
+@given(st.text())
+def test_any_text_gives_a_valid_fts5_query(text: str) -> None:
+    match = fts5_query(text)
+    if match is not None:
+        _DB.execute("SELECT rowid FROM t WHERE t MATCH ?", (match,)).fetchall()
+
+
+@given(st.text(alphabet=st.characters(categories=["P", "S", "Zs"])))
+def test_punctuation_only_has_no_terms(text: str) -> None:
+    assert fts5_query(text) is None or all(c.isalnum() or c in '" *OR' for c in fts5_query(text) or "")
+
+
+def test_operators_are_quoted_not_interpreted() -> None:
+    match = fts5_query('wal AND NOT segment OR "x" NEAR(a b) col:val*')
+    assert match is not None
+    assert '"and"*' not in match  # stopword dropped, never an operator
+    rows = _DB.execute("SELECT rowid FROM t WHERE t MATCH ?", (match,)).fetchall()
+    assert rows == [(1,)]
+
+
+def test_terms_are_folded_and_stopwords_dropped() -> None:
+    assert query_terms("What is the Café of Zoë Müller?") == ["cafe", "zoe", "muller"]
+    assert fold("ÉCOLE") == "ecole"
+
+
+def test_versions_become_phrases() -> None:
+    match = fts5_query("When was 2.3.1 released?")
+    assert match is not None and '"2 3 1"' in match
