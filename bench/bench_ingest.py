@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from _common import ROOT, machine, write_section
+
 from abstain.embed.base import embed_texts
 from abstain.embed.minilm import MiniLMEmbedder
 from abstain.evidence import ChunkKind

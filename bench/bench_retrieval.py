@@ -16,17 +16,17 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-
 from _common import machine, percentiles, timed, write_section
+
 from abstain.embed.minilm import MiniLMEmbedder
 from abstain.evidence import Chunk, ChunkKind, Document
 from abstain.pipeline import Pipeline
 from abstain.stores.base import EmbedderInfo
 from abstain.stores.sqlite import SQLiteStore
 
-VOCAB = [f"w{i}" for i in range(20000)] + (
-    "replication storage cluster backup segment queue token error latency compaction "
-    "snapshot restore upgrade metric port config admin password shelf index").split()
+VOCAB = [f"w{i}" for i in range(20000)] + """replication storage cluster backup segment queue
+token error latency compaction snapshot restore upgrade metric port config admin password shelf
+index""".split()
 
 QUESTIONS = ["How do I restore a backup snapshot?", "What does error E1207 mean?",
              "Which port does replication use?", "How large is a WAL segment?"]
@@ -93,7 +93,8 @@ def main() -> None:
     print(table)
     if args.write:
         write_section("Retrieval and refusal latency (embedded SQLite store)", f"""
-Machine: {machine()}. `python bench/bench_retrieval.py --sizes {' '.join(map(str, args.sizes))} --write`
+Machine: {machine()}.
+`python bench/bench_retrieval.py --sizes {' '.join(map(str, args.sizes))} --write`
 ({args.repeat} queries each). Synthetic clustered 384-d vectors and synthetic text fill the
 store; every query is embedded for real with MiniLM int8, so the figures include query
 embedding. Refusals are off-topic questions through the full `Pipeline.ask` path (no LLM).

@@ -117,7 +117,7 @@ def test_control_characters_inside_a_question_are_cleaned(sample_pipeline: Pipel
 
 
 def test_unknown_workspace_is_a_clear_error(sample_pipeline: Pipeline) -> None:
-    with pytest.raises(UnknownWorkspace, match="nope.*workspaces: default"):
+    with pytest.raises(UnknownWorkspace, match=r"nope.*workspaces: default"):
         sample_pipeline.ask("How do I reset the admin password?", workspace="nope")
 
 

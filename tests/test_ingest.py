@@ -23,7 +23,8 @@ def pipe(tmp_path: Path) -> Pipeline:
 def test_markdown_front_matter_headings_and_lists(tmp_path: Path) -> None:
     f = tmp_path / "a.md"
     f.write_text("---\ntitle: My Doc\ncurated: true\n---\n# Top\n\nIntro text.\n\n## Sub\n\n"
-                 "- item one\n- item two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```\ncode here\n```\n")
+                 "- item one\n- item two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+                 "```\ncode here\n```\n")
     doc = parse_file(f)
     assert doc.title == "My Doc"
     assert doc.metadata == {"title": "My Doc", "curated": True}

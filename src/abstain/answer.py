@@ -45,7 +45,9 @@ class Check:
 
     def to_json(self) -> dict[str, Any]:
         value = round(self.value, 4) if isinstance(self.value, float) else self.value
-        threshold = round(self.threshold, 4) if isinstance(self.threshold, float) else self.threshold
+        threshold = self.threshold
+        if isinstance(threshold, float):
+            threshold = round(threshold, 4)
         return {"name": self.name, "passed": self.passed, "value": value,
                 "threshold": threshold, "detail": self.detail}
 
@@ -74,11 +76,14 @@ class LLMCall:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     error: str | None = None
+    attempts: int = 1
+    """Tries made, retries after connect errors, 5xx and 429 included."""
 
     def to_json(self) -> dict[str, Any]:
         return {"purpose": self.purpose, "model": self.model, "outcome": self.outcome,
                 "latency_ms": self.latency_ms, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "error": self.error}
+                "completion_tokens": self.completion_tokens, "error": self.error,
+                "attempts": self.attempts}
 
 
 def display_confidence(answered: bool, evidence: tuple[Evidence, ...]) -> float:

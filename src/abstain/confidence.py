@@ -98,6 +98,8 @@ class Calibration:
     description: str = ""
     fit_on: dict[str, Any] | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
+    gate_threshold: float | None = None
+    """When set (``abstain calibrate --max-false-accept``), the gate's min_confidence."""
 
     def confidence(self, features: AnswerFeatures) -> float:
         values = features.as_dict()
@@ -119,7 +121,9 @@ class Calibration:
                        coefficients={k: float(v) for k, v in data["coefficients"].items()},
                        version=int(data.get("version", 1)), name=str(data.get("name", "custom")),
                        description=str(data.get("description", "")), fit_on=data.get("fit_on"),
-                       metrics=dict(data.get("metrics") or {}))
+                       metrics=dict(data.get("metrics") or {}),
+                       gate_threshold=None if data.get("gate_threshold") is None
+                       else float(data["gate_threshold"]))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"cannot read calibration file {path}: {exc}") from exc
 

@@ -7,6 +7,7 @@ read only by :meth:`Settings.from_env`, which the CLI and server call at start-u
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,7 +62,8 @@ class Settings:
     llm_api_key: str | None = field(default=None, repr=False)
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None, **overrides: str | None) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None, /,
+                 **overrides: str | None) -> Settings:
         env = os.environ if environ is None else environ
         values: dict[str, str | None] = {
             "store": env.get(ENV_STORE) or env.get(ENV_DB),

@@ -17,6 +17,11 @@ with ``answered=False``. Exceptions are for things a caller must fix::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from abstain.answer import LLMCall
+
 
 class AbstainError(Exception):
     """Base class of every error abstain raises on purpose."""
@@ -67,4 +72,12 @@ class ModelError(AbstainError):
 
 
 class LLMError(ModelError):
-    """An OpenAI-compatible server was unreachable, slow or returned nonsense."""
+    """An OpenAI-compatible server was unreachable, slow or returned nonsense.
+
+    ``calls`` holds the audit records of the calls that failed, so a caller that
+    turns the error into a refusal still reports them.
+    """
+
+    def __init__(self, message: str, calls: tuple[LLMCall, ...] = ()) -> None:
+        super().__init__(message)
+        self.calls = calls

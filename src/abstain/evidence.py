@@ -57,7 +57,8 @@ class ArmHit:
     chunk_id: str
     rank: int
     score: float
-    """Cosine distance (vector arm, lower is better) or BM25 score (keyword arm, higher is better)."""
+    """Cosine distance (vector arm, lower is better) or BM25 score (keyword arm, higher
+    is better)."""
     collapse_to: str | None = None
     """For a paraphrase hit: the child chunk it stands for."""
 

@@ -62,6 +62,8 @@ class GateInput:
     features: AnswerFeatures
     confidence: float
     known_identifiers: Callable[[], list[str]] = field(default=lambda: [])
+    min_confidence: float | None = None
+    """Overrides ``GateThresholds.min_confidence`` (a calibration file's certified threshold)."""
 
 
 Rule = Callable[[GateInput], Check | None]
@@ -120,8 +122,9 @@ class Gate:
             suggestions, missing = entity[1], entity[2]
         if t.min_top_ratio is not None:
             checks.append(_ratio_check(data.retrieved, t.min_top_ratio))
-        checks.append(Check("calibrated_confidence", curated or data.confidence >= t.min_confidence,
-                            round(data.confidence, 4), t.min_confidence,
+        floor = t.min_confidence if data.min_confidence is None else data.min_confidence
+        checks.append(Check("calibrated_confidence", curated or data.confidence >= floor,
+                            round(data.confidence, 4), floor,
                             "logistic over " + ", ".join(
                                 f"{k}={v:.2f}" for k, v in data.features.as_dict().items())
                             + exempt, "low_confidence"))

@@ -59,6 +59,16 @@ _UNSUPPORTED = {
     "zh": "文档不足以支持可靠的回答。",
 }
 
+_LLM_ERROR = {
+    "en": "The language model could not be reached, so no answer was written.",
+    "de": "Das Sprachmodell war nicht erreichbar; es wurde keine Antwort geschrieben.",
+    "fr": "Le modèle de langage est injoignable ; aucune réponse n'a été rédigée.",
+    "es": "No se pudo contactar con el modelo de lenguaje; no se redactó ninguna respuesta.",
+    "nl": "Het taalmodel was niet bereikbaar, dus er is geen antwoord geschreven.",
+    "tr": "Dil modeline ulaşılamadı; bu yüzden yanıt yazılmadı.",
+    "zh": "无法连接语言模型，因此没有生成回答。",
+}
+
 
 def refusal_message(reason: str, language: str, **fields: object) -> str:
     lang = language if language in LANGUAGES else "en"
@@ -68,8 +78,10 @@ def refusal_message(reason: str, language: str, **fields: object) -> str:
         return _INVALID[lang]
     if reason == "question_too_long":
         return _TOO_LONG[lang].format(**fields)
-    if reason in ("unsupported", "verification_failed", "low_faithfulness"):
+    if reason in ("unsupported", "verification_failed", "low_faithfulness", "not_relevant"):
         return _UNSUPPORTED[lang]
+    if reason == "llm_error":
+        return _LLM_ERROR[lang]
     return _BASE[lang]
 
 

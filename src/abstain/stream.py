@@ -9,11 +9,17 @@ Event order, always::
     done                                          exactly once, last (carries the final Answer JSON)
 
 The extractive answerer produces verified sentences at once. LLM generators
-that stream are verified sentence by sentence (see ``abstain.verify``).
+that stream (``streams = True``) are verified sentence by sentence (see
+``abstain.verify``): each sentence is checked the moment it is complete and
+yielded only if it stays in the answer; the final faithfulness check may still
+withdraw what was shown (``retraction``: ``reason``, ``message``), and the
+``done`` Answer is then a refusal. A generation that fails mid-way also ends
+in ``retraction`` (or ``refusal`` when nothing was shown yet).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from abstain.answer import Answer
     from abstain.pipeline import Pipeline
+    from abstain.respond import Prepared
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,10 +49,33 @@ def meta_event(answer: Answer) -> Event:
     })
 
 
+def _prepared_meta(state: Prepared) -> Event:
+    """The meta event of a question that passed the gate, before generation."""
+    from abstain.answer import display_confidence, triage
+
+    evidence = state.base["evidence"]
+    return Event("meta", {
+        "question": state.base["question"],
+        "confidence": round(state.confidence, 4),
+        "display_confidence": display_confidence(True, evidence),
+        "triage": triage(state.confidence),
+        "checks": [c.to_json() for c in (*state.base["checks"], *state.extra_checks)],
+        "evidence": [e.to_json() for e in evidence],
+        "language": state.language,
+    })
+
+
 def stream_answer(pipe: Pipeline, question: str, workspace: str | None = None
                   ) -> Iterator[Event]:
     """Events for one question. The gate runs before anything is generated."""
+    if getattr(pipe.generator, "streams", False):
+        yield from _stream_verified(pipe, question, workspace or pipe.workspace)
+        return
     answer = pipe.ask(question, workspace=workspace)
+    yield from _finished(answer)
+
+
+def _finished(answer: Answer) -> Iterator[Event]:
     yield meta_event(answer)
     if not answer.answered:
         assert answer.refusal is not None
@@ -53,6 +83,58 @@ def stream_answer(pipe: Pipeline, question: str, workspace: str | None = None
     else:
         for n, citation_text in enumerate(_sentences(answer), start=1):
             yield Event("sentence", {"n": n, "text": citation_text})
+    yield Event("done", answer.to_json())
+
+
+def _stream_verified(pipe: Pipeline, question: str, workspace: str) -> Iterator[Event]:
+    from abstain.answer import Answer
+    from abstain.errors import LLMError
+    from abstain.generate.prompts import context_texts
+    from abstain.respond import finish, prepare
+    from abstain.verify import SentenceVerdict, check_sentence, keeps
+    from abstain.verify.outcome import llm_failure
+
+    state = prepare(pipe, question, workspace)
+    if isinstance(state, Answer):
+        yield from _finished(state)
+        return
+    yield _prepared_meta(state)
+    texts = context_texts(state.evidence)
+    verdicts: list[SentenceVerdict] = []
+    shown = 0
+    t_gen = time.perf_counter()
+    sentences = pipe.generator.stream(state.text, state.evidence)  # type: ignore[attr-defined]
+    try:
+        while True:
+            try:
+                sentence = next(sentences)
+            except StopIteration as stop:
+                generation = stop.value
+                break
+            if pipe.verifier is None:
+                text = f"{sentence.text} {''.join(f'[{n}]' for n in sentence.cites)}".strip()
+            else:
+                verdict = check_sentence(sentence, texts, pipe.verifier)
+                verdicts.append(verdict)
+                if not keeps(verdict, pipe.strictness):
+                    continue
+                text = verdict.rendered()
+            shown += 1
+            yield Event("sentence", {"n": shown, "text": text})
+        answer = finish(pipe, state, generation, t_gen,
+                        verdicts if pipe.verifier is not None else None)
+    except LLMError as exc:
+        answer = llm_failure(state, exc, t_gen)
+    finally:
+        sentences.close()
+    if not answer.answered:
+        assert answer.refusal is not None
+        if shown:
+            yield Event("retraction", {"reason": answer.refusal.reason,
+                                       "message": answer.refusal.message,
+                                       "faithfulness": answer.faithfulness})
+        else:
+            yield Event("refusal", answer.refusal.to_json())
     yield Event("done", answer.to_json())
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "approx.", "cf.", "no.", "fig.", "mr.", "dr.")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9`*_\u00C0-\u024F\u4e00-\u9fff])")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?。！？])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9`*_\u00C0-\u024F\u4e00-\u9fff])"
+)
 _WS = re.compile(r"[ \t\r\f\v]+")
 
 

@@ -51,4 +51,5 @@ def normalise(matrix: npt.NDArray[np.floating]) -> Vectors:
     arr = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(arr, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (arr / norms).astype(np.float32)
+    out: Vectors = (arr / norms).astype(np.float32)
+    return out

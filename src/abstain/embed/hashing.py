@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from itertools import pairwise
+
 from abstain.embed.base import Vectors, normalise
 from abstain.query import tokens
 
@@ -26,7 +28,7 @@ class HashingEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
             words = tokens(text)
-            for feature in [*words, *(f"{a} {b}" for a, b in zip(words, words[1:], strict=False))]:
+            for feature in [*words, *(f"{a} {b}" for a, b in pairwise(words))]:
                 digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
                 bucket = int.from_bytes(digest[:4], "little") % self.dim
                 out[row, bucket] += 1.0 if digest[4] & 1 else -1.0

@@ -37,5 +37,6 @@ class OpenAIEmbedder:
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"embedding server {url} returned an unexpected body: {exc}") from exc
         if matrix.ndim != 2 or matrix.shape[0] != len(texts):
-            raise ModelError(f"embedding server {url} returned {matrix.shape} for {len(texts)} texts")
+            raise ModelError(
+                f"embedding server {url} returned {matrix.shape} for {len(texts)} texts")
         return normalise(matrix)

@@ -202,7 +202,8 @@ def parse_html(text: str, *, fallback_title: str) -> ParsedDocument:
 
 def parse_text(text: str, *, fallback_title: str) -> ParsedDocument:
     blocks = [b for b in (clean(p) for p in re.split(r"\n\s*\n", text)) if b]
-    return ParsedDocument(title=fallback_title, sections=(Section((), tuple(blocks)),) if blocks else ())
+    sections = (Section((), tuple(blocks)),) if blocks else ()
+    return ParsedDocument(title=fallback_title, sections=sections)
 
 
 def parse_pdf(data: bytes, *, fallback_title: str) -> ParsedDocument:

@@ -255,7 +255,10 @@ class SQLiteStore:
         k = min(limit, available)
         if k <= 0:
             return []
-        top = np.argpartition(-similarity, k - 1)[:k] if k < len(similarity) else np.arange(len(similarity))
+        if k < len(similarity):
+            top = np.argpartition(-similarity, k - 1)[:k]
+        else:
+            top = np.arange(len(similarity))
         top = top[np.lexsort((top, -similarity[top]))]
         return [ArmHit(chunk_id=index.ids[i], rank=r, score=float(1.0 - similarity[i]),
                        collapse_to=index.collapse_to[i])
@@ -279,7 +282,7 @@ class SQLiteStore:
             " WHERE c.embedding IS NOT NULL ORDER BY d.workspace, c.rowid").fetchall()
         grouped: dict[str, list[tuple[str, str, str | None, int, bytes]]] = {}
         for ws, *rest in rows:
-            grouped.setdefault(ws, []).append(tuple(rest))  # type: ignore[arg-type]
+            grouped.setdefault(ws, []).append(tuple(rest))
         dim = info.dim if info else 0
         index: dict[str, _Index] = {}
         for ws, items in grouped.items():
