@@ -8,20 +8,27 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from abstain.answer import Answer
+from abstain.confidence import DEFAULT_CALIBRATION, Calibration
 from abstain.config import RetrievalConfig, Settings
 from abstain.embed import Embedder, load_embedder
+from abstain.errors import ConfigError
 from abstain.gate import Gate, GateThresholds, Rule
 from abstain.generate import Generator
-from abstain.confidence import DEFAULT_CALIBRATION, Calibration
-from abstain.errors import ConfigError
 from abstain.generate.extractive import ExtractiveGenerator
 from abstain.ingest import Ingester, IngestReport, Paraphraser
 from abstain.ingest.chunk import ChunkingConfig
+from abstain.rerank import DEFAULT_RERANK_DEPTH, Reranker
+from abstain.rerank.answerability import reading_stages
 from abstain.retrieve import Retrieval, Retriever
 from abstain.stores.base import Store, open_store
+from abstain.verify import LexicalVerifier, Strictness, Verifier
+
+if TYPE_CHECKING:
+    from abstain.generate import ChatModel
+    from abstain.generate.assist import RerankConfig
 
 MAX_QUESTION_CHARS = 4000
 
@@ -45,7 +52,33 @@ class Pipeline:
                  rules: Sequence[tuple[str, Rule]] = (),
                  generator: Generator | None = None,
                  calibration: Calibration | None = None,
-                 max_question_chars: int = MAX_QUESTION_CHARS) -> None:
+                 max_question_chars: int = MAX_QUESTION_CHARS,
+                 verifier: Verifier | Literal["auto"] | None = "auto",
+                 strictness: Strictness | str = Strictness.BALANCED,
+                 rewrite_query: bool = False,
+                 llm_rerank: bool | RerankConfig = False,
+                 reader: bool | Reranker = False,
+                 reranker: Reranker | None = None,
+                 answerability_threshold: float | None = None,
+                 rerank_depth: int = DEFAULT_RERANK_DEPTH) -> None:
+        """LLM options (docs/GENERATION.md): ``generator`` an LLM generator;
+        ``verifier`` "auto" = the lexical verifier for LLM generators (and for any
+        generator at strict/paranoid), None = no verification; ``strictness`` loose /
+        balanced / strict / paranoid; ``rewrite_query`` and ``llm_rerank`` need a
+        generator with ``chat`` (an OpenAI-compatible or local one).
+
+        Reading-level model (docs/MODEL_CARD.md): ``reader=True`` loads abstain's own
+        model; it reranks the top ``rerank_depth`` fused hits and adds the gate check
+        ``answerability`` (refuse ``unanswerable`` below ``answerability_threshold``).
+        ``reranker`` alone reranks without that check."""
+        self.generator: Generator = generator or ExtractiveGenerator()
+        self.strictness = Strictness.parse(strictness)
+        self.verifier = _resolve_verifier(verifier, self.generator, self.strictness)
+        self.rewrite_query = rewrite_query
+        self.llm_rerank = _resolve_rerank(llm_rerank)
+        if (rewrite_query or self.llm_rerank) and not hasattr(self.generator, "chat"):
+            raise ConfigError("rewrite_query and llm_rerank need an LLM generator "
+                              "(an OpenAI-compatible URL or the local model)")
         self.store = store
         self.embedder = embedder
         self.workspace = workspace
@@ -53,20 +86,39 @@ class Pipeline:
         self.chunking = chunking or ChunkingConfig()
         self.paraphraser = paraphraser
         self.retriever = Retriever(store, embedder, self.retrieval)
-        self.gate = Gate(thresholds, rules)
-        self.generator: Generator = generator or ExtractiveGenerator()
+        # -- reading-level model (issue 4): reranker + answerability rule --
+        self.reranker, reading_rules = reading_stages(reader, reranker, answerability_threshold)
+        self.rerank_depth = rerank_depth
+        self.gate = Gate(thresholds, [*rules, *reading_rules])
         self.calibration = calibration or DEFAULT_CALIBRATION
         self.max_question_chars = max_question_chars
 
     @classmethod
     def preset(cls, name: str, *, store: str | None = None, **kwargs: Any) -> Pipeline:
-        """A pipeline with named gate thresholds: ``lenient``, ``balanced`` or ``strict``."""
+        """A pipeline with named gate thresholds: ``lenient``, ``balanced`` or ``strict``;
+        a ``+reader`` suffix (``balanced+reader``) also enables the reading-level model."""
+        name, plus, extra = name.partition("+")
+        if plus and extra == "reader":
+            kwargs.setdefault("reader", True)
+        elif plus:
+            raise ConfigError(f"unknown preset suffix {extra!r}; the only one is '+reader'")
         if name not in PRESETS:
             raise ConfigError(f"unknown preset {name!r}; choose from {', '.join(PRESETS)}")
         return cls.from_settings(Settings(store=store), thresholds=PRESETS[name], **kwargs)
 
+    @property
+    def chat_model(self) -> ChatModel:
+        """The generator's chat interface (for query rewrite and LLM rerank)."""
+        return self.generator  # type: ignore[return-value]
+
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> Pipeline:
+        """Open the settings' store; ``settings.llm_url`` (URL or ``local``) sets the generator
+        unless one is passed."""
+        if settings.llm_url and kwargs.get("generator") is None:
+            from abstain.generate import load_generator
+
+            kwargs["generator"] = load_generator(settings)
         store = open_store(settings.store)
         try:
             embedder = load_embedder(settings.embedder or _stored_embedder(store))
@@ -110,6 +162,9 @@ class Pipeline:
     def close(self) -> None:
         self.retriever.close()
         self.store.close()
+        close_generator = getattr(self.generator, "close", None)
+        if close_generator is not None:
+            close_generator()
 
     def __enter__(self) -> Pipeline:
         return self
@@ -117,6 +172,25 @@ class Pipeline:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def _resolve_verifier(verifier: Verifier | Literal["auto"] | None, generator: Generator,
+                      strictness: Strictness) -> Verifier | None:
+    if isinstance(verifier, str):
+        return LexicalVerifier() if generator.uses_llm or strictness.needs_verifier else None
+    if verifier is None and strictness.needs_verifier:
+        raise ConfigError(f"strictness {strictness.value!r} needs a verifier: pass "
+                          "verifier=LexicalVerifier() (or a trained scorer), or use "
+                          "strictness 'balanced'")
+    return verifier
+
+
+def _resolve_rerank(option: bool | RerankConfig) -> RerankConfig | None:
+    if option is False:
+        return None
+    from abstain.generate.assist import RerankConfig
+
+    return RerankConfig() if option is True else option
 
 
 def _stored_embedder(store: Store) -> str | None:

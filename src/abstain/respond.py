@@ -2,29 +2,91 @@
 
 This is the pipeline's ask path, step by step::
 
-    validate -> retrieve -> chunk confidence, curated first, chunk filter
-             -> features + calibrated confidence -> gate (refuse here, no LLM)
-             -> generate with citations -> Answer
+    validate -> [LLM query rewrite] -> retrieve -> chunk confidence, curated first,
+             chunk filter -> features + calibrated confidence
+             -> gate (refuse here, no LLM; zero hits + LLM: clarify-only prompt)
+             -> [LLM rerank 0–3, may refuse] -> generate with citations
+             -> verify (citations, support, surgical correction, faithfulness) -> Answer
+
+:func:`prepare` runs everything up to generation; ``abstain.stream`` uses it to
+stream verified sentences. The LLM-specific outcomes live in
+:mod:`abstain.verify.outcome`.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
-from abstain.answer import Answer, Check, Citation, Refusal, display_confidence, triage
+from abstain.answer import Answer, Check, Citation, LLMCall, Refusal, display_confidence, triage
 from abstain.confidence import answer_features, chunk_confidence
+from abstain.errors import LLMError
 from abstain.evidence import Evidence
 from abstain.gate import GateInput
+from abstain.generate import Generation
 from abstain.messages import detect_language, refusal_message
 from abstain.text import clean
 
 if TYPE_CHECKING:
     from abstain.pipeline import Pipeline
+    from abstain.verify import SentenceVerdict
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A question that passed the gate: what generation and verification need."""
+
+    text: str
+    """The cleaned question the generator answers."""
+    evidence: tuple[Evidence, ...]
+    """Kept by the gate (and the LLM reranker), numbered [1]..[n] for the generator."""
+    confidence: float
+    started: float
+    timings: dict[str, float]
+    base: dict[str, Any]
+    """Answer fields shared by every outcome (question, checks, evidence, …)."""
+    calls: tuple[LLMCall, ...] = ()
+    notes: tuple[str, ...] = ()
+    tier: str = "retrieval"
+    extra_checks: tuple[Check, ...] = field(default_factory=tuple)
+
+    @property
+    def language(self) -> str:
+        return str(self.base["language"])
+
+    def answer(self, *, answered: bool, text: str = "", refusal: Refusal | None = None,
+               checks: tuple[Check, ...] = (), calls: tuple[LLMCall, ...] = (),
+               notes: tuple[str, ...] = (), **fields: Any) -> Answer:
+        """An Answer with the shared fields, this step's checks, calls and notes appended."""
+        timings = {**self.timings, "total_ms": _ms(self.started)}
+        all_calls = (*self.calls, *calls)
+        fields.setdefault("display_confidence", display_confidence(answered, self.evidence))
+        fields.setdefault("triage", triage(self.confidence))
+        return Answer(answered=answered, text=text, refusal=refusal, confidence=self.confidence,
+                      timings_ms=timings, llm_called=bool(all_calls), llm_calls=all_calls,
+                      tier=self.tier, notes=(*self.notes, *notes),
+                      **{**self.base, "checks": (*self.base["checks"], *self.extra_checks,
+                                                 *checks)}, **fields)
 
 
 def answer_question(pipe: Pipeline, question: str, workspace: str) -> Answer:
+    state = prepare(pipe, question, workspace)
+    if isinstance(state, Answer):
+        return state
+    t_gen = time.perf_counter()
+    try:
+        generation = pipe.generator.generate(state.text, state.evidence)
+    except LLMError as exc:
+        from abstain.verify.outcome import llm_failure
+
+        return llm_failure(state, exc, t_gen)
+    return finish(pipe, state, generation, t_gen)
+
+
+def prepare(pipe: Pipeline, question: str, workspace: str) -> Prepared | Answer:
+    """Validate, retrieve and gate; a refusal comes back as a finished Answer."""
     started = time.perf_counter()
     text = clean(question or "")
     language = detect_language(text) if text else "en"
@@ -34,21 +96,39 @@ def answer_question(pipe: Pipeline, question: str, workspace: str) -> Answer:
         return _refuse(question[:200], workspace, language, "question_too_long", started,
                        n=len(text), limit=pipe.max_question_chars)
 
-    retrieval = pipe.retriever.retrieve(text, workspace=workspace)
+    calls: tuple[LLMCall, ...] = ()
+    notes: tuple[str, ...] = ()
+    query = text
+    if pipe.rewrite_query:
+        from abstain.generate.assist import rewrite_query
+
+        rewrite = rewrite_query(pipe.chat_model, text)
+        query, calls = rewrite.query, rewrite.calls
+        notes = (rewrite.note,) if rewrite.note else ()
+    depth = None if pipe.reranker is None else max(pipe.rerank_depth, pipe.retrieval.top_k)
+    retrieval = pipe.retriever.retrieve(query, workspace=workspace, top_k=depth)
     timings = dict(retrieval.timings_ms)
+    hits = retrieval.evidence
+    if pipe.reranker is not None:  # issue 4: reorder the top fused hits, keep top_k
+        from abstain.rerank import rerank as rerank_hits
+
+        t_rerank = time.perf_counter()
+        hits = rerank_hits(pipe.reranker, text, hits, depth=depth or 0)[:pipe.retrieval.top_k]
+        timings["rerank_ms"] = _ms(t_rerank)
+    tier = "retrieval" if pipe.reranker is None else "reranker"
     t_gate = time.perf_counter()
     thresholds = pipe.gate.thresholds
     scored = tuple(
         e.with_scores(confidence=chunk_confidence(e.hit.vector_distance,
                                                   thresholds.distance_ceiling))
-        for e in retrieval.evidence
+        for e in hits
     )
     kept = _curated_first_and_filtered(scored, thresholds.chunk_filter)
     features = answer_features(text, kept or scored, rrf_k=pipe.retrieval.rrf_k)
     confidence = pipe.calibration.confidence(features)
     result = pipe.gate.evaluate(GateInput(
         question=text, evidence=kept, retrieved=scored, features=features,
-        confidence=confidence,
+        confidence=confidence, min_confidence=pipe.calibration.gate_threshold,
         known_identifiers=lambda: pipe.store.identifiers(workspace)))
     timings["gate_ms"] = _ms(t_gate)
     base = dict(question=question, workspace=workspace, language=language,
@@ -61,33 +141,60 @@ def answer_question(pipe: Pipeline, question: str, workspace: str) -> Answer:
         refusal = Refusal(reason, refusal_message(reason, language, **fields),
                           result.suggestions, result.missing)
         timings["total_ms"] = _ms(started)
-        return Answer(answered=False, text="", refusal=refusal, confidence=confidence,
-                      display_confidence=display_confidence(False, scored),
-                      triage=triage(confidence if kept else None), timings_ms=timings,
-                      **base)  # type: ignore[arg-type]
+        refused = Answer(answered=False, text="", refusal=refusal, confidence=confidence,
+                         display_confidence=display_confidence(False, scored),
+                         triage=triage(confidence if kept else None), timings_ms=timings,
+                         llm_called=bool(calls), llm_calls=calls, notes=notes, tier=tier,
+                         **base)  # type: ignore[arg-type]
+        if not retrieval.evidence and pipe.generator.uses_llm:
+            from abstain.verify.outcome import ask_to_clarify
 
-    t_gen = time.perf_counter()
-    generation = pipe.generator.generate(text, kept)
-    timings["generate_ms"] = _ms(t_gen)
+            return ask_to_clarify(pipe.generator, text, refused)
+        return refused
+
+    state = Prepared(text, kept, confidence, started, timings, base, calls, notes, tier)
+    if pipe.llm_rerank is not None:
+        from abstain.verify.outcome import rerank
+
+        return rerank(pipe.chat_model, pipe.llm_rerank, state)
+    return state
+
+
+def finish(pipe: Pipeline, state: Prepared, generation: Generation, t_gen: float,
+           verdicts: Sequence[SentenceVerdict] | None = None) -> Answer:
+    """Turn a generation into the Answer: verified when the pipeline has a verifier.
+
+    ``verdicts`` are the per-sentence checks when the caller (the stream) already ran them.
+    """
+    state.timings["generate_ms"] = _ms(t_gen)
+    if generation.clarifying or (pipe.verifier is not None and generation.sentences):
+        from abstain.verify.outcome import verified_answer
+
+        return verified_answer(pipe, state, generation, verdicts)
+    language, kept, started = state.language, state.evidence, state.started
+    timings = state.timings
+    base = {**state.base, "checks": (*state.base["checks"], *state.extra_checks)}
+    notes = (*state.notes, *generation.notes)
+    calls = (*state.calls, *generation.calls)
     if not generation.sentences:
         check = Check("answer_sentences", False, 0, 1,
                       "no sentence of the evidence addresses the question", "unsupported")
         refusal = Refusal("unsupported", refusal_message("unsupported", language))
         timings["total_ms"] = _ms(started)
-        return Answer(answered=False, text="", refusal=refusal, confidence=confidence,
+        return Answer(answered=False, text="", refusal=refusal, confidence=state.confidence,
                       display_confidence=display_confidence(False, kept), triage="no_match",
-                      timings_ms=timings, llm_called=generation.llm_called,
-                      llm_calls=generation.calls,
-                      **{**base, "checks": (*result.checks, check)})  # type: ignore[arg-type]
+                      timings_ms=timings, llm_called=bool(calls), llm_calls=calls,
+                      notes=notes, tier=state.tier,
+                      **{**base, "checks": (*base["checks"], check)})
     citations = _citations(generation.sentences, kept)
     answer_text = " ".join(
         f"{s.text} {''.join(f'[{n}]' for n in s.cites)}".strip() for s in generation.sentences)
     timings["total_ms"] = _ms(started)
-    return Answer(answered=True, text=answer_text, refusal=None, confidence=confidence,
+    return Answer(answered=True, text=answer_text, refusal=None, confidence=state.confidence,
                   display_confidence=display_confidence(True, kept),
-                  triage=triage(confidence), citations=citations, timings_ms=timings,
-                  llm_called=generation.llm_called, llm_calls=generation.calls,
-                  **base)  # type: ignore[arg-type]
+                  triage=triage(state.confidence), citations=citations, timings_ms=timings,
+                  llm_called=bool(calls), llm_calls=calls, notes=notes, tier=state.tier,
+                  **base)
 
 
 def _curated_first_and_filtered(evidence: tuple[Evidence, ...], chunk_filter: float
@@ -122,4 +229,4 @@ def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 3)
 
 
-__all__ = ["answer_question", "replace"]
+__all__ = ["Prepared", "answer_question", "finish", "prepare", "replace"]

