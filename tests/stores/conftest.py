@@ -12,7 +12,7 @@ import pytest
 
 from abstain.stores.base import Store
 
-BACKENDS = ["sqlite"]  # the PostgreSQL store adds "postgres"
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
 @pytest.fixture(params=BACKENDS)

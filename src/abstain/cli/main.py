@@ -205,9 +205,12 @@ def main() -> None:
 
 def _register() -> None:
     from abstain.cli.ask import ask, demo
+    from abstain.cli.evaluate import calibrate, eval_cmd
+    from abstain.cli.pg import pg
+    from abstain.cli.serve import keys, serve
 
-    cli.add_command(ask)
-    cli.add_command(demo)
+    for command in (ask, demo, eval_cmd, calibrate, serve, keys, pg):
+        cli.add_command(command)
 
 
 _register()

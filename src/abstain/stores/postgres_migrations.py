@@ -14,7 +14,9 @@ match ``abstain.workspace``. ``meta`` (the embedder binding) and
 Superusers bypass row-level security, so when a superuser runs the migrations
 they create the NOLOGIN role ``abstain_app`` and hand it the tables; the store
 then ``SET ROLE abstain_app`` on every pooled connection. A non-superuser keeps
-ownership of the tables and is held by FORCE ROW LEVEL SECURITY.
+ownership of the tables and is held by FORCE ROW LEVEL SECURITY. A superuser also
+marks ``tsvector @@ tsquery`` leakproof so that RLS does not keep the keyword arm
+off its GIN index (see ``_let_rls_use_the_text_index``).
 
 The vector column is created without a dimension: the first write of a
 document types it ``vector(N)`` from the embedder and builds the HNSW index
@@ -23,9 +25,13 @@ document types it ``vector(N)`` from the embedder and builds the HNSW index
 
 from __future__ import annotations
 
+from typing import Any
+
 import psycopg
 
 from abstain.errors import StoreError
+
+Conn = psycopg.Connection[tuple[Any, ...]]
 
 APP_ROLE = "abstain_app"
 TENANT_TABLES = ("documents", "chunks", "identifiers")
@@ -109,7 +115,7 @@ MIGRATIONS: list[str] = [
 ]
 
 
-def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> int:
+def migrate(conn: Conn) -> int:
     """Ensure the extensions, then apply pending migrations in one transaction."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (_LOCK,))
@@ -117,7 +123,7 @@ def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> int:
         conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
                      " version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
         row = conn.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
-        version = int(row[0]) if row else 0  # type: ignore[call-overload]
+        version = int(row[0]) if row else 0
         if version > len(MIGRATIONS):
             raise StoreError(f"database schema version {version} is newer than this abstain "
                              f"({len(MIGRATIONS)}); upgrade abstain")
@@ -126,17 +132,18 @@ def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> int:
             conn.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (number,))
         if version < len(MIGRATIONS) and is_privileged(conn):
             _hand_to_app_role(conn)
+        _let_rls_use_the_text_index(conn)
     return len(MIGRATIONS)
 
 
-def is_privileged(conn: psycopg.Connection[tuple[object, ...]]) -> bool:
+def is_privileged(conn: Conn) -> bool:
     """Whether the connecting user bypasses row-level security (superuser or BYPASSRLS)."""
     row = conn.execute("SELECT rolsuper OR rolbypassrls FROM pg_roles"
                        " WHERE rolname = current_user").fetchone()
     return bool(row and row[0])
 
 
-def _ensure_extensions(conn: psycopg.Connection[tuple[object, ...]]) -> None:
+def _ensure_extensions(conn: Conn) -> None:
     present = {r[0] for r in conn.execute(
         "SELECT extname FROM pg_extension WHERE extname IN ('vector', 'unaccent')")}
     for name in ("vector", "unaccent"):
@@ -154,7 +161,7 @@ def _ensure_extensions(conn: psycopg.Connection[tuple[object, ...]]) -> None:
                 f"CREATE EXTENSION {name} as a superuser, or try `abstain pg start`.") from exc
 
 
-def _hand_to_app_role(conn: psycopg.Connection[tuple[object, ...]]) -> None:
+def _hand_to_app_role(conn: Conn) -> None:
     conn.execute(f"""
         DO $$ BEGIN
             IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{APP_ROLE}') THEN
@@ -162,10 +169,26 @@ def _hand_to_app_role(conn: psycopg.Connection[tuple[object, ...]]) -> None:
             END IF;
         EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
         END $$;
-        GRANT USAGE ON SCHEMA public TO {APP_ROLE};
+        GRANT USAGE, CREATE ON SCHEMA public TO {APP_ROLE};
     """.encode())
     for table in ("meta", "schema_migrations", "embedding_cache", *TENANT_TABLES):
         conn.execute(f"ALTER TABLE {table} OWNER TO {APP_ROLE}".encode())
+
+
+def _let_rls_use_the_text_index(conn: Conn) -> None:
+    """Mark ``tsvector @@ tsquery`` LEAKPROOF in this database (superusers only).
+
+    Under row-level security the planner uses only leakproof operators as index
+    conditions, and ``@@`` is not marked so: the keyword arm would scan every row
+    instead of the GIN index. ``ts_match_vq`` raises no data-dependent errors, so
+    marking it cannot leak hidden rows. The change lives in this database's catalog
+    only (a dump/restore drops it; opening the store as a superuser restores it).
+    """
+    row = conn.execute("SELECT p.proleakproof, r.rolsuper FROM pg_proc p, pg_roles r"
+                       " WHERE p.oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure"
+                       " AND r.rolname = current_user").fetchone()
+    if row is not None and not row[0] and row[1]:
+        conn.execute("ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF")
 
 
 def _first_line(exc: BaseException) -> str:

@@ -1,0 +1,336 @@
+"""The server store: PostgreSQL with pgvector (HNSW, cosine) and weighted full text.
+
+Every transaction binds its workspace (``abstain.workspace``) before it runs, and
+every query also filters on the workspace itself: row-level security is the
+second wall, not the first (see :mod:`abstain.stores.postgres_migrations`).
+The ``embedding`` column is typed ``vector(N)`` and its HNSW index built by the
+first document written, with N from that write's embedder.
+
+``search_fused`` does both arms, paraphrase collapse and RRF in one statement;
+it returns what ``abstain.fuse.collapse`` + ``rrf`` return on the two arms.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from abstain.errors import EmbedderMismatch, MissingDependency, StoreError
+from abstain.evidence import ArmHit, Chunk, ChunkKind, Document, FusedHit
+from abstain.fuse import RRF_K
+from abstain.query import MAX_QUERY_TERMS, query_terms, tokens
+from abstain.stores import postgres_sql as sql
+from abstain.stores.base import DocumentInfo, EmbedderInfo, StoredChunk
+
+try:
+    import psycopg
+    from pgvector.psycopg import register_vector
+    from psycopg_pool import ConnectionPool, PoolTimeout
+except ImportError as exc:  # pragma: no cover - exercised without the extra
+    raise MissingDependency(exc.name or "psycopg", "postgres") from exc
+
+from abstain.stores.postgres_migrations import APP_ROLE, is_privileged, migrate
+
+Vector = npt.NDArray[np.float32]
+Conn = psycopg.Connection[tuple[Any, ...]]
+
+DEFAULT_EF_SEARCH = 40
+MAX_EF_SEARCH = 1000  # pgvector's upper bound
+CONNECT_TIMEOUT_S = 10
+
+
+class PostgresStore:
+    def __init__(self, url: str, *, pool_size: int = 4, hnsw_m: int = 16,
+                 hnsw_ef_construction: int = 64, ef_search: int | None = None) -> None:
+        self.url = url
+        self.hnsw_m = int(hnsw_m)
+        self.hnsw_ef_construction = int(hnsw_ef_construction)
+        self.ef_search = ef_search
+        self._embedder: EmbedderInfo | None = None
+        kwargs = _connect_kwargs(url)
+        try:
+            with psycopg.connect(url, **kwargs) as conn:
+                migrate(conn)
+                self._set_role = is_privileged(conn)
+                if self._set_role and not conn.execute(
+                        "SELECT 1 FROM pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone():
+                    raise StoreError(f"{self}: superusers bypass row-level security and role "
+                                     f"{APP_ROLE!r} is missing; connect as the tables' owner")
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot open PostgreSQL at {self}: {_first_line(exc)}") from exc
+        self._pool: ConnectionPool[Conn] = ConnectionPool(
+            url, kwargs=kwargs, min_size=1, max_size=max(1, pool_size), open=True,
+            configure=self._configure, timeout=CONNECT_TIMEOUT_S, name="abstain")
+
+    def __str__(self) -> str:
+        return re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", self.url)
+
+    def _configure(self, conn: Conn) -> None:
+        if self._set_role:
+            conn.execute(f"SET ROLE {APP_ROLE}".encode())
+        register_vector(conn)
+        conn.commit()
+
+    @contextmanager
+    def _tx(self, workspace: str | None, **settings: str) -> Iterator[Conn]:
+        """One transaction bound to ``workspace`` (None: every workspace, reads only)."""
+        if self._pool.closed:
+            raise StoreError("the store is closed")
+        names = ["abstain.workspace", "abstain.all_workspaces", *settings]
+        values = [workspace or "", "off" if workspace is not None else "on", *settings.values()]
+        try:
+            with self._pool.connection() as conn:
+                conn.execute("SELECT set_config(n, v, true) FROM unnest(%s::text[], %s::text[])"
+                             " AS s(n, v)", (names, values))
+                yield conn
+        except PoolTimeout as exc:
+            raise StoreError(f"no connection to PostgreSQL at {self}: {exc}") from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL at {self}: {_first_line(exc)}") from exc
+
+    def close(self) -> None:
+        self._pool.close()
+
+    # -- embedder binding --------------------------------------------------
+    def embedder(self) -> EmbedderInfo | None:
+        if self._embedder is None:
+            with self._tx(None) as conn:
+                self._embedder = _read_embedder(conn)
+        return self._embedder
+
+    def check_embedder(self, info: EmbedderInfo) -> None:
+        current = self.embedder()
+        if current is not None and current != info:
+            raise EmbedderMismatch(_mismatch_message(str(self), current, info))
+
+    def _bind_embedder(self, conn: Conn, info: EmbedderInfo) -> None:
+        current = _read_embedder(conn)
+        if current is None:
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext('abstain.embedder'))")
+            current = _read_embedder(conn)
+        if current is None:
+            conn.execute("INSERT INTO meta (key, value) VALUES ('embedder', %s), ('dim', %s)",
+                         (info.name, str(info.dim)))
+            conn.execute(f"ALTER TABLE chunks ALTER COLUMN embedding TYPE vector({info.dim:d})"
+                         .encode())
+            conn.execute(f"CREATE INDEX chunks_embedding_hnsw ON chunks USING hnsw"
+                         f" (embedding vector_cosine_ops) WITH (m = {self.hnsw_m:d},"
+                         f" ef_construction = {self.hnsw_ef_construction:d})".encode())
+        elif current != info:
+            raise EmbedderMismatch(_mismatch_message(str(self), current, info))
+
+    # -- writes ------------------------------------------------------------
+    def write_document(self, document: Document, chunks: Sequence[Chunk], vectors: Vector,
+                       embedder: EmbedderInfo, identifiers: Sequence[str] = ()) -> None:
+        searchable = [c for c in chunks if c.kind is not ChunkKind.PARENT]
+        if len(searchable) != len(vectors):
+            raise ValueError(f"{len(searchable)} searchable chunks but {len(vectors)} vectors")
+        if len(vectors) and vectors.shape[1] != embedder.dim:
+            raise ValueError(f"vectors are {vectors.shape[1]}-d, embedder says {embedder.dim}")
+        embedded = {c.id: np.asarray(v, dtype=np.float32)
+                    for c, v in zip(searchable, vectors, strict=True)}
+        ws = document.workspace
+        with self._tx(ws) as conn:
+            self._bind_embedder(conn, embedder)
+            conn.execute("DELETE FROM documents WHERE id = %s AND workspace = %s",
+                         (document.id, ws))
+            conn.execute(
+                "INSERT INTO documents (id, workspace, source, title, content_hash, curated,"
+                " published, metadata) VALUES (%s, %s, %s, %s, %s, %s, %s, %s::jsonb)",
+                (document.id, ws, document.source, document.title, document.content_hash,
+                 document.curated, document.published,
+                 json.dumps(document.metadata, default=str)))
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO chunks (id, document_id, workspace, published, kind, parent_id,"
+                    " ordinal, text, heading_path, headings, embedding)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    [(c.id, document.id, ws, document.published, c.kind.value, c.parent_id,
+                      c.ordinal, c.text, list(c.heading_path),
+                      " ".join((document.title, *c.heading_path)), embedded.get(c.id))
+                     for c in chunks])
+                cur.executemany(
+                    "INSERT INTO identifiers (document_id, workspace, token) VALUES (%s, %s, %s)"
+                    " ON CONFLICT DO NOTHING", [(document.id, ws, t) for t in identifiers])
+        self._embedder = embedder
+
+    def delete_document(self, workspace: str, document_id: str) -> bool:
+        with self._tx(workspace) as conn:
+            return conn.execute("DELETE FROM documents WHERE id = %s AND workspace = %s",
+                                (document_id, workspace)).rowcount > 0
+
+    def set_published(self, workspace: str, document_id: str, published: bool) -> bool:
+        with self._tx(workspace) as conn:
+            found = conn.execute(
+                "UPDATE documents SET published = %s, updated_at = now()"
+                " WHERE id = %s AND workspace = %s", (published, document_id, workspace)
+            ).rowcount > 0
+            conn.execute("UPDATE chunks SET published = %s WHERE document_id = %s"
+                         " AND workspace = %s", (published, document_id, workspace))
+            return found
+
+    # -- reads -------------------------------------------------------------
+    def document_hash(self, workspace: str, source: str) -> str | None:
+        with self._tx(workspace) as conn:
+            row = conn.execute("SELECT content_hash FROM documents WHERE workspace = %s"
+                               " AND source = %s", (workspace, source)).fetchone()
+        return None if row is None else str(row[0])
+
+    def list_documents(self, workspace: str | None = None) -> list[DocumentInfo]:
+        query = ("SELECT d.id, d.workspace, d.source, d.title, d.content_hash, d.curated,"
+                 " d.published, to_char(d.updated_at AT TIME ZONE 'UTC',"
+                 " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), (SELECT count(*) FROM chunks c"
+                 " WHERE c.document_id = d.id AND c.kind = 'child') FROM documents d"
+                 " WHERE (d.workspace = %s OR %s::text IS NULL)"
+                 " ORDER BY d.workspace COLLATE \"C\", d.source COLLATE \"C\"")
+        with self._tx(workspace) as conn:
+            rows = conn.execute(query, (workspace, workspace)).fetchall()
+        return [DocumentInfo(id=r[0], workspace=r[1], source=r[2], title=r[3], content_hash=r[4],
+                             curated=r[5], published=r[6], chunks=int(r[8]), updated_at=r[7])
+                for r in rows]
+
+    def workspaces(self) -> list[str]:
+        with self._tx(None) as conn:
+            return [r[0] for r in conn.execute(
+                "SELECT workspace FROM documents GROUP BY workspace"
+                " ORDER BY workspace COLLATE \"C\"")]
+
+    def identifiers(self, workspace: str) -> list[str]:
+        with self._tx(workspace) as conn:
+            return [r[0] for r in conn.execute(
+                "SELECT token FROM identifiers WHERE workspace = %s GROUP BY token"
+                " ORDER BY token COLLATE \"C\"", (workspace,))]
+
+    def get_chunks(self, ids: Sequence[str]) -> dict[str, StoredChunk]:
+        if not ids:
+            return {}
+        with self._tx(None) as conn:
+            rows = conn.execute(
+                "SELECT c.id, c.document_id, c.kind, c.parent_id, c.ordinal, c.text,"
+                " c.heading_path, d.workspace, d.source, d.title, d.content_hash, d.curated,"
+                " d.published, d.metadata, coalesce(p.text, c.text)"
+                " FROM chunks c JOIN documents d ON d.id = c.document_id"
+                " LEFT JOIN chunks p ON p.id = c.parent_id AND c.kind = 'child'"
+                " WHERE c.id = ANY(%s::text[])", (list(ids),)).fetchall()
+        out: dict[str, StoredChunk] = {}
+        for r in rows:
+            chunk = Chunk(r[0], r[1], ChunkKind(r[2]), r[5], r[4], r[3], tuple(r[6]))
+            doc = Document(r[1], r[7], r[8], r[9], r[10], r[11], r[12], r[13])
+            out[chunk.id] = StoredChunk(chunk, doc, r[14])
+        return out
+
+    # -- search arms -------------------------------------------------------
+    def search_vector(self, vector: Vector, *, workspace: str, limit: int,
+                      published_only: bool = True) -> list[ArmHit]:
+        query = self._query_vector(vector)
+        if query is None or limit <= 0:
+            return []
+        params = {"q": query, "ws": workspace, "published_only": published_only,
+                  "limit": limit}
+        with self._tx(workspace, **self._hnsw_settings(limit)) as conn:
+            rows = conn.execute(sql.SEARCH_VECTOR, params).fetchall()
+        return _arm_hits(rows)
+
+    def search_text(self, query: str, *, workspace: str, limit: int,
+                    published_only: bool = True) -> list[ArmHit]:
+        terms = _terms(query)
+        if not terms or limit <= 0:
+            return []
+        params = {"terms": terms, "ws": workspace, "published_only": published_only,
+                  "limit": limit}
+        with self._tx(workspace) as conn:
+            rows = conn.execute(sql.SEARCH_TEXT, params).fetchall()
+        return _arm_hits(rows)
+
+    def search_fused(self, vector: Vector, query: str, *, workspace: str, limit: int,
+                     candidates: int, k: int = RRF_K, published_only: bool = True
+                     ) -> list[FusedHit]:
+        """Both arms (``candidates`` rows each), paraphrase collapse and RRF in one
+        statement; the best ``limit`` fused hits, as ``rrf(collapse(v), collapse(w))``."""
+        if k < 0:
+            raise ValueError("RRF k must be >= 0")
+        q = self._query_vector(vector)
+        if q is None or limit <= 0 or candidates <= 0:
+            return []
+        params = {"q": q, "terms": _terms(query), "ws": workspace, "k": k, "top": limit,
+                  "published_only": published_only, "limit": candidates}
+        with self._tx(workspace, **self._hnsw_settings(candidates)) as conn:
+            rows = conn.execute(sql.SEARCH_FUSED, params).fetchall()
+        return [FusedHit(chunk_id=r[0], fused_score=float(r[1]), vector_rank=r[2],
+                         vector_distance=r[3], keyword_rank=r[4], keyword_score=r[5])
+                for r in rows]
+
+    def _query_vector(self, vector: Vector) -> Vector | None:
+        """The query as float32, or None while the store holds no vectors."""
+        info = self.embedder()
+        if info is None:
+            return None
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != info.dim:
+            raise EmbedderMismatch(f"query vector is {query.shape[0]}-d but {self} holds "
+                                   f"{info.dim}-d vectors")
+        return query
+
+    def _hnsw_settings(self, limit: int) -> dict[str, str]:
+        ef = min(MAX_EF_SEARCH, max(self.ef_search or DEFAULT_EF_SEARCH, 2 * limit))
+        return {"hnsw.ef_search": str(ef), "hnsw.iterative_scan": "relaxed_order"}
+
+    # -- embedding cache ---------------------------------------------------
+    def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vector]:
+        if not hashes:
+            return {}
+        with self._tx(None) as conn:
+            rows = conn.execute("SELECT text_hash, vector FROM embedding_cache WHERE model = %s"
+                                " AND text_hash = ANY(%s::text[])",
+                                (model, list(dict.fromkeys(hashes)))).fetchall()
+        return {h: np.asarray(v.to_numpy(), dtype=np.float32) for h, v in rows}
+
+    def cache_vectors(self, model: str, items: dict[str, Vector]) -> None:
+        if not items:
+            return
+        with self._tx(None) as conn, conn.cursor() as cur:
+            cur.executemany("INSERT INTO embedding_cache (model, text_hash, vector)"
+                            " VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                            [(model, h, np.asarray(v, dtype=np.float32))
+                             for h, v in items.items()])
+
+
+def _terms(query: str) -> list[str]:
+    """The keyword arm's prefix terms, as the SQLite store's ``fts5_query`` picks them."""
+    return query_terms(query) or [t for t in tokens(query) if t][:MAX_QUERY_TERMS]
+
+
+def _arm_hits(rows: list[tuple[Any, ...]]) -> list[ArmHit]:
+    return [ArmHit(chunk_id=r[0], rank=i, score=float(r[3]),
+                   collapse_to=r[2] if r[1] == "paraphrase" else None)
+            for i, r in enumerate(rows, start=1)]
+
+
+def _read_embedder(conn: Conn) -> EmbedderInfo | None:
+    rows: dict[str, str] = dict(conn.execute(
+        "SELECT key, value FROM meta WHERE key IN ('embedder', 'dim')").fetchall())
+    return EmbedderInfo(rows["embedder"], int(rows["dim"])) if "embedder" in rows else None
+
+
+def _connect_kwargs(url: str) -> dict[str, Any]:
+    try:
+        params = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.Error as exc:
+        raise StoreError(f"not a valid PostgreSQL URL: {_first_line(exc)}") from exc
+    return {} if "connect_timeout" in params else {"connect_timeout": CONNECT_TIMEOUT_S}
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _mismatch_message(where: str, current: EmbedderInfo, new: EmbedderInfo) -> str:
+    return (f"{where} was embedded with {current.name} ({current.dim}-d) but this run uses "
+            f"{new.name} ({new.dim}-d); vectors of different models cannot be mixed. "
+            f"Use the same embedder, or another database (--store).")

@@ -1,0 +1,80 @@
+"""The PostgreSQL store's search statements: the two arms and their fusion in one query.
+
+Both arms order ties by insertion (``seq``), as the SQLite store orders them by
+rowid. The vector arm takes its nearest rows from the HNSW index (iterative scan,
+so the workspace and published filters never starve it) and re-sorts them
+exactly; the keyword arm ranks ``ts_rank`` (normalised by log document length, as
+BM25 is) over the weighted ``tsv`` column: its cost grows with the rows that match.
+Scores are float8 in every statement, so the fused statement and the per-arm
+statements return the very same numbers.
+"""
+
+from __future__ import annotations
+
+# Parameters: q (vector), ws, published_only, limit.
+VECTOR_ARM = """
+    SELECT c.id, c.kind, c.parent_id, c.seq, (c.embedding <=> %(q)s)::float8 AS score
+    FROM chunks c
+    WHERE c.workspace = %(ws)s AND c.embedding IS NOT NULL
+      AND (c.published OR NOT %(published_only)s)
+    ORDER BY c.embedding <=> %(q)s
+    LIMIT %(limit)s
+"""
+
+# Parameters: terms (text[]), ws, published_only, limit.
+KEYWORD_ARM = """
+    SELECT c.id, c.kind, c.parent_id, c.seq,
+           ts_rank(c.tsv, (SELECT query FROM tsq), 1)::float8 AS score
+    FROM chunks c
+    WHERE c.tsv @@ (SELECT query FROM tsq) AND c.workspace = %(ws)s
+      AND (c.published OR NOT %(published_only)s)
+    ORDER BY score DESC, c.seq
+    LIMIT %(limit)s
+"""
+
+_TSQ = "tsq AS MATERIALIZED (SELECT abstain_tsquery(%(terms)s::text[]) AS query)"
+
+SEARCH_VECTOR = f"""
+    WITH nearest AS MATERIALIZED ({VECTOR_ARM})
+    SELECT id, kind, parent_id, score FROM nearest ORDER BY score, seq
+"""
+
+SEARCH_TEXT = f"""
+    WITH {_TSQ}, matches AS MATERIALIZED ({KEYWORD_ARM})
+    SELECT id, kind, parent_id, score FROM matches ORDER BY score DESC, seq
+"""
+
+
+def _collapsed(arm: str, raw: str, order: str) -> str:
+    """CTEs that rank one arm, map paraphrases onto their child, keep each target's
+    first occurrence and renumber the ranks 1..n (as ``abstain.fuse.collapse``)."""
+    return f"""
+    {arm}_ranked AS (
+        SELECT coalesce(CASE WHEN kind = 'paraphrase' THEN parent_id END, id) AS target,
+               score, row_number() OVER (ORDER BY {order}) AS raw_rank
+        FROM {raw}),
+    {arm}_first AS (
+        SELECT DISTINCT ON (target) target, score, raw_rank
+        FROM {arm}_ranked ORDER BY target, raw_rank),
+    {arm} AS (
+        SELECT target, score, row_number() OVER (ORDER BY raw_rank) AS rank
+        FROM {arm}_first)"""
+
+
+# Parameters: q, terms, ws, published_only, limit (candidates per arm), k, top.
+# RRF as ``abstain.fuse.rrf``: sum of 1/(k + rank) per arm, ties broken by the best
+# single-arm rank, then the chunk id in code-point order.
+SEARCH_FUSED = f"""
+    WITH {_TSQ},
+    vector_raw AS MATERIALIZED ({VECTOR_ARM}),
+    keyword_raw AS MATERIALIZED ({KEYWORD_ARM}),
+    {_collapsed("vector_arm", "vector_raw", "score, seq")},
+    {_collapsed("keyword_arm", "keyword_raw", "score DESC, seq")}
+    SELECT coalesce(v.target, w.target) COLLATE "C" AS chunk_id,
+           coalesce(1.0::float8 / (%(k)s + v.rank), 0.0::float8)
+             + coalesce(1.0::float8 / (%(k)s + w.rank), 0.0::float8) AS fused_score,
+           v.rank, v.score, w.rank, w.score
+    FROM vector_arm v FULL OUTER JOIN keyword_arm w ON v.target = w.target
+    ORDER BY fused_score DESC, least(v.rank, w.rank), chunk_id
+    LIMIT %(top)s
+"""
