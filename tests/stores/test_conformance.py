@@ -84,7 +84,8 @@ def test_vector_search_orders_by_cosine_distance(store: Store) -> None:
 
 
 def test_text_search_matches_prefix_stem_and_folded_diacritics(store: Store) -> None:
-    _write(store, _doc("d1"), ["Zoë Müller runs the café", "replication policies apply to configuration",
+    _write(store, _doc("d1"), ["Zoë Müller runs the café",
+                               "replication policies apply to configuration",
                                "unrelated words here"],
            _unit([1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]))
     assert [h.chunk_id for h in store.search_text("muller cafe", workspace="a", limit=5)] == [
