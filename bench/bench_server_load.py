@@ -1,0 +1,220 @@
+"""HTTP service under load: N concurrent clients on loopback, mixed answers and refusals.
+
+Starts `abstain serve` in a subprocess on the full sample corpus (one key per
+client, default rate limit on), then runs N asyncio clients for D seconds. Each
+request is a random question from tests/data/sample_questions.jsonl (half
+answerable, half not), sent to ``/ask`` (JSON) or ``/ask/stream`` (SSE) at random.
+Reports errors (transport errors, non-200, broken event order) and p50/p95
+latency per outcome (answered / refused) and per endpoint.
+
+    python bench/bench_server_load.py [--clients 50] [--duration 120] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from _common import ROOT, machine, percentiles, write_section
+
+QUESTIONS = ROOT / "tests" / "data" / "sample_questions.jsonl"
+CORPUS = ROOT / "src" / "abstain" / "sample_corpus"
+WORKSPACE = "bench"
+
+
+@dataclass(frozen=True)
+class Sample:
+    endpoint: str
+    outcome: str
+    """answered | refused | error"""
+    latency_ms: float
+    first_event_ms: float | None = None
+    expected: str = ""
+    error: str = ""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def prepare(db: Path, keys_path: Path, clients: int) -> list[str]:
+    from abstain.embed.minilm import MiniLMEmbedder
+    from abstain.pipeline import Pipeline
+    from abstain.server import KeyStore
+    from abstain.stores.sqlite import SQLiteStore
+
+    db.parent.mkdir(parents=True, exist_ok=True)
+    with Pipeline(SQLiteStore(db), MiniLMEmbedder()) as pipe:
+        report = pipe.ingest([CORPUS], workspace=WORKSPACE)
+        print(f"corpus: {report.summary()}", file=sys.stderr)
+    store = KeyStore(keys_path)
+    keys = [store.create(workspace=WORKSPACE, label=f"client {i}")[1] for i in range(clients)]
+    store.close()
+    return keys
+
+
+async def one_request(client: httpx.AsyncClient, rng: random.Random,
+                      questions: list[dict[str, str]]) -> Sample:
+    item = rng.choice(questions)
+    stream = rng.random() < 0.5
+    path = f"/v1/workspaces/{WORKSPACE}/ask" + ("/stream" if stream else "")
+    endpoint = "sse" if stream else "json"
+    started = time.perf_counter()
+    try:
+        if not stream:
+            response = await client.post(path, json={"question": item["question"]})
+            ms = (time.perf_counter() - started) * 1000
+            if response.status_code != 200:
+                return Sample(endpoint, "error", ms, error=f"HTTP {response.status_code}")
+            outcome = "answered" if response.json()["answered"] else "refused"
+            return Sample(endpoint, outcome, ms, expected=item["expected"])
+        first_ms = None
+        kinds: list[str] = []
+        done: dict[str, object] = {}
+        async with client.stream("POST", path, json={"question": item["question"]}) as resp:
+            if resp.status_code != 200:
+                await resp.aread()
+                return Sample(endpoint, "error", (time.perf_counter() - started) * 1000,
+                              error=f"HTTP {resp.status_code}")
+            async for line in resp.aiter_lines():
+                if line.startswith("event: "):
+                    kinds.append(line[7:])
+                    if first_ms is None:
+                        first_ms = (time.perf_counter() - started) * 1000
+                elif line.startswith("data: ") and kinds and kinds[-1] == "done":
+                    done = json.loads(line[6:])
+        ms = (time.perf_counter() - started) * 1000
+        if not kinds or kinds[0] != "meta" or kinds[-1] != "done" or kinds.count("done") != 1:
+            return Sample(endpoint, "error", ms, error=f"event order {kinds}")
+        outcome = "answered" if done.get("answered") else "refused"
+        return Sample(endpoint, outcome, ms, first_ms, expected=item["expected"])
+    except httpx.HTTPError as exc:
+        return Sample(endpoint, "error", (time.perf_counter() - started) * 1000,
+                      error=type(exc).__name__)
+
+
+async def run_clients(url: str, keys: list[str], questions: list[dict[str, str]],
+                      duration: float) -> list[Sample]:
+    samples: list[Sample] = []
+    stop = time.monotonic() + duration
+
+    async def client_loop(n: int, key: str) -> None:
+        rng = random.Random(n)
+        async with httpx.AsyncClient(base_url=url, timeout=120,
+                                     headers={"Authorization": f"Bearer {key}"}) as client:
+            while time.monotonic() < stop:
+                samples.append(await one_request(client, rng, questions))
+
+    await asyncio.gather(*(client_loop(n, key) for n, key in enumerate(keys)))
+    return samples
+
+
+def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"the server exited with {proc.returncode}")
+        try:
+            if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    raise SystemExit("the server did not become ready")
+
+
+def report(samples: list[Sample], clients: int, duration: float,
+           load: tuple[float, float]) -> str:
+    errors = [s for s in samples if s.outcome == "error"]
+    rows = ["| outcome | endpoint | requests | p50 ms | p95 ms |", "|---|---|---:|---:|---:|"]
+    groups: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for s in samples:
+        if s.outcome != "error":
+            groups[(s.outcome, s.endpoint)].append(s.latency_ms)
+            groups[(s.outcome, "all")].append(s.latency_ms)
+            if s.first_event_ms is not None:
+                groups[(s.outcome, "sse: first event")].append(s.first_event_ms)
+    for outcome in ("answered", "refused"):
+        for endpoint in ("all", "json", "sse", "sse: first event"):
+            values = groups.get((outcome, endpoint))
+            if values:
+                p50, p95 = percentiles(values)
+                rows.append(f"| {outcome} | {endpoint} | {len(values)} | {p50:.0f} | {p95:.0f} |")
+    mismatched = sum(1 for s in samples if s.outcome != "error"
+                     and (s.outcome == "answered") != (s.expected == "answer"))
+    kinds = sorted({s.error for s in errors})
+    return "\n".join([
+        f"`python bench/bench_server_load.py --clients {clients} --duration {duration:.0f}` — "
+        f"{machine()}; server (`abstain serve`, SQLite, MiniLM int8) and clients on the same "
+        "machine, over loopback; one key per client with the default rate limit. "
+        f"1-minute load average {load[0]:.1f} before and {load[1]:.1f} after the run "
+        "(other jobs share the machine).",
+        "",
+        f"- {len(samples)} requests in {duration:.0f} s ({len(samples) / duration:.1f} req/s), "
+        f"{clients} concurrent clients, questions from tests/data/sample_questions.jsonl "
+        "(30 answerable, 30 not), half JSON `/ask`, half SSE `/ask/stream`.",
+        f"- **Errors: {len(errors)}**" + (f" ({', '.join(kinds)})" if kinds else "")
+        + " (transport errors, non-200 responses, or a stream not ordered meta … done).",
+        f"- Outcome differs from the question's label in {mismatched} requests "
+        "(a gate quality number, not a service error; see the evaluation benchmarks).",
+        "",
+        *rows,
+        "",
+        "Latency is measured at the client, from sending the request to the last byte, under "
+        "full load (50 requests in flight on 2 CPU cores), so it is mostly queueing: a "
+        "refusal skips generation but still embeds the question and runs both search arms.",
+    ])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--duration", type=float, default=120.0)
+    parser.add_argument("--db", type=Path, default=ROOT / "bench" / "out" / "server_load.db")
+    parser.add_argument("--write", action="store_true",
+                        help="Write the numbers into docs/BENCHMARKS.md.")
+    args = parser.parse_args()
+    questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line]
+    with tempfile.TemporaryDirectory(prefix="abstain-bench-") as tmp:
+        keys_path = Path(tmp) / "keys.db"
+        keys = prepare(args.db, keys_path, args.clients)
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}"
+        abstain = Path(sys.executable).with_name("abstain")
+        env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+        proc = subprocess.Popen([str(abstain), "serve", "--db", str(args.db), "--keys",
+                                 str(keys_path), "--port", str(port), "--log-level", "warning"],
+                                env=env)
+        try:
+            wait_ready(url, proc)
+            asyncio.run(run_clients(url, keys[:5], questions, 5.0))  # warm-up
+            before = os.getloadavg()[0]
+            samples = asyncio.run(run_clients(url, keys, questions, args.duration))
+            after = os.getloadavg()[0]
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    text = report(samples, args.clients, args.duration, (before, after))
+    print(text)
+    if args.write:
+        write_section("HTTP service load", text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+"""`abstain serve` and `abstain keys` (create, list, revoke)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from abstain.cli.common import print_json
+
+if TYPE_CHECKING:
+    from abstain.server.keys import KeyStore
+
+_KEYS_OPTION = click.option(
+    "--keys", "keys_path", envvar="ABSTAIN_KEYS", metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="API key file (SQLite) [env ABSTAIN_KEYS; default: keys.db in the user data "
+         "directory].")
+
+
+def _key_store(path: str | None) -> KeyStore:
+    from abstain.server.keys import KeyStore, default_keys_path
+
+    return KeyStore(path or default_keys_path())
+
+
+def _require_server_extra() -> None:
+    from abstain.errors import MissingDependency
+
+    for module, package in (("fastapi", "fastapi"), ("uvicorn", "uvicorn"),
+                            ("multipart", "python-multipart")):
+        try:
+            __import__(module)
+        except ImportError as exc:
+            raise MissingDependency(package, "server") from exc
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="TCP port.")
+@click.option("--db", "db", envvar="ABSTAIN_DB", metavar="FILE",
+              type=click.Path(dir_okay=False),
+              help="SQLite database file [env ABSTAIN_DB; default: the user data directory].")
+@click.option("--store", "store", envvar="ABSTAIN_STORE", metavar="URL",
+              help="Store location: a SQLite path or a postgresql:// URL [env ABSTAIN_STORE].")
+@_KEYS_OPTION
+@click.option("--rate", type=click.FloatRange(min=0), default=None, metavar="N",
+              help="Requests per second per key (token bucket refill) [default: 10; 0: off].")
+@click.option("--burst", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Requests a key may make at once [default: 30].")
+@click.option("--log-level", default="info", show_default=True,
+              type=click.Choice(["critical", "error", "warning", "info", "debug"]))
+def serve(host: str, port: int, db: str | None, store: str | None, keys_path: str | None,
+          rate: float | None, burst: int | None, log_level: str) -> None:
+    """Run the HTTP service: JSON and streaming answers, documents, a web page at /.
+
+    Every /v1 request needs 'Authorization: Bearer KEY'; create keys with
+    `abstain keys create`. The embedder is loaded once at start-up; GET /ready
+    answers 200 once it is. API reference: /docs and /openapi.json.
+
+    \b
+    Examples:
+      abstain keys create --workspace default
+      abstain serve --db kb.db --port 8000
+      curl -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \\
+           -d '{"question": "How do I reset the admin password?"}' \\
+           http://127.0.0.1:8000/v1/workspaces/default/ask
+    """
+    _require_server_extra()
+    from abstain.cli.common import settings_from
+    from abstain.server import ServerConfig, create_app
+    from abstain.server import serve as run
+    from abstain.server.config import DEFAULT_BURST, DEFAULT_RATE
+
+    keys = _key_store(keys_path)
+    if not keys.list():
+        click.secho("No API keys yet: create one with `abstain keys create --workspace WS`.",
+                    fg="yellow", err=True)
+    config = ServerConfig(rate=DEFAULT_RATE if rate is None else rate,
+                          burst=burst or DEFAULT_BURST)
+    app = create_app(keys=keys, settings=settings_from(db, store, "default"), config=config)
+    click.echo(f"abstain serving on http://{host}:{port}/  (keys: {keys.path})", err=True)
+    try:
+        run(app, host=host, port=port, log_level=log_level)
+    finally:
+        keys.close()
+
+
+@click.group()
+def keys() -> None:
+    """Create, list and revoke API keys for `abstain serve`.
+
+    Keys are stored hashed (SHA-256); the key itself is printed once, on the
+    last line of `keys create`. A workspace key may ask and manage documents in
+    its workspace only; an admin key may use every workspace.
+    """
+
+
+@keys.command("create")
+@click.option("--workspace", "-w", metavar="WS", help="The workspace this key may use.")
+@click.option("--admin", is_flag=True, help="A key for every workspace.")
+@click.option("--label", default="", help="A note to recognise the key by.")
+@_KEYS_OPTION
+def keys_create(workspace: str | None, admin: bool, label: str, keys_path: str | None) -> None:
+    """Create a key; the key itself is the LAST line printed.
+
+    \b
+    Examples:
+      abstain keys create --workspace support --label "inbox bot"
+      KEY=$(abstain keys create --admin | tail -n 1)
+    """
+    from abstain.errors import InputError
+    from abstain.server.config import WORKSPACE_PATTERN
+
+    if workspace is not None:
+        import re
+
+        if not re.match(WORKSPACE_PATTERN, workspace):
+            raise InputError(f"invalid workspace name {workspace!r}: use letters, digits, "
+                             "'_', '.', '-' (at most 64)")
+    store = _key_store(keys_path)
+    try:
+        record, secret = store.create(workspace=workspace, admin=admin, label=label)
+    finally:
+        store.close()
+    click.echo(f"created key {record.id} ({record.scope}) in {store.path}; "
+               "it is shown only once:", err=True)
+    click.echo(secret)
+
+
+@keys.command("list")
+@_KEYS_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def keys_list(keys_path: str | None, as_json: bool) -> None:
+    """List keys (id, scope, label, created, revoked); never the keys themselves."""
+    from dataclasses import asdict
+
+    store = _key_store(keys_path)
+    try:
+        rows = store.list()
+    finally:
+        store.close()
+    if as_json:
+        print_json([asdict(r) for r in rows])
+        return
+    for r in rows:
+        state = f"revoked {r.revoked_at}" if r.revoked_at else "active"
+        click.echo(f"{r.id}  {r.scope:<24} {state:<30} {r.created_at}  {r.label}")
+    if not rows:
+        click.echo("no keys")
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+@_KEYS_OPTION
+def keys_revoke(key_id: str, keys_path: str | None) -> None:
+    """Revoke a key by its id, a unique prefix of the id, or the key itself.
+
+    \b
+    Example:
+      abstain keys revoke 1a2b3c4d
+    """
+    store = _key_store(keys_path)
+    try:
+        record = store.revoke(key_id)
+    finally:
+        store.close()
+    click.echo(f"revoked key {record.id} ({record.scope})")

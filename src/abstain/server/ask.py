@@ -1,0 +1,74 @@
+"""``POST /v1/workspaces/{ws}/ask`` (JSON) and ``…/ask/stream`` (SSE or plain text)."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from abstain.server.auth import Workspace
+from abstain.server.errors import ApiError, error_responses
+from abstain.server.models import ANSWER_SCHEMA, AskRequest, json_response
+from abstain.server.sse import EventStream, SSEEncoder, TextEncoder
+from abstain.server.state import Services, services
+
+router = APIRouter(prefix="/v1/workspaces/{ws}", tags=["ask"])
+_ERRORS = error_responses(400, 401, 403, 404, 413, 422, 429)
+
+_STREAM_DOC = """Server-Sent Events, in this order: `meta` (evidence, confidence, checks),
+then either `refusal` (reason, message, suggestions; no LLM call) or `sentence` events
+(each one verified before it is sent), an optional `retraction`, and `done` (the final
+Answer JSON). With `?format=text`: a JSON metadata line, then the answer text, or a
+`[REJECTION]` line followed by the refusal message."""
+
+
+async def known_workspace(svc: Services, ws: str) -> None:
+    pipe = svc.ready_pipeline()
+    names = await run_in_threadpool(pipe.store.workspaces)
+    if ws not in names:
+        raise ApiError(404, "unknown_workspace",
+                       f"workspace {ws!r} has no documents; upload some first")
+
+
+@router.post("/ask", summary="Answer a question, or refuse with the reason",
+             responses={200: json_response(ANSWER_SCHEMA, "The answer or refusal"),
+                        **_ERRORS})
+async def ask(request: Request, body: AskRequest, ws: Workspace) -> JSONResponse:
+    svc = services(request)
+    await known_workspace(svc, ws)
+    pipe = svc.ready_pipeline()
+    answer = await run_in_threadpool(lambda: pipe.ask(body.question, workspace=ws))
+    return JSONResponse(answer.to_json())
+
+
+@router.post("/ask/stream", summary="Stream a verified answer (SSE), or a refusal",
+             description=_STREAM_DOC, response_class=EventStream, status_code=200,
+             responses={200: {"description": "An event stream",
+                              "content": {"text/event-stream": {"schema": {"type": "string"}},
+                                          "text/plain": {"schema": {"type": "string"}}}},
+                        **_ERRORS})
+async def ask_stream(request: Request, body: AskRequest, ws: Workspace,
+                     format: Annotated[Literal["sse", "text"],
+                                       Query(description="`sse` (default) or `text`")] = "sse",
+                     ) -> EventStream:
+    started = time.perf_counter()
+    svc = services(request)
+    await known_workspace(svc, ws)
+    pipe = svc.ready_pipeline()
+    events = svc.stream(pipe, body.question, ws)
+    # The first event (meta) is computed before the response starts, so a failure
+    # there is still an ordinary JSON error with its status code.
+    try:
+        first = await run_in_threadpool(next, events, None)
+    except BaseException:
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()
+        raise
+    if first is None:
+        raise ApiError(500, "internal_error", "the answer stream produced no events")
+    encoder = TextEncoder(started) if format == "text" else SSEEncoder()
+    return EventStream(first, events, encoder, svc.streams, svc.stream_threads)

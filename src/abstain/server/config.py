@@ -1,0 +1,32 @@
+"""The server's knobs as one small value object, with defaults as named constants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MAX_UPLOAD_BYTES = 10 * 1024 * 1024
+"""Document uploads (multipart files or JSON text)."""
+MAX_JSON_BYTES = 64 * 1024
+"""Every other request body."""
+DEFAULT_RATE = 10.0
+"""Requests per second a key may sustain (token bucket refill rate); 0 turns the limit off."""
+DEFAULT_BURST = 30
+"""Requests a key may make at once (token bucket size)."""
+STREAM_THREADS = 200
+"""Threads for the later steps of started streams (an LLM stream mostly waits on I/O)."""
+WORKSPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    max_upload_bytes: int = MAX_UPLOAD_BYTES
+    max_json_bytes: int = MAX_JSON_BYTES
+    rate: float = DEFAULT_RATE
+    burst: int = DEFAULT_BURST
+    title: str = "abstain"
+
+    def __post_init__(self) -> None:
+        if self.max_upload_bytes < 1 or self.max_json_bytes < 1:
+            raise ValueError("body limits must be >= 1 byte")
+        if self.rate < 0 or self.burst < 1:
+            raise ValueError("rate must be >= 0 and burst >= 1")

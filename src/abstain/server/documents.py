@@ -1,0 +1,162 @@
+"""Upload (multipart files or JSON text), list and delete a workspace's documents.
+
+Each document is written in one store transaction, so a failed or cancelled
+upload leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import PurePosixPath, PureWindowsPath
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from abstain.errors import IngestError
+from abstain.ingest import IngestReport, document_id
+from abstain.ingest.parse import SUPPORTED_SUFFIXES, ParsedDocument, parse_pdf
+from abstain.server.auth import Workspace
+from abstain.server.errors import ApiError, error_responses
+from abstain.server.models import (
+    DOCUMENT_LIST_SCHEMA,
+    INGEST_SCHEMA,
+    UPLOAD_BODY,
+    TextDocument,
+    json_response,
+)
+from abstain.server.state import services
+
+router = APIRouter(prefix="/v1/workspaces/{ws}/documents", tags=["documents"])
+MAX_FILES = 20
+_FORMATS = {".md": "md", ".markdown": "md", ".txt": "txt", ".html": "html", ".htm": "html"}
+
+
+@router.post("", status_code=201, summary="Add or replace documents",
+             openapi_extra={"requestBody": UPLOAD_BODY},
+             responses={201: json_response(INGEST_SCHEMA, "What was ingested"),
+                        **error_responses(400, 401, 403, 413, 415, 422, 429)})
+async def upload(request: Request, ws: Workspace) -> JSONResponse:
+    """Multipart `file` fields (.md .txt .html .pdf), or JSON `{"text", "source", "format",
+    "title"}`. Re-sending a source replaces that document; an unchanged one is a no-op."""
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type == "multipart/form-data":
+        items = await _files(request)
+    elif content_type == "application/json" or content_type.endswith("+json"):
+        items = [_text_document(await request.body())]
+    else:
+        raise ApiError(415, "unsupported_media_type",
+                       "send multipart/form-data with 'file' fields, or application/json")
+    pipe = services(request).ready_pipeline()
+
+    def ingest() -> IngestReport:
+        report = IngestReport()
+        for doc in items:
+            one = pipe.ingest_text(doc.text, source=doc.source, fmt=doc.format,
+                                   title=doc.title, workspace=ws)
+            for name in ("added", "updated", "unchanged", "skipped"):
+                getattr(report, name).extend(getattr(one, name))
+            report.chunks += one.chunks
+        return report
+
+    try:
+        report = await run_in_threadpool(ingest)
+    except IngestError as exc:
+        raise ApiError(422, "unreadable_document", str(exc)) from exc
+    sources = [*report.added, *report.updated, *report.unchanged]
+    return JSONResponse({
+        "added": report.added, "updated": report.updated, "unchanged": report.unchanged,
+        "skipped": [{"source": s, "reason": r} for s, r in report.skipped],
+        "chunks": report.chunks,
+        "documents": [{"id": document_id(ws, s), "source": s} for s in sources],
+    }, status_code=201)
+
+
+@router.get("", summary="List documents",
+            responses={200: json_response(DOCUMENT_LIST_SCHEMA, "The workspace's documents"),
+                       **error_responses(401, 403, 422, 429)})
+async def list_documents(request: Request, ws: Workspace) -> JSONResponse:
+    pipe = services(request).ready_pipeline()
+    rows = await run_in_threadpool(pipe.store.list_documents, ws)
+    return JSONResponse({"workspace": ws, "documents": [dataclasses.asdict(r) for r in rows]})
+
+
+@router.delete("/{document_id}", status_code=204, summary="Delete a document and its chunks",
+               responses={204: {"description": "Deleted"},
+                          **error_responses(401, 403, 404, 422, 429)})
+async def delete_document(request: Request, ws: Workspace, document_id: str) -> Response:
+    pipe = services(request).ready_pipeline()
+    if not await run_in_threadpool(pipe.store.delete_document, ws, document_id):
+        raise ApiError(404, "unknown_document", f"no document {document_id!r} in {ws!r}")
+    return Response(status_code=204)
+
+
+def _text_document(raw: bytes) -> TextDocument:
+    try:
+        payload = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ApiError(400, "malformed_json", "the request body is not valid JSON") from exc
+    try:
+        return TextDocument.model_validate(payload)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "body"
+        raise ApiError(422, "invalid_request", f"{where}: {first['msg']}") from exc
+
+
+async def _files(request: Request) -> list[TextDocument]:
+    try:
+        form = await request.form(max_files=MAX_FILES, max_fields=MAX_FILES)
+    except ApiError:
+        raise
+    except Exception as exc:  # python-multipart / starlette parse errors
+        raise ApiError(400, "malformed_multipart", f"cannot read the form: {exc}") from exc
+    try:
+        uploads = [v for v in form.getlist("file") if isinstance(v, UploadFile)]
+        if not uploads:
+            raise ApiError(422, "invalid_request", "send at least one 'file' field")
+        return [_decode(_source_name(u.filename), await u.read()) for u in uploads]
+    finally:
+        await form.close()
+
+
+def _source_name(filename: str | None) -> str:
+    """The file's base name; a client's directories never reach the store."""
+    name = PureWindowsPath(PurePosixPath(filename or "").name).name.strip()
+    return name[:255] or "upload"
+
+
+def _decode(source: str, data: bytes) -> TextDocument:
+    suffix = PurePosixPath(source).suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        raise ApiError(415, "unsupported_media_type",
+                       f"{source}: unsupported file type {suffix or '(none)'}; "
+                       f"supported: {', '.join(SUPPORTED_SUFFIXES)}")
+    if suffix == ".pdf":
+        try:
+            parsed = parse_pdf(data, fallback_title=PurePosixPath(source).stem)
+        except IngestError as exc:
+            raise ApiError(422, "unreadable_document", str(exc)) from exc
+        return TextDocument(text=_as_markdown(parsed), source=source, format="md",
+                            title=parsed.title)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ApiError(422, "unreadable_document", f"{source}: not UTF-8 text") from exc
+    if not text.strip():
+        raise ApiError(422, "unreadable_document", f"{source}: the document is empty")
+    return TextDocument(text=text, source=source, format=_FORMATS[suffix])  # type: ignore[arg-type]
+
+
+def _as_markdown(parsed: ParsedDocument) -> str:
+    """A parsed PDF as Markdown, keeping its headings, for ``ingest_text``."""
+    parts: list[str] = []
+    for section in parsed.sections:
+        if section.heading_path:
+            parts.append(f"{'#' * min(len(section.heading_path) + 1, 6)} "
+                         f"{section.heading_path[-1]}")
+        parts.extend(section.blocks)
+    return "\n\n".join(parts)

@@ -1,0 +1,106 @@
+"""Request bodies (pydantic) and the OpenAPI schemas of responses built from abstain's JSON.
+
+Responses are the library's own ``to_json()`` output, returned as is; their
+schemas here document the stable fields and allow additional ones, so the
+server never filters a field the library adds.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TextFormat = Literal["md", "markdown", "txt", "text", "html"]
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(description="The question. Longer than 4,000 characters is refused "
+                                      "with reason `question_too_long` (HTTP 200).")
+
+
+class TextDocument(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1, description="The document's content.")
+    source: str = Field(min_length=1, max_length=512,
+                        description="Its name in the workspace; re-sending the same source "
+                                    "replaces the document.")
+    format: TextFormat = "md"
+    title: str | None = Field(default=None, max_length=512)
+
+
+_NULLABLE_STR = {"type": ["string", "null"]}
+
+CITATION_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["n", "source", "chunk_id", "quote"],
+    "properties": {"n": {"type": "integer"}, "source": {"type": "string"},
+                   "chunk_id": {"type": "string"}, "quote": {"type": "string"},
+                   "title": {"type": "string"}},
+}
+REFUSAL_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["reason", "message"],
+    "properties": {"reason": {"type": "string"}, "message": {"type": "string"},
+                   "suggestions": {"type": "array", "items": {"type": "string"}},
+                   "missing": {"type": "array", "items": {"type": "string"}}},
+}
+ANSWER_SCHEMA: dict[str, Any] = {
+    "title": "Answer", "type": "object",
+    "description": "Answer.to_json(): the same schema as `abstain ask --json` (docs/SCHEMA.md).",
+    "required": ["question", "answered", "answer", "refusal", "confidence",
+                 "display_confidence", "triage", "citations", "checks", "llm_called"],
+    "properties": {
+        "question": {"type": "string"}, "answered": {"type": "boolean"},
+        "answer": _NULLABLE_STR,
+        "refusal": {"anyOf": [REFUSAL_SCHEMA, {"type": "null"}]},
+        "confidence": {"type": "number"}, "display_confidence": {"type": "number"},
+        "triage": {"type": "string"},
+        "citations": {"type": "array", "items": CITATION_SCHEMA},
+        "checks": {"type": "array", "items": {"type": "object"}},
+        "llm_called": {"type": "boolean"},
+        "timings_ms": {"type": "object"},
+        "language": {"type": "string"},
+    },
+}
+DOCUMENT_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["id", "workspace", "source", "title", "chunks"],
+    "properties": {"id": {"type": "string"}, "workspace": {"type": "string"},
+                   "source": {"type": "string"}, "title": {"type": "string"},
+                   "content_hash": {"type": "string"}, "curated": {"type": "boolean"},
+                   "published": {"type": "boolean"}, "chunks": {"type": "integer"},
+                   "updated_at": {"type": "string"}},
+}
+DOCUMENT_LIST_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["workspace", "documents"],
+    "properties": {"workspace": {"type": "string"},
+                   "documents": {"type": "array", "items": DOCUMENT_SCHEMA}},
+}
+INGEST_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["added", "updated", "unchanged", "skipped", "documents"],
+    "properties": {
+        "added": {"type": "array", "items": {"type": "string"}},
+        "updated": {"type": "array", "items": {"type": "string"}},
+        "unchanged": {"type": "array", "items": {"type": "string"}},
+        "skipped": {"type": "array", "items": {"type": "object"}},
+        "chunks": {"type": "integer"},
+        "documents": {"type": "array", "items": {
+            "type": "object", "properties": {"id": {"type": "string"},
+                                             "source": {"type": "string"}}}},
+    },
+}
+UPLOAD_BODY: dict[str, Any] = {
+    "required": True,
+    "content": {
+        "multipart/form-data": {"schema": {
+            "type": "object", "required": ["file"],
+            "properties": {"file": {"type": "array", "items": {"type": "string",
+                                                              "format": "binary"}}}}},
+        "application/json": {"schema": TextDocument.model_json_schema()},
+    },
+}
+
+
+def json_response(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}

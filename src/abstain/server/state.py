@@ -1,0 +1,74 @@
+"""What the app shares between requests: one pipeline, the key file, the rate limiter."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import anyio
+from fastapi import Request
+
+from abstain.server.config import ServerConfig
+from abstain.server.keys import KeyStore
+from abstain.server.ratelimit import RateLimiter
+from abstain.stream import Event
+
+if TYPE_CHECKING:
+    from abstain.pipeline import Pipeline
+
+StreamFn = Callable[["Pipeline", str, str], Iterator[Event]]
+"""``abstain.stream.stream_answer`` or anything with its signature and event contract."""
+
+
+@dataclass
+class StreamStats:
+    """Counters of SSE / text streams, for readiness and for tests of clean stops."""
+
+    opened: int = 0
+    completed: int = 0
+    disconnected: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def open(self) -> None:
+        with self._lock:
+            self.opened += 1
+
+    def close(self, completed: bool) -> None:
+        with self._lock:
+            if completed:
+                self.completed += 1
+            else:
+                self.disconnected += 1
+
+    @property
+    def active(self) -> int:
+        return self.opened - self.completed - self.disconnected
+
+
+@dataclass
+class Services:
+    keys: KeyStore
+    config: ServerConfig
+    stream: StreamFn
+    limiter: RateLimiter
+    pipeline: Pipeline | None = None
+    model: str | None = None
+    """The embedder's name once it has embedded a warm-up text."""
+    streams: StreamStats = field(default_factory=StreamStats)
+    stream_threads: anyio.CapacityLimiter | None = None
+    """Threads for the steps of streams already started (set at start-up)."""
+
+    def ready_pipeline(self) -> Pipeline:
+        from abstain.server.errors import ApiError
+
+        if self.pipeline is None:
+            raise ApiError(503, "not_ready", "the pipeline is still loading; retry shortly",
+                           {"Retry-After": "1"})
+        return self.pipeline
+
+
+def services(request: Request) -> Services:
+    svc: Services = request.app.state.services
+    return svc

@@ -1,0 +1,168 @@
+// abstain web page: streams POST /v1/workspaces/{ws}/ask/stream (Server-Sent Events over fetch,
+// since EventSource cannot POST or send a bearer key) and renders each event as it arrives.
+// Every piece of server text goes through textContent; nothing is parsed as HTML.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const store = window.sessionStorage;
+
+function el(tag, attrs = {}, text = "") {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text) node.textContent = text;
+  return node;
+}
+
+function reset() {
+  $("result").hidden = false;
+  $("result").dataset.state = "streaming";
+  for (const id of ["triage", "confidence", "answer", "refusal-reason", "refusal-message",
+                    "retraction", "error", "missing"]) $(id).textContent = "";
+  $("triage").className = "badge";
+  $("answer").className = "answer";
+  $("citations").replaceChildren();
+  $("suggestions").replaceChildren(el("span", {}, "Did you mean:"));
+  for (const id of ["refusal", "retraction", "error", "suggestions", "missing"]) $(id).hidden = true;
+  $("status").textContent = "asking…";
+}
+
+// "text [1][2]" -> text nodes and superscript links to the numbered citations.
+function appendCited(parent, text) {
+  for (const part of text.split(/(\[\d+\])/)) {
+    const m = /^\[(\d+)\]$/.exec(part);
+    if (m) {
+      const sup = el("sup");
+      sup.append(el("a", { href: "#cite-" + m[1] }, part));
+      parent.append(sup);
+    } else if (part) {
+      parent.append(document.createTextNode(part));
+    }
+  }
+}
+
+function addCitation(c) {
+  if (document.getElementById("cite-" + c.n)) return;
+  const li = el("li", { id: "cite-" + c.n, value: String(c.n) });
+  li.append(el("strong", {}, c.title || c.source), " ", el("span", { class: "source" }, c.source));
+  if (c.quote) li.append(el("blockquote", {}, c.quote));
+  const items = [...$("citations").children];
+  const after = items.find((x) => Number(x.value) > c.n);
+  $("citations").insertBefore(li, after || null);
+}
+
+const handlers = {
+  meta(d, ctx) {
+    ctx.evidence = d.evidence || [];
+    $("triage").textContent = d.triage.replace("_", " ");
+    $("triage").classList.add(d.triage);
+    $("confidence").textContent = `confidence ${d.display_confidence}/100`;
+    $("status").textContent = "checking…";
+  },
+  sentence(d, ctx) {
+    if ($("answer").childNodes.length) $("answer").append(" ");
+    appendCited($("answer"), d.text);
+    const quote = d.text.replace(/\s*(\[\d+\])+\s*$/, "");
+    for (const m of d.text.matchAll(/\[(\d+)\]/g)) {
+      const ev = ctx.evidence[Number(m[1]) - 1] || {};
+      addCitation({ n: Number(m[1]), source: ev.source || "", title: ev.title || "", quote });
+    }
+    $("status").textContent = "streaming…";
+  },
+  refusal(d) {
+    $("refusal").hidden = false;
+    $("refusal-reason").textContent = d.reason;
+    $("refusal-message").textContent = d.message;
+    if (d.missing && d.missing.length) {
+      $("missing").hidden = false;
+      $("missing").textContent = "Not in the documents: " + d.missing.join(", ");
+    }
+    for (const s of d.suggestions || []) {
+      $("suggestions").hidden = false;
+      const b = el("button", { type: "button" }, s);
+      b.addEventListener("click", () => {  // swap the missing term for the suggestion
+        const q = $("question").value, miss = (d.missing || []).find((m) => q.includes(m));
+        $("question").value = miss ? q.replace(miss, s) : s;
+      });
+      $("suggestions").append(b);
+    }
+  },
+  retraction(d) {
+    $("answer").classList.add("retracted");
+    $("retraction").hidden = false;
+    $("retraction").textContent = "Withdrawn: " + (d.message || d.reason || "a later check failed");
+  },
+  done(d) {
+    if (d.answered) {
+      $("citations").replaceChildren();
+      for (const c of d.citations) addCitation(c);
+    }
+    const ms = d.timings_ms && d.timings_ms.total_ms;
+    $("status").textContent = `${d.answered ? "answered" : "refused"} · llm_called=${d.llm_called}`
+      + (ms !== undefined ? ` · ${Math.round(ms)} ms` : "");
+    $("result").dataset.state = d.answered ? "answered" : "refused";
+  },
+  error(d) { showError(d.error); },
+};
+
+function showError(err) {
+  $("error").hidden = false;
+  $("error").textContent = `${err.code}: ${err.message}`;
+  $("status").textContent = "";
+  $("result").dataset.state = "error";
+}
+
+async function ask(event) {
+  event.preventDefault();
+  const key = $("api-key").value.trim();
+  const ws = $("workspace").value.trim();
+  store.setItem("abstain.key", key);
+  store.setItem("abstain.workspace", ws);
+  reset();
+  $("ask").disabled = true;
+  try {
+    const resp = await fetch(`/v1/workspaces/${encodeURIComponent(ws)}/ask/stream`, {
+      method: "POST",
+      headers: { "Authorization": "Bearer " + key, "Content-Type": "application/json",
+                 "Accept": "text/event-stream" },
+      body: JSON.stringify({ question: $("question").value }),
+    });
+    if (!resp.ok) {
+      const body = await resp.json().catch(() => null);
+      showError((body && body.error) || { code: "http_" + resp.status, message: resp.statusText });
+      return;
+    }
+    await readEvents(resp.body);
+  } catch (e) {
+    showError({ code: "network_error", message: String(e) });
+  } finally {
+    $("ask").disabled = false;
+  }
+}
+
+async function readEvents(body) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  const ctx = { evidence: [] };
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += value;
+    let end;
+    while ((end = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, end);
+      buf = buf.slice(end + 2);
+      let kind = "message", data = "";
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event: ")) kind = line.slice(7);
+        else if (line.startsWith("data: ")) data += line.slice(6);
+      }
+      if (handlers[kind]) handlers[kind](JSON.parse(data || "{}"), ctx);
+    }
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("api-key").value = store.getItem("abstain.key") || "";
+  $("workspace").value = store.getItem("abstain.workspace") || $("workspace").value;
+  $("ask-form").addEventListener("submit", ask);
+});

@@ -1,0 +1,133 @@
+"""Documents over HTTP: upload (files, JSON), list, delete, and what bad input gets."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.server.conftest import Env
+from tests.server.helpers import bearer
+
+WS = "/v1/workspaces/scratch/documents"
+
+
+@pytest.fixture
+def scratch(server: Env) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.url, headers=bearer(server.keys.scratch),
+                      timeout=60) as client:
+        yield client
+        for doc in client.get(WS).json()["documents"]:
+            client.delete(f"{WS}/{doc['id']}")
+
+
+def _sources(client: httpx.Client) -> list[str]:
+    return sorted(d["source"] for d in client.get(WS).json()["documents"])
+
+
+def test_upload_files_list_and_delete(scratch: httpx.Client) -> None:
+    files = [("file", ("handbook/widgets.md", b"# Widgets\n\nThe blue widget ships on Tuesdays.",
+                       "text/markdown")),
+             ("file", ("hours.txt", b"The office opens at nine.", "text/plain")),
+             ("file", ("page.html", b"<h1>Page</h1><p>Green widgets are heavy.</p>",
+                       "text/html"))]
+    response = scratch.post(WS, files=files)
+    assert response.status_code == 201, response.text
+    body = response.json()
+    assert sorted(body["added"]) == ["hours.txt", "page.html", "widgets.md"]
+    assert _sources(scratch) == ["hours.txt", "page.html", "widgets.md"]
+    again = scratch.post(WS, files=files[:1]).json()
+    assert again["unchanged"] == ["widgets.md"] and again["added"] == []
+    answer = scratch.post("/v1/workspaces/scratch/ask",
+                          json={"question": "When does the blue widget ship?"}).json()
+    assert answer["answered"] and "Tuesdays" in answer["answer"]
+    doc_id = next(d["id"] for d in body["documents"] if d["source"] == "hours.txt")
+    assert scratch.delete(f"{WS}/{doc_id}").status_code == 204
+    assert scratch.delete(f"{WS}/{doc_id}").json()["error"]["code"] == "unknown_document"
+    assert _sources(scratch) == ["page.html", "widgets.md"]
+
+
+def test_upload_json_text_replaces_by_source(scratch: httpx.Client) -> None:
+    first = scratch.post(WS, json={"text": "# Plan\n\nShip in May.", "source": "plan",
+                                   "title": "The plan"})
+    assert first.status_code == 201 and first.json()["added"] == ["plan"]
+    second = scratch.post(WS, json={"text": "Ship in June.", "source": "plan", "format": "txt"})
+    assert second.json()["updated"] == ["plan"]
+    [doc] = scratch.get(WS).json()["documents"]
+    assert doc["source"] == "plan" and doc["chunks"] >= 1
+
+
+def test_upload_pdf(scratch: httpx.Client) -> None:
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=12)
+    pdf.multi_cell(0, 8, "Backups run every night at two o'clock and are kept for thirty days.")
+    response = scratch.post(WS, files={"file": ("backups.pdf", bytes(pdf.output()),
+                                                "application/pdf")})
+    assert response.status_code == 201, response.text
+    assert _sources(scratch) == ["backups.pdf"]
+
+
+@pytest.mark.parametrize(("kwargs", "status", "code"), [
+    ({"files": {"file": ("tool.exe", b"MZ\x00", "application/octet-stream")}}, 415,
+     "unsupported_media_type"),
+    ({"files": {"file": ("empty.md", b"   ", "text/markdown")}}, 422, "unreadable_document"),
+    ({"files": {"file": ("bad.pdf", b"%PDF-1.4 not really", "application/pdf")}}, 422,
+     "unreadable_document"),
+    ({"files": {"other": ("a.md", b"# A", "text/markdown")}}, 422, "invalid_request"),
+    ({"content": b'{"text": "x", "source":', "headers": {"content-type": "application/json"}},
+     400, "malformed_json"),
+    ({"json": {"text": "x"}}, 422, "invalid_request"),
+    ({"json": {"text": "", "source": "s"}}, 422, "invalid_request"),
+    ({"json": {"text": "x", "source": "s", "format": "docx"}}, 422, "invalid_request"),
+    ({"content": b"just text", "headers": {"content-type": "text/plain"}}, 415,
+     "unsupported_media_type"),
+])
+def test_bad_uploads_get_a_4xx_and_write_nothing(scratch: httpx.Client, kwargs: dict,  # type: ignore[type-arg]
+                                                 status: int, code: str) -> None:
+    response = scratch.post(WS, **kwargs)
+    assert response.status_code == status, response.text
+    assert response.json()["error"]["code"] == code
+    assert _sources(scratch) == []
+
+
+def test_oversized_upload_is_413_before_it_is_read(scratch: httpx.Client) -> None:
+    big = b"# Big\n\n" + b"word " * (2_200_000)
+    response = scratch.post(WS, files={"file": ("big.md", big, "text/markdown")})
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "payload_too_large"
+    assert _sources(scratch) == []
+
+
+def test_oversized_chunked_upload_is_cut_off_and_writes_nothing(server: Env,
+                                                                scratch: httpx.Client) -> None:
+    def chunks() -> Iterator[bytes]:
+        yield b'{"source": "chunked.md", "text": "'
+        for _ in range(12):
+            yield b"a" * (1024 * 1024)
+        yield b'"}'
+
+    response = scratch.post(WS, content=chunks(), headers={"content-type": "application/json"})
+    assert response.status_code == 413
+    assert _sources(scratch) == []
+
+
+def test_oversized_json_question_is_413(server: Env) -> None:
+    response = httpx.post(f"{server.url}/v1/workspaces/docs/ask",
+                          json={"question": "x" * 70_000}, headers=bearer(server.keys.docs))
+    assert response.status_code == 413
+
+
+def test_upload_cut_off_mid_body_writes_nothing(server: Env, scratch: httpx.Client) -> None:
+    """A client that dies half-way through its upload leaves no document behind."""
+    body = b'{"source": "half.md", "text": "' + b"b" * 50_000 + b'"}'
+    head = (f"POST {WS} HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer {server.keys.scratch}"
+            f"\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(head.encode() + body[: len(body) // 2])
+    assert scratch.get("/health").status_code == 200
+    assert _sources(scratch) == []
