@@ -29,7 +29,7 @@ from fpdf.enums import XPos, YPos
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "scripts" / "sample_pdf_sources"
 OUT_DIR = ROOT / "src" / "abstain" / "sample_corpus" / "guides"
-FIXED_DATE = _dt.datetime(2024, 3, 11, 12, 0, 0, tzinfo=_dt.timezone.utc)
+FIXED_DATE = _dt.datetime(2024, 3, 11, 12, 0, 0, tzinfo=_dt.UTC)
 
 BODY_SIZE = 11
 LINE_H = 5.6
@@ -40,7 +40,7 @@ def _check_latin1(path: Path, text: str) -> None:
         text.encode("latin-1")
     except UnicodeEncodeError as exc:
         line = text.count("\n", 0, exc.start) + 1
-        raise SystemExit(f"{path}:{line}: character {text[exc.start]!r} is not latin-1")
+        raise SystemExit(f"{path}:{line}: character {text[exc.start]!r} is not latin-1") from None
 
 
 def build_pdf(source: Path, target: Path) -> int:
