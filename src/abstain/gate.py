@@ -20,10 +20,12 @@ from abstain.evidence import Evidence
 from abstain.identifiers import (
     find_identifiers,
     find_names,
+    name_in,
     nearest,
     normalise_identifier,
     occurs_in,
 )
+from abstain.query import tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,16 +141,20 @@ class Gate:
 
     def _entities(self, data: GateInput) -> tuple[Check, tuple[str, ...], tuple[str, ...]]:
         wanted = find_identifiers(data.question, quoted=True)
+        names: list[str] = []
         if self.thresholds.check_names:
-            wanted += [n for n in find_names(data.question)
-                       if not any(n in w or w in n for w in wanted)]
+            names = [n for n in find_names(data.question)
+                     if not any(n in w or w in n for w in wanted)]
+            wanted += names
         if not wanted:
             return Check("entity_existence", True, "none", "all present",
                          "no identifiers in the question", "unknown_entity"), (), ()
         haystack = "\n".join(
             f"{e.document.title}\n{' '.join(e.chunk.heading_path)}\n{e.text}\n{e.parent_text}"
             for e in data.retrieved)
-        absent = [w for w in wanted if not occurs_in(w, haystack)]
+        words = set(tokens(haystack))
+        absent = [w for w in wanted
+                  if not (name_in(w, words) if w in names else occurs_in(w, haystack))]
         if not absent:
             return Check("entity_existence", True, ", ".join(wanted), "all present",
                          "found in evidence", "unknown_entity"), (), ()

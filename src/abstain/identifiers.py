@@ -9,13 +9,16 @@ from __future__ import annotations
 import difflib
 import re
 
+from abstain.query import fold, tokens
+
 _PATTERNS = [
     re.compile(r"\b[A-Z][A-Z0-9]{0,9}-\d{1,6}\b"),           # ADR-0050, SKU-77, JIRA-123
     re.compile(r"\b[A-Z]{1,3}\d{2,6}\b"),                   # E1234, HTTP404-like codes
     re.compile(r"\bv?\d+\.\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.]+)?\b"),  # v2.3.1, 1.0
     re.compile(r"\b[a-z][a-z0-9]*(?:[._][a-z0-9]+){1,5}\b"),  # storage.wal_segment_mb
 ]
-_QUOTED = re.compile(r"[\"“”«»`']([^\"“”«»`']{2,60})[\"“”«»`']")
+# Single quotes are left out: in questions they are far more often apostrophes.
+_QUOTED = re.compile(r"[\"“”«»`]([^\"“”«»`]{2,60})[\"“”«»`]")
 
 
 def find_identifiers(text: str, *, quoted: bool = True) -> list[str]:
@@ -45,30 +48,45 @@ def find_identifiers(text: str, *, quoted: bool = True) -> list[str]:
     return list(found)
 
 
-_NAME = re.compile(r"\b[A-Z][\w]*[A-Za-z0-9]\b")
+_NAME = re.compile(r"(?<![\w'’-])[A-Z]\w*(?:[-'’]\w+)*")
 _NAME_STOP = frozenset({"I", "OK", "A", "An", "The", "Is", "Are", "Do", "Does", "Did", "Can",
                         "What", "Which", "Who", "When", "Where", "Why", "How", "If", "In", "On",
                         "For", "To", "Of", "And", "Or", "With", "At", "By", "From", "My", "Our"})
 
 
 def find_names(text: str) -> list[str]:
-    """Capitalised names of a question (Kubernetes, GraphQL, Enterprise Gold), unique.
+    """Capitalised names of a question (Kubernetes, GraphQL, Saint-Clair), unique.
 
     The first word of a sentence counts only when it could not be an ordinary
-    capitalised word (CamelCase, ALL CAPS, or containing a digit).
+    capitalised word (CamelCase, ALL CAPS, or containing a digit). Possessive
+    endings are dropped (Hervé's -> Hervé).
     """
     found: dict[str, None] = {}
     for sentence in re.split(r"(?<=[.!?])\s+", text):
-        for i, match in enumerate(_NAME.finditer(sentence)):
-            word = match.group(0)
-            if word in _NAME_STOP or "_" in word:
+        lead = len(sentence) - len(sentence.lstrip("¿¡\"'“(‘ "))
+        for match in _NAME.finditer(sentence):
+            word = re.sub(r"['’]s?$", "", match.group(0))
+            if len(word) < 2 or word in _NAME_STOP or "_" in word:
                 continue
-            first = match.start() == len(sentence) - len(sentence.lstrip("¿¡\"'( "))
             special = any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1
-            if (first or i == 0) and not special:
+            if match.start() == lead and not special:
                 continue
             found.setdefault(word, None)
     return list(found)
+
+
+def name_in(name: str, words: set[str]) -> bool:
+    """Whether every word of a name occurs among ``words`` (folded tokens).
+
+    Tolerant of inflection: a token of 4+ letters may be the start of a word
+    (Norman -> Normans, Normandy), and a word of 5+ letters the start of a token.
+    """
+    parts = [t for t in tokens(name) if len(t) > 1]
+    return all(
+        t in words or any((len(t) >= 4 and w.startswith(t)) or (len(w) >= 5 and t.startswith(w))
+                          for w in words)
+        for t in parts
+    )
 
 
 def _looks_like_setting(token: str) -> bool:
@@ -83,9 +101,9 @@ def normalise_identifier(token: str) -> str:
 
 def occurs_in(identifier: str, text: str) -> bool:
     """Whole-token, case-insensitive occurrence; v2.3 matches 2.3 and vice versa."""
-    ident = normalise_identifier(identifier)
+    ident = fold(normalise_identifier(identifier))
     pattern = rf"(?<![\w.-])v?{re.escape(ident)}(?![\w-]|\.\d)"
-    return re.search(pattern, text, flags=re.IGNORECASE) is not None
+    return re.search(pattern, fold(text)) is not None
 
 
 def nearest(identifier: str, known: list[str], *, limit: int = 3) -> list[str]:

@@ -1,0 +1,267 @@
+"""`abstain eval` and `abstain calibrate`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from abstain.cli.common import fail, print_json, settings_from, store_options
+
+F = TypeVar("F", bound=Callable[..., Any])
+DATASET_NAMES = ("squad2", "scifact", "rgb", "qags")
+
+
+def run_options(func: F) -> F:
+    """What to ask and where: DATA or --dataset, the store, the pipeline, the sample."""
+    opts = [
+        click.argument("data", required=False, type=click.Path(exists=True, dir_okay=False)),
+        click.option("--dataset", type=click.Choice(DATASET_NAMES),
+                     help="A built-in benchmark instead of DATA (its documents are ingested "
+                          "into the store first)."),
+        click.option("--data-dir", envvar="ABSTAIN_DATA_DIR", metavar="DIR",
+                     help="Where the built-in sets live [env ABSTAIN_DATA_DIR; default "
+                          "../shared/data beside the repository]."),
+        click.option("--records", "from_records", type=click.Path(exists=True, dir_okay=False),
+                     metavar="FILE", help="Re-use a run saved with --save-records (no "
+                                          "questions are asked)."),
+        store_options,
+        click.option("--embedder", envvar="ABSTAIN_EMBEDDER", metavar="SPEC",
+                     help="minilm (default), hashing, or openai:MODEL@BASE_URL."),
+        click.option("--preset", type=click.Choice(["lenient", "balanced", "strict"]),
+                     default="balanced", show_default=True, help="Gate thresholds."),
+        click.option("--calibration", type=click.Path(exists=True, dir_okay=False),
+                     help="Calibration file (as `abstain ask --calibration`)."),
+        click.option("--candidates", type=click.IntRange(1), metavar="N",
+                     help="Rows each retrieval arm returns [default 30; 300 for scifact, so "
+                          "that 100 distinct abstracts are ranked]."),
+        click.option("--category", "categories", multiple=True, metavar="NAME",
+                     help="Only questions of this category (repeatable), e.g. --category "
+                          "answerable --category out_of_collection."),
+        click.option("--limit", type=click.IntRange(0), metavar="N",
+                     help="Ask at most N questions."),
+        click.option("--sample", is_flag=True,
+                     help="With --limit: a seeded random sample, stratified by category, "
+                          "instead of the first N."),
+        click.option("--seed", default=0, show_default=True, help="Seed for --sample and "
+                                                                  "splits."),
+        click.option("--save-records", type=click.Path(dir_okay=False), metavar="FILE",
+                     help="Write every question's recorded signals as JSONL."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bars."),
+    ]
+    for opt in reversed(opts):
+        func = opt(func)
+    return func
+
+
+def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) -> Any:
+    from click.core import ParameterSource
+
+    from abstain.confidence import Calibration
+    from abstain.evaluate.harness import Run, RunSpec, default_store, execute
+    from abstain.evaluate.records import load_records, save_records
+
+    if p["from_records"]:
+        records = [r for r in load_records(p["from_records"])
+                   if not p["categories"] or r.item.category in p["categories"]]
+        return Run(p["from_records"], records, meta={"name": Path(p["from_records"]).name})
+    if (p["data"] is None) == (p["dataset"] is None):
+        fail("give DATA (a labelled JSONL file) or --dataset NAME", "see: abstain eval --help")
+    workspace = p["workspace"]
+    store = p["store"] or p["db"]
+    if p["dataset"]:
+        if ctx.get_parameter_source("workspace") is ParameterSource.DEFAULT:
+            workspace = p["dataset"]
+        store = store or default_store(p["dataset"], p["embedder"])
+    spec = RunSpec(
+        data=p["data"], dataset=p["dataset"], data_dir=p["data_dir"],
+        settings=settings_from(store, None, workspace, embedder=p["embedder"]),
+        preset=p["preset"],
+        calibration=Calibration.load(p["calibration"]) if p["calibration"] else None,
+        categories=tuple(p["categories"]), limit=p["limit"], sample=p["sample"],
+        seed=p["seed"], candidates=p["candidates"],
+        record_all_confidences=for_calibration)
+    run = execute(spec, progress=not p["quiet"])
+    for problem in run.problems:
+        click.secho(f"{p['data']}: {problem} (skipped)", fg="yellow", err=True)
+    if p["save_records"]:
+        save_records(run.records, p["save_records"])
+    return run
+
+
+@click.command("eval")
+@run_options
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the summary as JSON (keys include auroc, ece, aurc).")
+@click.option("--sweep", "sweep_name", metavar="SIGNAL",
+              help="Also print a threshold sweep of one signal: confidence, a feature, a "
+                   "check (best_distance, answer_gate, …) or a seed's score (seed000 …).")
+@click.option("--at", metavar="LIST", help="Sweep these comma-separated thresholds.")
+@click.option("--plots", "plots_dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Write reliability, risk–coverage and score-histogram PNGs "
+                   "(pip install 'abstain[plots]').")
+@click.pass_context
+def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: str | None,
+             plots_dir: str | None, **params: Any) -> None:
+    """Ask labelled questions through the real pipeline and score the refusals.
+
+    DATA is JSONL, one question per line: {"question", "expected": "answer" |
+    "refuse", "category", "gold_sources", "gold_answer"}. Malformed lines are
+    reported with their line numbers and skipped. Reports answer rate, false
+    acceptance per category, AUROC / ECE / AURC of the confidence, nDCG@10 and
+    recall@k, and the seeds' gates side by side on the same signals.
+
+    \b
+    Examples:
+      abstain eval questions.jsonl --db kb.db
+      abstain eval --dataset squad2 --limit 300 --sample --json
+      abstain eval --records run.jsonl --sweep best_distance
+      abstain eval --dataset scifact --save-records scifact.jsonl
+    """
+    from dataclasses import asdict
+
+    from abstain.evaluate.report import format_sweep, format_table, summarize, sweep
+
+    run = _collect(ctx, params, for_calibration=False)
+    if not run.records:
+        fail("no questions to evaluate")
+    summary = summarize(run.records)
+    summary["run"] = run.meta
+    summary["problems"] = [{"line": p.line, "message": p.message} for p in run.problems]
+    sweep_out = None
+    if sweep_name:
+        grid = [float(v) for v in at.split(",")] if at else None
+        try:
+            direction, rows = sweep(run.records, sweep_name, at=grid)
+        except KeyError:
+            from abstain.evaluate.report import signal_names
+
+            fail(f"no recorded signal {sweep_name!r}",
+                 "choose from: " + ", ".join(signal_names(run.records)))
+        sweep_out = (direction, rows)
+        summary["sweep"] = {"signal": sweep_name, "direction": direction,
+                            "rows": [asdict(r) for r in rows]}
+    if plots_dir:
+        from abstain.evaluate.plots import write_plots
+
+        write_plots(run.records, plots_dir, title=str(run.meta.get("name", "")))
+    if as_json:
+        print_json(summary)
+        return
+    click.echo(format_table(summary))
+    if sweep_out is not None and sweep_name:
+        click.echo()
+        click.echo(format_sweep(sweep_name, *sweep_out))
+
+
+@click.command()
+@run_options
+@click.option("--output", "-o", type=click.Path(dir_okay=False), required=True, metavar="FILE",
+              help="Where to write the calibration file.")
+@click.option("--folds", default=5, show_default=True, type=click.IntRange(2),
+              help="Cross-validation folds (grouped by the questions' group, e.g. article).")
+@click.option("--holdout", type=click.FloatRange(0, 0.9), metavar="FRACTION",
+              help="Share of groups held out from the fit [default 0.5 with "
+                   "--max-false-accept, else 0].")
+@click.option("--max-false-accept", "alpha", type=click.FloatRange(0, 1, min_open=True,
+                                                                     max_open=True),
+              metavar="ALPHA", help="Certify a gate threshold: false acceptance <= ALPHA.")
+@click.option("--confidence", "level", default=0.95, show_default=True,
+              type=click.FloatRange(0, 1, min_open=True, max_open=True), metavar="1-DELTA",
+              help="...with at least this probability.")
+@click.option("--risk", type=click.Choice(["answered", "refusable"]), default="answered",
+              show_default=True, help="answered: should-refuse among the answers (what 'at "
+                                      "most 1 wrong answer in 100' means); refusable: answered"
+                                      " among should-refuse (seed 002's rate).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--plots", "plots_dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Write PNGs of the held-out (or fit) questions with the new confidence.")
+@click.pass_context
+def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | None,
+              alpha: float | None, level: float, risk: str, as_json: bool,
+              plots_dir: str | None, **params: Any) -> None:
+    """Fit the answer-confidence coefficients on labelled questions; write a calibration file.
+
+    Cross-validated L2 logistic regression over the gate's features (top fused
+    score, found by both arms, best cosine, term coverage). With
+    --max-false-accept it also picks the gate threshold by Learn-then-Test with
+    an exact binomial bound, on questions held out from the fit, so that false
+    acceptance <= ALPHA holds with probability >= 1-DELTA — or refuses, saying
+    how many labelled questions it would need. `abstain ask --calibration FILE`
+    then uses both.
+
+    \b
+    Examples:
+      abstain calibrate questions.jsonl --db kb.db -o calibration.json
+      abstain calibrate --dataset squad2 -o cal.json --max-false-accept 0.01 --confidence 0.95
+    """
+    from abstain.evaluate.calibrate import fit_calibration
+
+    run = _collect(ctx, params, for_calibration=True)
+    share = holdout if holdout is not None else (0.5 if alpha is not None else 0.0)
+    try:
+        result = fit_calibration(run.records, source=str(run.meta.get("name", "data")),
+                                 folds=folds, holdout=share, alpha=alpha, delta=1 - level,
+                                 risk=risk, seed=params["seed"],
+                                 extra_fit_on={k: run.meta[k] for k in
+                                               ("preset", "embedder", "protocol")
+                                               if k in run.meta})
+    except ValueError as exc:
+        fail(str(exc))
+    cal = result.calibration
+    if plots_dir:
+        _plots(run.records, result, plots_dir)
+    certified = result.risk is None or result.risk.certified
+    if certified:
+        cal.save(output)
+    payload = {"output": output if certified else None, "intercept": cal.intercept,
+               "coefficients": cal.coefficients, "gate_threshold": cal.gate_threshold,
+               "fit_on": cal.fit_on, "metrics": cal.metrics}
+    if as_json:
+        print_json(payload)
+    else:
+        _print_calibration(payload, result)
+    if not certified:
+        assert result.risk is not None
+        fail(result.risk.message, "no file was written; add labelled questions or relax "
+                                  "--max-false-accept / --confidence")
+
+
+def _plots(records: Any, result: Any, plots_dir: str) -> None:
+    from dataclasses import replace
+
+    from abstain.evaluate.calibrate import recalibrated
+    from abstain.evaluate.plots import write_plots
+
+    idx = result.holdout_indices or result.fit_indices
+    usable = [r for r in records if r.error is None and r.features]
+    chosen = [usable[i] for i in idx]
+    conf = recalibrated(chosen, result.calibration)
+    shown = [replace(r, confidence=c) for r, c in zip(chosen, conf, strict=True)]
+    write_plots(shown, plots_dir, threshold=result.calibration.gate_threshold,
+                title="held-out" if result.holdout_indices else "fit")
+
+
+def _print_calibration(payload: dict[str, Any], result: Any) -> None:
+    cv = payload["metrics"]["cross_validation"]
+    click.echo(f"fit on {payload['fit_on']['questions']} questions "
+               f"({payload['fit_on']['answerable']} answerable); "
+               f"{cv['folds']}-fold CV: AUROC {cv['auroc']}, ECE {cv['ece']}, "
+               f"log loss {cv['log_loss']} (L2 {cv['l2']})")
+    click.echo("confidence = σ(" + f"{payload['intercept']:+.3f} " + " ".join(
+        f"{w:+.3f}·{f}" for f, w in payload["coefficients"].items()) + ")")
+    held = payload["metrics"].get("holdout")
+    if held:
+        click.echo(f"held out {held['questions']} questions: AUROC {held['auroc']}, "
+                   f"ECE {held['ece']}, log loss {held['log_loss']}")
+    if result.risk is not None:
+        r = result.risk
+        click.secho(r.message, fg="green" if r.certified else "yellow")
+        if r.certified:
+            click.echo(f"coverage {r.coverage:.1%} of questions, answer rate on answerable "
+                       f"{r.answer_rate:.1%}; observed false acceptance {r.empirical_risk:.4f}"
+                       f" (upper bound {r.upper_bound:.4f})")
+    if payload["output"]:
+        click.echo(f"wrote {payload['output']}")

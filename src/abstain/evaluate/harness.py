@@ -1,0 +1,111 @@
+"""One evaluation run: pick the questions, open the pipeline, ingest if needed, ask, record."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from abstain.confidence import Calibration
+from abstain.config import RetrievalConfig, Settings
+from abstain.evaluate.data import LabelledQuestion, LineProblem, read_jsonl, select
+from abstain.evaluate.loaders import load_dataset
+from abstain.evaluate.records import QuestionRecord
+from abstain.evaluate.runner import ingest_collection, run_questions
+from abstain.ingest.chunk import ChunkingConfig
+
+SCIFACT_CANDIDATES = 300
+WHOLE_DOCUMENT = ChunkingConfig(parent_chars=12_000, child_chars=12_000)
+"""SciFact abstracts are indexed whole, as BEIR does (the embedder truncates at 256 tokens)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunSpec:
+    data: str | None = None
+    """A labelled JSONL file, asked against the store as it is."""
+    dataset: str | None = None
+    """A built-in set; its collection is ingested into the store first."""
+    data_dir: str | None = None
+    settings: Settings = field(default_factory=Settings)
+    preset: str = "balanced"
+    calibration: Calibration | None = None
+    categories: tuple[str, ...] = ()
+    """Only questions of these categories (all when empty)."""
+    limit: int | None = None
+    sample: bool = False
+    seed: int = 0
+    candidates: int | None = None
+    record_all_confidences: bool = False
+    """Disable only the calibrated-confidence check (for `calibrate`): every other decision,
+    including generation, is then observed for every question."""
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    name: str
+    records: list[QuestionRecord]
+    problems: tuple[LineProblem, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def default_store(dataset: str, embedder: str | None) -> str:
+    """Where a built-in set's collection goes when no --db / --store is given."""
+    from platformdirs import user_cache_dir
+
+    folder = Path(user_cache_dir("abstain", appauthor=False)) / "eval"
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder / f"{dataset}-{(embedder or 'minilm').split(':')[0]}.db")
+
+
+def execute(spec: RunSpec, *, progress: bool = True) -> Run:
+    from abstain.pipeline import PRESETS, Pipeline
+
+    if (spec.data is None) == (spec.dataset is None):
+        raise ValueError("give either a labelled JSONL file or --dataset, not both")
+    problems: tuple[LineProblem, ...] = ()
+    collection: Sequence[Any] = ()
+    if spec.data is not None:
+        labelled = read_jsonl(spec.data)
+        questions, problems, name = labelled.questions, labelled.problems, labelled.name
+        protocol = "labelled JSONL asked against the store as it is"
+    else:
+        assert spec.dataset is not None
+        ds = load_dataset(spec.dataset, spec.data_dir)
+        questions, collection, name, protocol = ds.questions, ds.collection, ds.name, ds.protocol
+    if spec.categories:
+        questions = tuple(q for q in questions if q.category in spec.categories)
+    chosen = select(questions, spec.limit, sample=spec.sample, seed=spec.seed)
+    thresholds = PRESETS[spec.preset]
+    if spec.record_all_confidences:
+        thresholds = replace(thresholds, min_confidence=0.0)
+    candidates = spec.candidates or (SCIFACT_CANDIDATES if spec.dataset == "scifact" else None)
+    retrieval = RetrievalConfig() if candidates is None else RetrievalConfig(candidates=candidates)
+    calibration = spec.calibration
+    if spec.record_all_confidences and calibration is not None:
+        calibration = replace(calibration, gate_threshold=None)
+    chunking = WHOLE_DOCUMENT if spec.dataset == "scifact" else None
+    with Pipeline.from_settings(spec.settings, thresholds=thresholds, retrieval=retrieval,
+                                calibration=calibration, chunking=chunking) as pipe:
+        if collection:
+            with _bar(len(collection), "ingest", progress) as bar:
+                ingest_collection(pipe, collection, bar.update)
+        with _bar(len(chosen), "questions", progress) as bar:
+            records = run_questions(pipe, chosen, progress=bar.update)
+        meta = {"name": name, "protocol": protocol, "preset": spec.preset,
+                "embedder": pipe.embedder.name, "workspace": pipe.workspace,
+                "calibration": pipe.calibration.name, "candidates": pipe.retrieval.candidates,
+                "top_k": pipe.retrieval.top_k, "questions": len(chosen),
+                "of": len(questions), "sampled": spec.sample}
+    return Run(name, records, problems, meta)
+
+
+def _bar(total: int, desc: str, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="q" if desc == "questions" else "doc",
+                leave=False, disable=None if enabled else True, mininterval=0.5)
+
+
+def questions_of(records: Sequence[QuestionRecord]) -> list[LabelledQuestion]:
+    return [r.item for r in records]

@@ -1,0 +1,135 @@
+"""`abstain calibrate`: a loadable file that the pipeline uses, and certified thresholds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from abstain.cli.main import cli
+from abstain.confidence import AnswerFeatures, Calibration
+from abstain.embed import HashingEmbedder
+from abstain.evaluate.calibrate import FEATURES, fit_calibration
+from abstain.evaluate.data import LabelledQuestion
+from abstain.evaluate.records import CheckValue, QuestionRecord
+from abstain.pipeline import Pipeline
+from abstain.stores.sqlite import SQLiteStore
+
+QUESTIONS = Path(__file__).parent / "data" / "sample_questions.jsonl"
+ANSWERABLE = "What is the default value of storage.cache_mb?"
+
+
+@pytest.fixture(scope="module")
+def hashing_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    from tests.conftest import SAMPLE_CORPUS
+
+    path = tmp_path_factory.mktemp("cal") / "sample-hashing.db"
+    with Pipeline(SQLiteStore(path), HashingEmbedder()) as pipe:
+        pipe.ingest([SAMPLE_CORPUS])
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def fitted(hashing_db: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("calfile") / "calibration.json"
+    result = CliRunner().invoke(cli, ["calibrate", str(QUESTIONS), "--db", hashing_db,
+                                      "-q", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "5-fold CV" in result.output and f"wrote {out}" in result.output
+    return out
+
+
+def _ask(db: str, question: str, *extra: str) -> dict[str, object]:
+    result = CliRunner().invoke(cli, ["ask", question, "--db", db, "--json", *extra])
+    assert result.exit_code == 0, result.output
+    payload: dict[str, object] = json.loads(result.stdout)
+    return payload
+
+
+def test_calibrate_writes_a_versioned_file_with_its_data_and_metrics(fitted: Path) -> None:
+    raw = json.loads(fitted.read_text())
+    assert raw["version"] == 1 and raw["gate_threshold"] is None
+    assert set(raw["coefficients"]) == set(FEATURES)
+    assert raw["fit_on"]["questions"] == 60 and raw["fit_on"]["answerable"] == 30
+    assert raw["fit_on"]["source"] == "sample_questions.jsonl"
+    assert raw["fit_on"]["embedder"].startswith("hashing")
+    cv = raw["metrics"]["cross_validation"]
+    assert cv["folds"] == 5 and 0.5 < cv["auroc"] <= 1 and cv["ece"] is not None
+    cal = Calibration.load(fitted)
+    assert cal.coefficients == raw["coefficients"] and cal.intercept == raw["intercept"]
+
+
+def test_ask_with_the_file_uses_the_fitted_confidence(hashing_db: str, fitted: Path) -> None:
+    seed = _ask(hashing_db, ANSWERABLE, "--debug")
+    refit = _ask(hashing_db, ANSWERABLE, "--debug", "--calibration", str(fitted))
+    assert seed["confidence"] != refit["confidence"]
+    features = AnswerFeatures(**refit["features"])  # type: ignore[arg-type]
+    assert refit["confidence"] == pytest.approx(Calibration.load(fitted).confidence(features),
+                                                abs=1e-4)
+
+
+def test_a_gate_threshold_in_the_file_changes_answers(hashing_db: str, fitted: Path,
+                                                      tmp_path: Path) -> None:
+    before = _ask(hashing_db, ANSWERABLE, "--calibration", str(fitted))
+    assert before["answered"] is True
+    strict = json.loads(fitted.read_text())
+    strict["gate_threshold"] = min(0.9999, float(before["confidence"]) + 1e-3)  # type: ignore[arg-type]
+    path = tmp_path / "strict.json"
+    path.write_text(json.dumps(strict))
+    after = _ask(hashing_db, ANSWERABLE, "--calibration", str(path))
+    assert after["answered"] is False
+    assert after["refusal"]["reason"] == "low_confidence"  # type: ignore[index]
+    check = next(c for c in after["checks"]  # type: ignore[attr-defined]
+                 if c["name"] == "calibrated_confidence")
+    assert check["threshold"] == pytest.approx(strict["gate_threshold"], abs=1e-4)
+
+
+def test_too_few_questions_refuse_to_certify(hashing_db: str, tmp_path: Path) -> None:
+    out = tmp_path / "never.json"
+    result = CliRunner().invoke(cli, ["calibrate", str(QUESTIONS), "--db", hashing_db, "-q",
+                                      "-o", str(out), "--max-false-accept", "0.01",
+                                      "--confidence", "0.95"])
+    assert result.exit_code == 1
+    assert "cannot certify" in result.output and "labelled questions in all" in result.output
+    assert not out.exists()
+
+
+def _synthetic(n: int, seed: int) -> list[QuestionRecord]:
+    """Records whose best_cosine separates answerable from should-refuse questions."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        pos = bool(rng.random() < 0.6)
+        cos = float(np.clip(rng.normal(0.75 if pos else 0.45, 0.08), 0, 1))
+        features = {"top_fused_norm": float(rng.random()), "in_both": float(rng.random() < .5),
+                    "best_cosine": cos, "term_coverage": float(rng.random())}
+        item = LabelledQuestion(f"q{i}", "answer" if pos else "refuse",
+                                "answerable" if pos else "near_miss", group=f"g{i // 5}")
+        checks = (CheckValue("evidence", True, 5.0, 1.0),
+                  CheckValue("calibrated_confidence", True, 0.9, 0.5))
+        out.append(QuestionRecord(item, True, None, 0.9, features, checks, ()))
+    return out
+
+
+def test_certified_threshold_goes_into_the_file_and_the_pipeline(tmp_path: Path) -> None:
+    fit = fit_calibration(_synthetic(3000, 0), source="synthetic", holdout=0.5, alpha=0.02,
+                          delta=0.05)
+    assert fit.risk is not None and fit.risk.certified, fit.risk
+    cal = fit.calibration
+    assert cal.gate_threshold == fit.risk.threshold
+    assert cal.metrics["risk_control"]["certified_on"] == "holdout"
+    assert fit.risk.upper_bound is not None and fit.risk.upper_bound <= 0.02
+    assert 0.5 < fit.risk.answer_rate <= 1
+    assert cal.metrics["holdout"]["ece"] < 0.1
+    path = tmp_path / "certified.json"
+    cal.save(path)
+    loaded = Calibration.load(path)
+    assert loaded.gate_threshold == cal.gate_threshold
+    pipe = Pipeline(SQLiteStore(tmp_path / "x.db"), HashingEmbedder(), calibration=loaded)
+    try:
+        assert pipe.calibration.gate_threshold == cal.gate_threshold
+    finally:
+        pipe.close()

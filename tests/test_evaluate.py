@@ -1,0 +1,251 @@
+"""`abstain eval`: the JSONL format, the loaders' protocols, the run and its report."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from abstain.cli.main import cli
+from abstain.embed import HashingEmbedder
+from abstain.evaluate.baselines import BASELINES
+from abstain.evaluate.data import LabelledQuestion, read_jsonl, select, split_groups
+from abstain.evaluate.loaders import load_rgb, load_scifact, load_squad2
+from abstain.evaluate.records import load_records
+from abstain.evaluate.report import summarize, sweep
+from abstain.evaluate.runner import run_questions
+from abstain.pipeline import Pipeline
+from abstain.stores.sqlite import SQLiteStore
+
+QUESTIONS = Path(__file__).parent / "data" / "sample_questions.jsonl"
+
+
+@pytest.fixture(scope="module")
+def hashing_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The sample corpus with the deterministic hashing embedder (fast, offline)."""
+    from tests.conftest import SAMPLE_CORPUS
+
+    path = tmp_path_factory.mktemp("eval") / "sample-hashing.db"
+    with Pipeline(SQLiteStore(path), HashingEmbedder()) as pipe:
+        assert not pipe.ingest([SAMPLE_CORPUS]).skipped
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def records_file(hashing_db: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    out = tmp_path_factory.mktemp("records") / "run.jsonl"
+    result = CliRunner().invoke(cli, ["eval", str(QUESTIONS), "--db", hashing_db, "-q",
+                                      "--save-records", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    yield out
+
+
+def test_malformed_lines_are_reported_by_number_and_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n".join([
+        json.dumps({"question": "What is the default port?", "expected": "answer"}),
+        "{not json",
+        json.dumps({"expected": "answer"}),
+        "",
+        json.dumps({"question": "Who won?", "expected": "maybe"}),
+        json.dumps(["a list"]),
+        json.dumps({"question": "What does ADR-0050 decide?", "expected": "refuse",
+                    "category": "near_miss", "gold_sources": "adr/x.md"}),
+    ]) + "\n")
+    labelled = read_jsonl(path)
+    assert [q.line for q in labelled.questions] == [1, 7]
+    assert labelled.questions[0].category == "answerable"
+    assert labelled.questions[1].gold_sources == ("adr/x.md",)
+    assert [(p.line, p.message.split(" (")[0]) for p in labelled.problems] == [
+        (2, "not valid JSON"),
+        (3, "'question' must be a non-empty string"),
+        (5, "'expected' must be 'answer' or 'refuse', got 'maybe'"),
+        (6, "expected a JSON object"),
+    ]
+
+
+def test_cli_reports_bad_lines_and_goes_on(hashing_db: str, tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    good = QUESTIONS.read_text().splitlines()[:3]
+    path.write_text("\n".join([good[0], "oops", good[1], '{"question": 1}', good[2]]) + "\n")
+    result = CliRunner().invoke(cli, ["eval", str(path), "--db", hashing_db, "-q", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "line 2: not valid JSON" in result.stderr
+    assert "line 4: 'question' must be a non-empty string" in result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["n"] == 3
+    assert [p["line"] for p in payload["problems"]] == [2, 4]
+
+
+def test_eval_json_has_the_headline_metrics_and_the_seeds(records_file: Path) -> None:
+    records = load_records(records_file)
+    assert len(records) == 60 and not any(r.error for r in records)
+    summary = summarize(records)
+    for key in ("auroc", "ece", "aurc", "answer_rate", "false_acceptance",
+                "false_acceptance_by_category", "reliability", "risk_coverage", "retrieval"):
+        assert key in summary
+    assert set(summary["baselines"]) == {b.name for b in BASELINES} - {"abstain"}
+    assert set(summary["false_acceptance_by_category"]) == {
+        "near_miss", "off_topic", "off_topic_multilingual"}
+    assert summary["retrieval"]["questions"] == 30
+    assert 0 < summary["retrieval"]["hybrid"]["recall@5"] <= 1
+    assert 0.5 < summary["auroc"] <= 1
+
+
+def test_every_signal_is_recorded(records_file: Path) -> None:
+    records = load_records(records_file)
+    answered = next(r for r in records if r.answered)
+    assert set(answered.features) == {"top_fused_norm", "in_both", "best_cosine",
+                                      "term_coverage"}
+    names = [c.name for c in answered.checks]
+    assert names[:3] == ["evidence", "best_distance", "answer_gate"]
+    assert "calibrated_confidence" in names
+    assert answered.chunks and answered.chunks[0].fused_score > 0
+    assert all(0 <= c.confidence <= 100 for c in answered.chunks)
+    assert answered.rankings.keys() == {"vector", "keyword", "hybrid"}
+    assert answered.cited_sources
+
+
+def test_saved_records_rescore_without_asking(records_file: Path) -> None:
+    result = CliRunner().invoke(cli, ["eval", "--records", str(records_file), "--json"])
+    assert result.exit_code == 0, result.output
+    again = json.loads(result.stdout)
+    assert again["auroc"] == summarize(load_records(records_file))["auroc"]
+
+
+def test_sweep_table(records_file: Path) -> None:
+    records = load_records(records_file)
+    direction, rows = sweep(records, "best_distance", at=[0.0, 2.0])
+    assert direction == "<="
+    assert rows[0].answered == 0 and rows[0].missed == 30 and rows[0].hallucinated == 0
+    # a question whose check had no value (no chunk survived the filter) is refused
+    with_value = sum(1 for r in records if not r.should_answer
+                     and r.signal("best_distance") is not None)
+    assert rows[1].hallucinated == with_value
+    result = CliRunner().invoke(cli, ["eval", "--records", str(records_file),
+                                      "--sweep", "seed000", "--at", "30,40,50"])
+    assert result.exit_code == 0, result.output
+    assert "sweep of seed000" in result.output and "hallucinated" in result.output
+    bad = CliRunner().invoke(cli, ["eval", "--records", str(records_file), "--sweep", "nope"])
+    assert bad.exit_code == 1 and "choose from" in bad.output
+
+
+def test_readable_table(records_file: Path) -> None:
+    result = CliRunner().invoke(cli, ["eval", "--records", str(records_file)])
+    assert result.exit_code == 0, result.output
+    for text in ("AUROC", "seed000", "seed003", "reliability", "nDCG@10", "near_miss"):
+        assert text in result.output
+
+
+def test_plots_are_written(records_file: Path, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    result = CliRunner().invoke(cli, ["eval", "--records", str(records_file), "--plots",
+                                      str(tmp_path / "plots")])
+    assert result.exit_code == 0, result.output
+    for name in ("reliability.png", "risk_coverage.png", "scores.png"):
+        assert (tmp_path / "plots" / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_run_questions_records_a_failing_question(hashing_db: str) -> None:
+    with Pipeline(SQLiteStore(hashing_db), HashingEmbedder(), workspace="nowhere") as pipe:
+        records = run_questions(pipe, [LabelledQuestion("anything?", "refuse", "off_topic")])
+    assert records[0].error is not None and records[0].reason == "error"
+    assert not records[0].answered
+
+
+def test_select_and_split() -> None:
+    qs = [LabelledQuestion(f"q{i}", "answer" if i % 3 else "refuse",
+                           "a" if i % 3 else "r", group=f"g{i // 4}") for i in range(60)]
+    assert select(qs, 5) == tuple(qs[:5])
+    sampled = select(qs, 12, sample=True, seed=1)
+    assert len(sampled) == 12 and {q.category for q in sampled} == {"a", "r"}
+    fit, hold = split_groups(qs, 0.5, seed=0)
+    assert sorted(fit + hold) == list(range(60))
+    assert not {qs[i].group for i in fit} & {qs[i].group for i in hold}
+
+
+def _write_squad(root: Path) -> None:
+    def para(ctx: str, qas: list[tuple[str, bool]]) -> dict[str, object]:
+        return {"context": ctx, "qas": [
+            {"id": q, "question": q, "is_impossible": imp,
+             "answers": [] if imp else [{"text": "x", "answer_start": 0}]} for q, imp in qas]}
+
+    data = {"version": "v2.0", "data": [
+        {"title": "Even_A", "paragraphs": [para("A1", [("a-ok", False), ("a-no", True)]),
+                                           para("A2", [("a2-ok", False)])]},
+        {"title": "Odd_B", "paragraphs": [para("B1", [("b-ok", False), ("b-no", True)])]},
+        {"title": "Even_C", "paragraphs": [para("C1", [("c-no", True)])]},
+    ]}
+    (root / "squad2-dev-half").mkdir()
+    with gzip.open(root / "squad2-dev-half" / "dev-v2.0.json.gz", "wt") as fh:
+        json.dump(data, fh)
+
+
+def test_squad_loader_follows_the_gate_protocol(tmp_path: Path) -> None:
+    _write_squad(tmp_path)
+    ds = load_squad2(tmp_path)
+    assert [d.source for d in ds.collection] == [
+        "squad2/Even_A/000", "squad2/Even_A/001", "squad2/Even_C/000"]
+    by_q = {q.question: q for q in ds.questions}
+    assert set(by_q) == {"a-ok", "a-no", "a2-ok", "b-ok", "c-no"}  # odd unanswerable dropped
+    assert by_q["a-ok"].category == "answerable" and by_q["a-ok"].gold_sources == (
+        "squad2/Even_A/000",)
+    assert by_q["a-no"].category == "near_miss" and by_q["a-no"].expected == "refuse"
+    assert by_q["b-ok"].category == "out_of_collection" and by_q["b-ok"].expected == "refuse"
+    assert by_q["a2-ok"].group == "Even_A"
+    assert ds.counts == {"answerable": 2, "near_miss": 2, "out_of_collection": 1}
+
+
+def test_scifact_and_rgb_loaders(tmp_path: Path) -> None:
+    base = tmp_path / "beir-scifact"
+    (base / "qrels").mkdir(parents=True)
+    with gzip.open(base / "corpus.jsonl.gz", "wt") as fh:
+        for i in ("10", "20"):
+            fh.write(json.dumps({"_id": i, "title": f"T{i}", "text": f"text {i}"}) + "\n")
+    (base / "queries.jsonl").write_text(
+        json.dumps({"_id": "1", "text": "claim one"}) + "\n"
+        + json.dumps({"_id": "2", "text": "train claim"}) + "\n")
+    (base / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\t20\t1\n")
+    ds = load_scifact(tmp_path)
+    assert [d.source for d in ds.collection] == ["10", "20"]
+    assert [(q.question, q.gold_sources) for q in ds.questions] == [("claim one", ("20",))]
+
+    (tmp_path / "rgb").mkdir()
+    rows = [{"id": i, "query": f"q{i}", "answer": ["A"], "positive": [f"pos{i}"],
+             "negative": [f"neg{i}"]} for i in range(2)]
+    (tmp_path / "rgb" / "en_fact.json").write_text("\n".join(json.dumps(r) for r in rows))
+    rgb = load_rgb(tmp_path)
+    assert {d.text for d in rgb.collection} == {"neg0", "neg1", "pos1"}
+    assert [(q.expected, q.gold_sources) for q in rgb.questions] == [
+        ("refuse", ()), ("answer", ("rgb/1/positive-0",))]
+
+
+def test_dataset_run_ingests_the_collection(tmp_path: Path) -> None:
+    _write_squad(tmp_path)
+    db = tmp_path / "squad.db"
+    result = CliRunner().invoke(cli, ["eval", "--dataset", "squad2", "--data-dir",
+                                      str(tmp_path), "--db", str(db), "--embedder", "hashing",
+                                      "-q", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["n"] == 5
+    assert payload["run"]["workspace"] == "squad2"
+    assert payload["counts_by_category"] == {"answerable": 2, "near_miss": 2,
+                                             "out_of_collection": 1}
+
+
+def test_eval_needs_data_or_dataset() -> None:
+    result = CliRunner().invoke(cli, ["eval"])
+    assert result.exit_code == 1 and "--dataset" in result.output
+
+
+def test_category_filter(records_file: Path) -> None:
+    result = CliRunner().invoke(cli, ["eval", "--records", str(records_file), "--json",
+                                      "--category", "near_miss", "--category", "answerable"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["counts_by_category"] == {"answerable": 30,
+                                                               "near_miss": 10}
