@@ -1,0 +1,150 @@
+"""abstain's own reading-level model: MiniLM-L6 cross-encoder, int8 ONNX, two heads.
+
+Head 0 (*answers*): does this window answer the question? Head 1 (*supports*):
+does this window state what the sentence claims? A passage is read as sentence
+windows (:mod:`abstain.rerank.windows`) and scores as its best window.
+Runs with onnxruntime + tokenizers only; the tokenizer is all-MiniLM-L6-v2's.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from abstain.errors import ModelError
+from abstain.rerank.windows import MAX_WINDOWS, sentence_windows
+
+MODEL_NAME = "reader-minilm-int8"
+MAX_LENGTH = 128
+ANSWERS, SUPPORTS = 0, 1
+
+
+def model_file() -> Path:
+    path = Path(str(resources.files("abstain").joinpath("data", f"{MODEL_NAME}.onnx")))
+    if not path.exists():
+        raise ModelError(f"{path} is missing; reinstall abstain")
+    return path
+
+
+class OnnxReader:
+    """Scores (question, passage) pairs with the shipped int8 model."""
+
+    name = MODEL_NAME
+
+    def __init__(self, path: str | Path | None = None, *, threads: int | None = None,
+                 batch_size: int = 32, max_length: int = MAX_LENGTH,
+                 max_windows: int = MAX_WINDOWS) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        from abstain.embed.minilm import tokenizer_file
+
+        self.batch_size = batch_size
+        self.max_windows = max_windows
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_file()))
+        self._tokenizer.enable_truncation(max_length=max_length, strategy="longest_first")
+        self._tokenizer.no_padding()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        try:
+            self._session = ort.InferenceSession(str(path or model_file()), sess_options=options,
+                                                 providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own untyped errors
+            raise ModelError(f"cannot load reader model {path or model_file()}: {exc}") from exc
+        self._outputs = {o.name for o in self._session.get_outputs()}
+        self._lock = threading.Lock()
+
+    # -- pairs ---------------------------------------------------------------
+    def logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        """Raw logits, shape ``(len(a), 2)``: column 0 answers, column 1 supports."""
+        return self._run(a, b, span=False)
+
+    def span_logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        """Per pair, the best answer span's start+end logit minus the [CLS] ("no answer") one,
+        for a model exported with a span head (``span_logits`` output)."""
+        if "span_logits" not in self._outputs:
+            raise ModelError(f"{self.name} has no span head")
+        return self._run(a, b, span=True)[:, 0]
+
+    def _run(self, a: Sequence[str], b: Sequence[str], *, span: bool) -> np.ndarray:
+        if len(a) != len(b):
+            raise ValueError("a and b differ in length")
+        out = np.zeros((len(a), 2), dtype=np.float32)
+        if not a:
+            return out
+        encodings = self._tokenizer.encode_batch(
+            [(x or " ", y or " ") for x, y in zip(a, b, strict=True)])
+        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+        names = ["logits", "span_logits"] if span else ["logits"]
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start:start + self.batch_size]
+            width = max(len(encodings[i].ids) for i in idx)
+            feeds: dict[str, Any] = {
+                name: np.zeros((len(idx), width), dtype=np.int64)
+                for name in ("input_ids", "attention_mask", "token_type_ids")}
+            for row, i in enumerate(idx):
+                enc = encodings[i]
+                n = len(enc.ids)
+                feeds["input_ids"][row, :n] = enc.ids
+                feeds["token_type_ids"][row, :n] = enc.type_ids
+                feeds["attention_mask"][row, :n] = 1
+            with self._lock:
+                result = self._session.run(names, feeds)
+            out[idx] = _span_margin(result[1], feeds) if span else result[0]
+        return out
+
+    def pair_logits(self, a: Sequence[str], b: Sequence[str], head: int) -> np.ndarray:
+        return self.logits(a, b)[:, head]
+
+    # -- passages --------------------------------------------------------------
+    def best_window(self, query: str, texts: Sequence[str], head: int) -> list[float]:
+        """Per text, the probability of its best window under ``head``."""
+        windows = [sentence_windows(t, max_windows=self.max_windows) for t in texts]
+        flat = [w for ws in windows for w in ws]
+        logits = self.pair_logits([query] * len(flat), flat, head)
+        scores, at = [], 0
+        for ws in windows:
+            scores.append(_sigmoid(float(logits[at:at + len(ws)].max())))
+            at += len(ws)
+        return scores
+
+    def score(self, question: str, texts: Sequence[str]) -> list[float]:
+        """:class:`~abstain.rerank.Reranker`: how well each text answers the question."""
+        return self.best_window(question, texts, ANSWERS) if texts else []
+
+    def support(self, sentence: str, texts: Sequence[str]) -> float:
+        """How well the best window of all ``texts`` supports ``sentence`` (0–1)."""
+        return max(self.best_window(sentence, texts, SUPPORTS), default=0.0)
+
+
+def _span_margin(span: np.ndarray, feeds: dict[str, Any], max_answer: int = 30) -> np.ndarray:
+    """``(n, 2)``: column 0 = best span score minus the [CLS] score, column 1 = 0."""
+    start, end = span[..., 0], span[..., 1]
+    valid = (feeds["token_type_ids"] == 1) & (feeds["attention_mask"] == 1)
+    width = start.shape[1]
+    i, j = np.triu_indices(width)
+    keep = (j - i) < max_answer
+    i, j = i[keep], j[keep]
+    scores = start[:, i] + end[:, j]
+    scores = np.where(valid[:, i] & valid[:, j], scores, -np.inf)
+    out = np.zeros((span.shape[0], 2), dtype=np.float32)
+    out[:, 0] = scores.max(axis=1) - (start[:, 0] + end[:, 0])
+    return out
+
+
+def _sigmoid(x: float) -> float:
+    return float(1.0 / (1.0 + np.exp(-np.clip(x, -60.0, 60.0))))
+
+
+@functools.lru_cache(maxsize=1)
+def shared_reader() -> OnnxReader:
+    return OnnxReader()
