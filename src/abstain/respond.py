@@ -25,7 +25,7 @@ from abstain.confidence import answer_features, chunk_confidence
 from abstain.errors import LLMError
 from abstain.evidence import Evidence
 from abstain.gate import GateInput
-from abstain.generate import Generation
+from abstain.generate import Generation, Sentence
 from abstain.messages import detect_language, refusal_message
 from abstain.text import clean
 
@@ -188,7 +188,8 @@ def finish(pipe: Pipeline, state: Prepared, generation: Generation, t_gen: float
                       **{**base, "checks": (*base["checks"], check)})
     citations = _citations(generation.sentences, kept)
     answer_text = " ".join(
-        f"{s.text} {''.join(f'[{n}]' for n in s.cites)}".strip() for s in generation.sentences)
+        f"{' '.join(s.text.split())} {''.join(f'[{n}]' for n in s.cites)}".strip()
+        for s in generation.sentences)
     timings["total_ms"] = _ms(started)
     return Answer(answered=True, text=answer_text, refusal=None, confidence=state.confidence,
                   display_confidence=display_confidence(True, kept),
@@ -205,14 +206,17 @@ def _curated_first_and_filtered(evidence: tuple[Evidence, ...], chunk_filter: fl
     return tuple(curated + rest)
 
 
-def _citations(sentences: tuple, evidence: tuple[Evidence, ...]) -> tuple[Citation, ...]:  # type: ignore[type-arg]
-    seen: dict[int, Citation] = {}
+def _citations(sentences: Sequence[Sentence], evidence: tuple[Evidence, ...]
+               ) -> tuple[Citation, ...]:
+    """One citation per distinct (evidence number, quote), ordered by number."""
+    seen: dict[tuple[int, str], Citation] = {}
     for sentence in sentences:
         for n in sentence.cites:
-            if n not in seen and 1 <= n <= len(evidence):
+            if (n, sentence.text) not in seen and 1 <= n <= len(evidence):
                 ev = evidence[n - 1]
-                seen[n] = Citation(n, ev.source, ev.chunk_id, sentence.text, ev.document.title)
-    return tuple(seen[n] for n in sorted(seen))
+                seen[n, sentence.text] = Citation(n, ev.source, ev.chunk_id, sentence.text,
+                                                  ev.document.title)
+    return tuple(sorted(seen.values(), key=lambda c: c.n))
 
 
 def _refuse(question: str, workspace: str, language: str, reason: str, started: float,

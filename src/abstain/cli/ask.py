@@ -74,7 +74,8 @@ def render(answer: Answer, *, debug: bool = False) -> None:
                     fg="green", bold=True)
         click.echo(answer.text)
         for c in answer.citations:
-            click.echo(f"  [{c.n}] {c.source} ({c.chunk_id}): \"{c.quote}\"")
+            quote = " ".join(c.quote.split())
+            click.echo(f"  [{c.n}] {c.source} ({c.chunk_id}): \"{quote}\"")
     else:
         assert answer.refusal is not None
         click.secho(f"Refused ({answer.refusal.reason}, confidence "
@@ -126,6 +127,7 @@ def demo(db: str | None, questions: tuple[str, ...]) -> None:
     Runs offline on the embedded defaults (SQLite + MiniLM int8). A second run
     reuses the database and skips unchanged files.
     """
+    import os
     from importlib import resources
     from pathlib import Path
 
@@ -137,9 +139,11 @@ def demo(db: str | None, questions: tuple[str, ...]) -> None:
 
         db = str(Path(user_data_dir("abstain", appauthor=False)) / "demo.db")
     corpus = Path(str(resources.files("abstain").joinpath("sample_corpus")))
+    db = str(Path(db).resolve())
+    os.chdir(corpus.parent)  # sources are then recorded as sample_corpus/…
     click.secho(f"Ingesting the sample corpus into {db} …", bold=True)
     with Pipeline.from_settings(settings_from(db, None, "default")) as pipe:
-        report = pipe.ingest([corpus])
+        report = pipe.ingest([corpus.name])
         click.echo(report.summary())
         for q in questions or DEMO_QUESTIONS:
             click.echo()

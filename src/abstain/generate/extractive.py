@@ -33,10 +33,12 @@ class ExtractiveGenerator:
                 overlap = _overlap(terms, sentence)
                 if overlap >= self.min_overlap:
                     scored.append((overlap / (1 + 0.15 * (n - 1)), n, position, sentence))
-        best = sorted(scored, key=lambda s: -s[0])[: self.max_sentences]
-        if best:
-            top = best[0][0]
-            best = [s for s in best if s[0] >= 0.5 * top]
+        best: list[tuple[float, int, int, str]] = []
+        for candidate in sorted(scored, key=lambda s: -s[0]):
+            if len(best) == self.max_sentences or (best and candidate[0] < 0.5 * best[0][0]):
+                break
+            if not any(_redundant(candidate[3], kept[3]) for kept in best):
+                best.append(candidate)
         chosen = sorted(best, key=lambda s: (s[1], s[2]))
         return Generation(
             sentences=tuple(Sentence(text, (n,)) for _, n, _, text in chosen),
@@ -51,3 +53,9 @@ def _overlap(terms: list[str], sentence: str) -> float:
     hits = sum(1 for t in terms if t in words or (len(t) >= 5 and any(
         w.startswith(t[: len(t) - 2]) for w in words)))
     return hits / len(terms)
+
+
+def _redundant(a: str, b: str, threshold: float = 0.6) -> bool:
+    """Near-duplicate sentences (Jaccard over folded words): say it once."""
+    wa, wb = set(tokens(a)), set(tokens(b))
+    return bool(wa and wb) and len(wa & wb) / len(wa | wb) >= threshold
