@@ -225,20 +225,20 @@ def _as_user(url: str, user: str, password: str) -> str:
 
 # -- abstain pg --------------------------------------------------------------------
 def test_cli_starts_reports_and_stops_a_server(tmp_path_factory: pytest.TempPathFactory) -> None:
-    from abstain.cli.pg import pg as pg_group
+    from abstain.cli import cli
 
     root = Path("/tmp") / f"abstain-pg-cli-{tmp_path_factory.getbasetemp().name}"
     runner = CliRunner()
     try:
-        started = runner.invoke(pg_group, ["start", "--data-dir", str(root)])
+        started = runner.invoke(cli, ["pg", "start", "--data-dir", str(root)])
         assert started.exit_code == 0, started.output
-        url = runner.invoke(pg_group, ["url", "--data-dir", str(root)])
+        url = runner.invoke(cli, ["pg", "url", "--data-dir", str(root)])
         assert url.exit_code == 0 and url.output.startswith("postgresql://postgres@127.0.0.1:")
         store = open_store(url.output.strip())
         assert store.workspaces() == []
         store.close()
     finally:
-        stopped = runner.invoke(pg_group, ["stop", "--data-dir", str(root)])
+        stopped = runner.invoke(cli, ["pg", "stop", "--data-dir", str(root)])
         shutil.rmtree(root, ignore_errors=True)
     assert stopped.exit_code == 0, stopped.output
-    assert runner.invoke(pg_group, ["url", "--data-dir", str(root)]).exit_code == 1
+    assert runner.invoke(cli, ["pg", "url", "--data-dir", str(root)]).exit_code == 1
