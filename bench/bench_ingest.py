@@ -49,14 +49,18 @@ def main() -> None:
             for chunk in chunk_document("x", parsed):
                 if chunk.kind is not ChunkKind.PARENT:
                     texts.append(embedding_text(parsed.title, chunk))
-        store = SQLiteStore(Path(tmp) / "kb.db")
-        with Pipeline(store, embedder) as pipe:
+        raws: list[float] = []
+        ingests: list[float] = []
+        for attempt in range(2):  # alternate, keep the best of each: the machine is shared
             t0 = time.perf_counter()
-            report = pipe.ingest([root])
-            ingest_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        embed_texts(embedder, texts)
-        raw_s = time.perf_counter() - t0
+            embed_texts(embedder, texts)
+            raws.append(time.perf_counter() - t0)
+            store = SQLiteStore(Path(tmp) / f"kb{attempt}.db")
+            with Pipeline(store, embedder) as pipe:
+                t0 = time.perf_counter()
+                report = pipe.ingest([root])
+                ingests.append(time.perf_counter() - t0)
+        raw_s, ingest_s = min(raws), min(ingests)
     share = raw_s / ingest_s
     line = (f"| {report.chunks} passages ({len(report.added)} files) | {ingest_s:.1f} s "
             f"({report.chunks / ingest_s:.0f}/s) | {raw_s:.1f} s ({len(texts) / raw_s:.0f}/s) | "
@@ -67,7 +71,8 @@ def main() -> None:
 Machine: {machine()}. `python bench/bench_ingest.py --copies {args.copies} --write`.
 The sample corpus copied {args.copies} times (distinct text, so no embedding-cache hits):
 parse + chunk + embed + write, against embedding the very same passages with the bare
-embedder. Goal: ingestion ≥ 90% of the raw embedder throughput.
+embedder; each measured twice, alternating, best of each kept (the machine is shared).
+Goal: ingestion ≥ 90% of the raw embedder throughput.
 
 | passages | ingest | raw embedder | share |
 |---|---|---|---|
