@@ -27,13 +27,18 @@ from abstain.cli.common import print_json, settings_from, store_options
               help="How faithful a verified answer must be (0 / .5 / .7 / .9); below it "
                    "the answer becomes a refusal. Unsupported sentences are removed "
                    "except at loose.")
+@click.option("--reader", is_flag=True,
+              help="Use abstain's own reading-level model (docs/MODEL_CARD.md): rerank the "
+                   "top hits and refuse (reason unanswerable) when the best evidence does not "
+                   "answer the question. Off by default: slower, and it also refuses some "
+                   "answerable questions.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the answer as JSON (schema in docs/SCHEMA.md).")
 @click.option("--debug", is_flag=True, help="Show every gate check with value, threshold and "
                                             "decision, and the evidence scores.")
 def ask(question: str, db: str | None, store: str | None, workspace: str, preset: str,
         calibration: str | None, llm: str | None, llm_model: str | None, strictness: str,
-        as_json: bool, debug: bool) -> None:
+        reader: bool, as_json: bool, debug: bool) -> None:
     """Answer QUESTION from the documents, or refuse and say why.
 
     The gate runs before any model is called: no evidence, weak evidence,
@@ -53,6 +58,7 @@ def ask(question: str, db: str | None, store: str | None, workspace: str, preset
       abstain ask "How do I rotate the API keys?" --llm http://localhost:11434/v1 \\
           --llm-model llama3.2 --strictness strict
       abstain ask "How do I rotate the API keys?" --llm local --json
+      abstain ask "When was the 2.2 line retired?" --reader --debug
     """
     from abstain.confidence import Calibration
     from abstain.pipeline import PRESETS, Pipeline
@@ -60,7 +66,7 @@ def ask(question: str, db: str | None, store: str | None, workspace: str, preset
     settings = settings_from(db, store, workspace, llm_url=llm, llm_model=llm_model)
     cal = Calibration.load(calibration) if calibration else None
     with Pipeline.from_settings(settings, thresholds=PRESETS[preset], calibration=cal,
-                                strictness=strictness) as pipe:
+                                strictness=strictness, reader=reader) as pipe:
         answer = pipe.ask(question)
     if as_json:
         print_json(answer.audit_trail() if debug else answer.to_json())

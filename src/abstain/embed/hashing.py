@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
-
-from itertools import pairwise
 
 from abstain.embed.base import Vectors, normalise
 from abstain.query import tokens

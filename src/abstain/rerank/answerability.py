@@ -10,7 +10,7 @@ from abstain.answer import Check
 from abstain.gate import GateInput, Rule
 from abstain.rerank import DEFAULT_RERANK_DEPTH, Reranker
 
-DEFAULT_THRESHOLD = 0.5
+DEFAULT_THRESHOLD = 0.3
 """Probability from the shipped reader below which the gate refuses (see docs/MODEL_CARD.md)."""
 REASON = "unanswerable"
 

@@ -60,22 +60,14 @@ class OnnxReader:
                                                  providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise ModelError(f"cannot load reader model {path or model_file()}: {exc}") from exc
-        self._outputs = {o.name for o in self._session.get_outputs()}
         self._lock = threading.Lock()
 
     # -- pairs ---------------------------------------------------------------
     def logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
-        """Raw logits, shape ``(len(a), 2)``: column 0 answers, column 1 supports."""
-        return self._run(a, b, span=False)
+        """Raw logits, shape ``(len(a), 2)``: column 0 answers, column 1 supports.
 
-    def span_logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
-        """Per pair, the best answer span's start+end logit minus the [CLS] ("no answer") one,
-        for a model exported with a span head (``span_logits`` output)."""
-        if "span_logits" not in self._outputs:
-            raise ModelError(f"{self.name} has no span head")
-        return self._run(a, b, span=True)[:, 0]
-
-    def _run(self, a: Sequence[str], b: Sequence[str], *, span: bool) -> np.ndarray:
+        Pairs are tokenised together, sorted by length and run in batches padded to
+        their longest pair."""
         if len(a) != len(b):
             raise ValueError("a and b differ in length")
         out = np.zeros((len(a), 2), dtype=np.float32)
@@ -84,7 +76,6 @@ class OnnxReader:
         encodings = self._tokenizer.encode_batch(
             [(x or " ", y or " ") for x, y in zip(a, b, strict=True)])
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
-        names = ["logits", "span_logits"] if span else ["logits"]
         for start in range(0, len(order), self.batch_size):
             idx = order[start:start + self.batch_size]
             width = max(len(encodings[i].ids) for i in idx)
@@ -98,8 +89,8 @@ class OnnxReader:
                 feeds["token_type_ids"][row, :n] = enc.type_ids
                 feeds["attention_mask"][row, :n] = 1
             with self._lock:
-                result = self._session.run(names, feeds)
-            out[idx] = _span_margin(result[1], feeds) if span else result[0]
+                result = self._session.run(["logits"], feeds)[0]
+            out[idx] = result
         return out
 
     def pair_logits(self, a: Sequence[str], b: Sequence[str], head: int) -> np.ndarray:
@@ -124,21 +115,6 @@ class OnnxReader:
     def support(self, sentence: str, texts: Sequence[str]) -> float:
         """How well the best window of all ``texts`` supports ``sentence`` (0–1)."""
         return max(self.best_window(sentence, texts, SUPPORTS), default=0.0)
-
-
-def _span_margin(span: np.ndarray, feeds: dict[str, Any], max_answer: int = 30) -> np.ndarray:
-    """``(n, 2)``: column 0 = best span score minus the [CLS] score, column 1 = 0."""
-    start, end = span[..., 0], span[..., 1]
-    valid = (feeds["token_type_ids"] == 1) & (feeds["attention_mask"] == 1)
-    width = start.shape[1]
-    i, j = np.triu_indices(width)
-    keep = (j - i) < max_answer
-    i, j = i[keep], j[keep]
-    scores = start[:, i] + end[:, j]
-    scores = np.where(valid[:, i] & valid[:, j], scores, -np.inf)
-    out = np.zeros((span.shape[0], 2), dtype=np.float32)
-    out[:, 0] = scores.max(axis=1) - (start[:, 0] + end[:, 0])
-    return out
 
 
 def _sigmoid(x: float) -> float:

@@ -1,0 +1,135 @@
+"""Held-out measurements; every function takes a pair scorer, so torch checkpoints and the
+shipped ONNX file are measured by the same code.
+
+A *pair scorer* maps ``(a_texts, b_texts, head)`` to one logit per pair.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from abstain.rerank.windows import sentence_windows
+from abstain.train import squad
+
+PairScorer = Callable[[Sequence[str], Sequence[str], int], np.ndarray]
+
+
+def auroc(labels: Sequence[int], scores: Sequence[float] | np.ndarray) -> float:
+    """Area under the ROC curve (Mann-Whitney U, ties counted half)."""
+    y = np.asarray(labels, dtype=bool)
+    s = np.asarray(scores, dtype=np.float64)
+    order = np.argsort(s, kind="mergesort")
+    ranks = np.empty(len(s), dtype=np.float64)
+    sorted_s = s[order]
+    i = 0
+    while i < len(s):
+        j = i
+        while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    n_pos, n_neg = int(y.sum()), int((~y).sum())
+    if not n_pos or not n_neg:
+        return float("nan")
+    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def heldout_questions(data: Path, limit: int | None = None, seed: int = 0
+                      ) -> list[squad.Question]:
+    questions = [q for a in squad.split(squad.load_articles(data), "heldout") for q in a.questions]
+    if limit and limit < len(questions):
+        questions = random.Random(seed).sample(questions, limit)
+    return questions
+
+
+def max_over_windows(scorer: PairScorer, queries: Sequence[str],
+                     passages: Sequence[list[str]], head: int) -> np.ndarray:
+    """For each (query, windows) the best window's logit."""
+    a = [q for q, ws in zip(queries, passages, strict=True) for _ in ws]
+    b = [w for ws in passages for w in ws]
+    logits = scorer(a, b, head)
+    out, at = np.zeros(len(queries), dtype=np.float32), 0
+    for i, ws in enumerate(passages):
+        out[i] = logits[at:at + len(ws)].max()
+        at += len(ws)
+    return out
+
+
+def near_miss(scorer: PairScorer, questions: Sequence[squad.Question]) -> dict[str, float]:
+    """AUROC answerable (1) vs impossible (0), each question read against its own paragraph."""
+    windows = [sentence_windows(q.context) for q in questions]
+    scores = max_over_windows(scorer, [q.text for q in questions], windows, 0)
+    labels = [0 if q.impossible else 1 for q in questions]
+    return {"near_miss_auroc": round(auroc(labels, scores), 4), "n": len(questions)}
+
+
+def qags(scorer: PairScorer, data: Path, threshold_logit: float = 0.0) -> dict[str, float]:
+    """Sentence support on QAGS (CNN/DM + XSum): AUROC and balanced accuracy at a fixed
+    threshold (logit 0 = probability 0.5)."""
+    result: dict[str, float] = {}
+    all_labels: list[int] = []
+    all_scores: list[float] = []
+    for name in ("cnndm", "xsum"):
+        sentences, windows, labels = [], [], []
+        for line in (data / "qags" / f"mturk_{name}.jsonl").read_text().splitlines():
+            row = json.loads(line)
+            article = sentence_windows(_detokenize(row["article"]), max_windows=200)
+            for s in row["summary_sentences"]:
+                yes = sum(r["response"] == "yes" for r in s["responses"])
+                sentences.append(_detokenize(s["sentence"]))
+                windows.append(article)
+                labels.append(1 if yes * 2 > len(s["responses"]) else 0)
+        scores = max_over_windows(scorer, sentences, windows, 1)
+        result[f"qags_{name}_auroc"] = round(auroc(labels, scores), 4)
+        result[f"qags_{name}_bacc"] = round(balanced_accuracy(labels, scores, threshold_logit), 4)
+        all_labels += labels
+        all_scores += scores.tolist()
+    result["qags_auroc"] = round(auroc(all_labels, all_scores), 4)
+    result["qags_bacc"] = round(balanced_accuracy(all_labels, all_scores, threshold_logit), 4)
+    return result
+
+
+def _detokenize(text: str) -> str:
+    """QAGS text is tokenised: rejoin numbers (``3, 800`` -> ``3,800``), as
+    bench/bench_verify_qags.py does."""
+    return re.sub(r"(\d)([.,]) (\d)", r"\1\2\3", text)
+
+
+def balanced_accuracy(labels: Sequence[int], scores: Sequence[float] | np.ndarray,
+                      threshold: float) -> float:
+    y = np.asarray(labels, dtype=bool)
+    pred = np.asarray(scores) >= threshold
+    tpr = (pred & y).sum() / max(1, y.sum())
+    tnr = (~pred & ~y).sum() / max(1, (~y).sum())
+    return float((tpr + tnr) / 2)
+
+
+def span_margins(onnx_path: Path, a: Sequence[str], b: Sequence[str],
+                 max_answer: int = 30) -> np.ndarray:
+    """For a model exported with a span head (recipe ``full-span``): per pair, the best answer
+    span's start+end logit minus the [CLS] ("no answer") one — the SQuAD 2.0 reader score."""
+    import onnxruntime as ort
+
+    from abstain.train.fit import collate, encode, tokenizer
+
+    session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    tok = tokenizer(128)
+    encoded = encode(tok, a, b)
+    out = np.zeros(len(encoded), dtype=np.float32)
+    for start in range(0, len(encoded), 32):
+        feeds = {k: v.numpy() for k, v in collate(encoded[start:start + 32]).items()}
+        span = session.run(["span_logits"], feeds)[0]
+        s, e = span[..., 0], span[..., 1]
+        valid = (feeds["token_type_ids"] == 1) & (feeds["attention_mask"] == 1)
+        i, j = np.triu_indices(s.shape[1])
+        keep = (j - i) < max_answer
+        i, j = i[keep], j[keep]
+        scores = np.where(valid[:, i] & valid[:, j], s[:, i] + e[:, j], -np.inf)
+        out[start:start + len(feeds["input_ids"])] = scores.max(axis=1) - (s[:, 0] + e[:, 0])
+    return out

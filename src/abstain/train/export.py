@@ -1,0 +1,61 @@
+"""Export a checkpoint to ONNX (opset 17), quantize it to int8, check it against torch."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from abstain.train import fit
+
+SHIPPED = Path(__file__).resolve().parents[1] / "data" / "reader-minilm-int8.onnx"
+CHECK_PAIRS = [
+    ("When did the Normans conquer England?", "In 1066 the Normans conquered England."),
+    ("Who wrote the report?", "The weather was mild in the spring of that year."),
+    ("The drug lowers blood pressure.", "Patients on the drug had lower blood pressure."),
+]
+
+
+def export(checkpoint: Path, out: Path, *, ship: bool = False, max_length: int = 128) -> Path:
+    """``reader-minilm-fp32.onnx`` and ``reader-minilm-int8.onnx`` in ``out``; the int8 path."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    model = fit.load_model(checkpoint)
+    tok = fit.tokenizer(max_length)
+    a, b = zip(*CHECK_PAIRS, strict=True)
+    feeds = fit.collate(fit.encode(tok, a, b))
+    fp32 = out / "reader-minilm-fp32.onnx"
+    with torch.no_grad():
+        result = model(**feeds)
+    reference = (result[0] if isinstance(result, tuple) else result).numpy()
+    outputs = ["logits", "span_logits"] if model.span is not None else ["logits"]
+    torch.onnx.export(
+        model, (feeds["input_ids"], feeds["attention_mask"], feeds["token_type_ids"]),
+        str(fp32), input_names=["input_ids", "attention_mask", "token_type_ids"],
+        output_names=outputs, opset_version=17, dynamo=False,
+        dynamic_axes={name: {0: "batch", 1: "sequence"}
+                      for name in ("input_ids", "attention_mask", "token_type_ids", *outputs[1:])}
+        | {"logits": {0: "batch"}})
+    model.eval()  # the exporter can leave the module in training mode
+    int8 = out / "reader-minilm-int8.onnx"
+    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
+    for path, tolerance in ((fp32, 1e-4), (int8, 0.5)):
+        got = _run(path, feeds)
+        diff = float(np.abs(got - reference).max())
+        print(f"{path.name}: max |logit - torch| = {diff:.2e} ({path.stat().st_size / 1e6:.1f} MB)")
+        if diff > tolerance:
+            raise SystemExit(f"{path.name} disagrees with torch by {diff}")
+    if ship:
+        shutil.copyfile(int8, SHIPPED)
+        print(f"shipped {SHIPPED}")
+    return int8
+
+
+def _run(path: Path, feeds: dict[str, torch.Tensor]) -> np.ndarray:
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    result = session.run(["logits"], {k: v.numpy() for k, v in feeds.items()})[0]
+    return np.asarray(result)
