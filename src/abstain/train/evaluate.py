@@ -21,23 +21,11 @@ PairScorer = Callable[[Sequence[str], Sequence[str], int], np.ndarray]
 
 
 def auroc(labels: Sequence[int], scores: Sequence[float] | np.ndarray) -> float:
-    """Area under the ROC curve (Mann-Whitney U, ties counted half)."""
-    y = np.asarray(labels, dtype=bool)
-    s = np.asarray(scores, dtype=np.float64)
-    order = np.argsort(s, kind="mergesort")
-    ranks = np.empty(len(s), dtype=np.float64)
-    sorted_s = s[order]
-    i = 0
-    while i < len(s):
-        j = i
-        while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    n_pos, n_neg = int(y.sum()), int((~y).sum())
-    if not n_pos or not n_neg:
-        return float("nan")
-    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+    """Area under the ROC curve (Mann-Whitney U, ties counted half); labels first."""
+    from abstain.evaluate.metrics import auroc as _auroc
+
+    return _auroc([float(x) for x in np.asarray(scores, dtype=np.float64)],
+                  [bool(x) for x in labels])
 
 
 def heldout_questions(data: Path, limit: int | None = None, seed: int = 0
