@@ -71,3 +71,20 @@ def sample_pipeline(sample_db: str, minilm: Embedder) -> Iterator[object]:
 
     with Pipeline(SQLiteStore(sample_db), minilm) as pipe:
         yield pipe
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Path:
+    """A small knowledge base for the LLM tests (tests/llm_support.py), built once per module."""
+    from tests.llm_support import build_kb
+
+    return build_kb(tmp_path_factory.mktemp("kb") / "kb.db", minilm)
+
+
+@pytest.fixture
+def server() -> Iterator[object]:
+    """A scripted OpenAI-compatible HTTP server on a loopback port."""
+    from abstain.testing.openai_server import ScriptedOpenAIServer
+
+    with ScriptedOpenAIServer() as srv:
+        yield srv

@@ -3,27 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from abstain.cli import cli
-from abstain.embed.base import Embedder
 from abstain.testing import ScriptedOpenAIServer, down_url
-from tests.llm_support import FABRICATED, KEYS_Q, build_kb
-
-
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Path:
-    return build_kb(tmp_path_factory.mktemp("kb") / "kb.db", minilm)
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with ScriptedOpenAIServer() as srv:
-        yield srv
+from tests.llm_support import FABRICATED, KEYS_Q
 
 
 def test_ask_json_reports_removed_claims_and_faithfulness(

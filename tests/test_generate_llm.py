@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,18 +13,7 @@ from abstain.generate.assist import RerankConfig
 from abstain.generate.openai_chat import OpenAIChatGenerator, api_base
 from abstain.testing import Reply, ScriptedOpenAIServer, down_url
 from abstain.verify.lexical import NOTE
-from tests.llm_support import FABRICATED, FAITHFUL, KEYS_Q, OFF_TOPIC_Q, build_kb, pipeline
-
-
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Path:
-    return build_kb(tmp_path_factory.mktemp("kb") / "kb.db", minilm)
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with ScriptedOpenAIServer() as srv:
-        yield srv
+from tests.llm_support import FABRICATED, FAITHFUL, KEYS_Q, OFF_TOPIC_Q, pipeline
 
 
 def ask(kb: Path, minilm: Embedder, url: str, question: str = KEYS_Q, *,

@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from abstain.embed.base import Embedder
 from abstain.generate.openai_chat import OpenAIChatGenerator
 from abstain.stream import Event, stream_answer
 from abstain.testing import Reply, ScriptedOpenAIServer, down_url
-from tests.llm_support import FABRICATED, KEYS_Q, OFF_TOPIC_Q, build_kb, pipeline
-
-
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Path:
-    return build_kb(tmp_path_factory.mktemp("kb") / "kb.db", minilm)
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with ScriptedOpenAIServer() as srv:
-        yield srv
+from tests.llm_support import FABRICATED, KEYS_Q, OFF_TOPIC_Q, pipeline
 
 
 def events(kb: Path, minilm: Embedder, url: str, question: str = KEYS_Q,

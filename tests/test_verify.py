@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -23,7 +23,7 @@ from abstain.verify import (
     check_sentence,
     faithfulness,
 )
-from tests.llm_support import FABRICATED, FAITHFUL, KEYS_Q, build_kb, pipeline
+from tests.llm_support import FABRICATED, FAITHFUL, KEYS_Q, pipeline
 
 SOURCE = ("API keys are rotated every 30 days. Rotation is done with the qsctl keys rotate "
           "command. Admins can change the interval in storage.key_rotation_days.")
@@ -108,17 +108,6 @@ def test_auto_verifier_and_balanced_without_one(tmp_path: Path) -> None:
         assert isinstance(pipe.verifier, LexicalVerifier)
     with pytest.raises(ConfigError, match="need an LLM generator"):
         Pipeline(SQLiteStore(tmp_path / "w.db"), HashingEmbedder(), rewrite_query=True)
-
-
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Path:
-    return build_kb(tmp_path_factory.mktemp("kb") / "kb.db", minilm)
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedOpenAIServer]:
-    with ScriptedOpenAIServer() as srv:
-        yield srv
 
 
 PARTIAL = f"API keys are rotated every 30 days [1]. {FABRICATED} [1]"
