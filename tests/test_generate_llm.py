@@ -155,7 +155,8 @@ def test_streaming_transport_gives_the_same_answer(kb: Path, minilm: Embedder,
 def test_zero_hits_asks_a_clarifying_question(kb: Path, minilm: Embedder,
                                               server: ScriptedOpenAIServer) -> None:
     server.script("Which roadmap item do you mean?")
-    answer = ask(kb, minilm, server.url, "What is planned next?", workspace="drafts")
+    answer = ask(kb, minilm, server.url, "What is planned next?", workspace="drafts",
+                 clarify_on_empty=True)
     assert not answer.answered and answer.refusal is not None
     assert answer.refusal.reason == "no_evidence"
     assert answer.refusal.message.endswith("Which roadmap item do you mean?")
@@ -166,10 +167,18 @@ def test_zero_hits_asks_a_clarifying_question(kb: Path, minilm: Embedder,
 def test_zero_hits_with_a_failing_llm_keeps_the_plain_refusal(kb: Path,
                                                               minilm: Embedder) -> None:
     answer = ask(kb, minilm, down_url(), "What is planned next?", workspace="drafts",
-                 max_retries=0)
+                 max_retries=0, clarify_on_empty=True)
     assert answer.refusal is not None and answer.refusal.reason == "no_evidence"
     assert answer.llm_calls[0].outcome == "unreachable"
     assert any(n.startswith("clarify-only prompt failed") for n in answer.notes)
+
+
+def test_zero_hits_refusal_never_calls_the_llm_by_default(
+        kb: Path, minilm: Embedder, server: ScriptedOpenAIServer) -> None:
+    answer = ask(kb, minilm, server.url, "What is planned next?", workspace="drafts")
+    assert answer.refusal is not None and answer.refusal.reason == "no_evidence"
+    assert answer.llm_called is False and answer.llm_calls == ()
+    assert server.chat_requests == []
 
 
 def test_a_clarifying_reply_becomes_a_refusal_that_carries_it(

@@ -56,6 +56,7 @@ class Pipeline:
                  verifier: Verifier | Literal["auto"] | None = "auto",
                  strictness: Strictness | str = Strictness.BALANCED,
                  rewrite_query: bool = False,
+                 clarify_on_empty: bool = False,
                  llm_rerank: bool | RerankConfig = False,
                  reader: bool | Reranker = False,
                  reranker: Reranker | None = None,
@@ -66,6 +67,9 @@ class Pipeline:
         generator at strict/paranoid), None = no verification; ``strictness`` loose /
         balanced / strict / paranoid; ``rewrite_query`` and ``llm_rerank`` need a
         generator with ``chat`` (an OpenAI-compatible or local one).
+        ``clarify_on_empty``: when retrieval finds nothing at all, let the LLM append
+        one clarifying question to the refusal (clarify-only prompt, no documents).
+        Off by default, so that no refusal ever calls an LLM unless asked to.
 
         Reading-level model (docs/MODEL_CARD.md): ``reader=True`` loads abstain's own
         model; it reranks the top ``rerank_depth`` fused hits and adds the gate check
@@ -75,6 +79,7 @@ class Pipeline:
         self.strictness = Strictness.parse(strictness)
         self.verifier = _resolve_verifier(verifier, self.generator, self.strictness)
         self.rewrite_query = rewrite_query
+        self.clarify_on_empty = clarify_on_empty
         self.llm_rerank = _resolve_rerank(llm_rerank)
         if (rewrite_query or self.llm_rerank) and not hasattr(self.generator, "chat"):
             raise ConfigError("rewrite_query and llm_rerank need an LLM generator "

@@ -4,7 +4,7 @@ This is the pipeline's ask path, step by step::
 
     validate -> [LLM query rewrite] -> retrieve -> chunk confidence, curated first,
              chunk filter -> features + calibrated confidence
-             -> gate (refuse here, no LLM; zero hits + LLM: clarify-only prompt)
+             -> gate (refuse here, no LLM; opt-in clarify_on_empty: clarify-only prompt)
              -> [LLM rerank 0–3, may refuse] -> generate with citations
              -> verify (citations, support, surgical correction, faithfulness) -> Answer
 
@@ -146,7 +146,7 @@ def prepare(pipe: Pipeline, question: str, workspace: str) -> Prepared | Answer:
                          triage=triage(confidence if kept else None), timings_ms=timings,
                          llm_called=bool(calls), llm_calls=calls, notes=notes, tier=tier,
                          **base)  # type: ignore[arg-type]
-        if not retrieval.evidence and pipe.generator.uses_llm:
+        if not retrieval.evidence and pipe.clarify_on_empty and pipe.generator.uses_llm:
             from abstain.verify.outcome import ask_to_clarify
 
             return ask_to_clarify(pipe.generator, text, refused)
