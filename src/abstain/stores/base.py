@@ -16,7 +16,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from abstain.evidence import ArmHit, Chunk, Document
+from abstain.errors import EmbedderMismatch
+from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
 
 DEFAULT_WORKSPACE = "default"
 
@@ -101,6 +102,30 @@ class Store(Protocol):
     def cache_vectors(self, model: str, items: dict[str, npt.NDArray[np.float32]]) -> None: ...
 
     def close(self) -> None: ...
+
+
+def vectors_by_chunk(chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32],
+                     embedder: EmbedderInfo) -> dict[str, npt.NDArray[np.float32]]:
+    """Pair each searchable chunk with its row of ``vectors``, checking counts and dimension.
+
+    Shared by every store's ``write_document``, so all reject the same bad input.
+    """
+    searchable = [c for c in chunks if c.kind is not ChunkKind.PARENT]
+    if len(searchable) != len(vectors):
+        raise ValueError(f"{len(searchable)} searchable chunks but {len(vectors)} vectors")
+    if len(vectors) and vectors.shape[1] != embedder.dim:
+        raise ValueError(f"vectors are {vectors.shape[1]}-d, embedder says {embedder.dim}")
+    return {c.id: np.asarray(v, dtype=np.float32)
+            for c, v in zip(searchable, vectors, strict=True)}
+
+
+def embedder_mismatch(where: str, current: EmbedderInfo, new: EmbedderInfo, *,
+                      option: str) -> EmbedderMismatch:
+    """The one error for a store built with another embedding model."""
+    return EmbedderMismatch(
+        f"{where} was embedded with {current.name} ({current.dim}-d) but this run uses "
+        f"{new.name} ({new.dim}-d); vectors of different models cannot be mixed. "
+        f"Use the same embedder, or another database ({option}).")
 
 
 def open_store(location: str | None = None) -> Store:

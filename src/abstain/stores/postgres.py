@@ -26,7 +26,13 @@ from abstain.evidence import ArmHit, Chunk, ChunkKind, Document, FusedHit
 from abstain.fuse import RRF_K
 from abstain.query import MAX_QUERY_TERMS, query_terms, tokens
 from abstain.stores import postgres_sql as sql
-from abstain.stores.base import DocumentInfo, EmbedderInfo, StoredChunk
+from abstain.stores.base import (
+    DocumentInfo,
+    EmbedderInfo,
+    StoredChunk,
+    embedder_mismatch,
+    vectors_by_chunk,
+)
 
 try:
     import psycopg
@@ -107,7 +113,7 @@ class PostgresStore:
     def check_embedder(self, info: EmbedderInfo) -> None:
         current = self.embedder()
         if current is not None and current != info:
-            raise EmbedderMismatch(_mismatch_message(str(self), current, info))
+            raise embedder_mismatch(str(self), current, info, option="--store")
 
     def _bind_embedder(self, conn: Conn, info: EmbedderInfo) -> None:
         current = _read_embedder(conn)
@@ -123,18 +129,12 @@ class PostgresStore:
                          f" (embedding vector_cosine_ops) WITH (m = {self.hnsw_m:d},"
                          f" ef_construction = {self.hnsw_ef_construction:d})".encode())
         elif current != info:
-            raise EmbedderMismatch(_mismatch_message(str(self), current, info))
+            raise embedder_mismatch(str(self), current, info, option="--store")
 
     # -- writes ------------------------------------------------------------
     def write_document(self, document: Document, chunks: Sequence[Chunk], vectors: Vector,
                        embedder: EmbedderInfo, identifiers: Sequence[str] = ()) -> None:
-        searchable = [c for c in chunks if c.kind is not ChunkKind.PARENT]
-        if len(searchable) != len(vectors):
-            raise ValueError(f"{len(searchable)} searchable chunks but {len(vectors)} vectors")
-        if len(vectors) and vectors.shape[1] != embedder.dim:
-            raise ValueError(f"vectors are {vectors.shape[1]}-d, embedder says {embedder.dim}")
-        embedded = {c.id: np.asarray(v, dtype=np.float32)
-                    for c, v in zip(searchable, vectors, strict=True)}
+        embedded = vectors_by_chunk(chunks, vectors, embedder)
         ws = document.workspace
         with self._tx(ws) as conn:
             self._bind_embedder(conn, embedder)
@@ -328,9 +328,3 @@ def _connect_kwargs(url: str) -> dict[str, Any]:
 
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-
-
-def _mismatch_message(where: str, current: EmbedderInfo, new: EmbedderInfo) -> str:
-    return (f"{where} was embedded with {current.name} ({current.dim}-d) but this run uses "
-            f"{new.name} ({new.dim}-d); vectors of different models cannot be mixed. "
-            f"Use the same embedder, or another database (--store).")

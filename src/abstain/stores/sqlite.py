@@ -21,7 +21,13 @@ import numpy.typing as npt
 from abstain.errors import EmbedderMismatch, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
 from abstain.query import fts5_query
-from abstain.stores.base import DocumentInfo, EmbedderInfo, StoredChunk
+from abstain.stores.base import (
+    DocumentInfo,
+    EmbedderInfo,
+    StoredChunk,
+    embedder_mismatch,
+    vectors_by_chunk,
+)
 from abstain.stores.sqlite_migrations import migrate
 
 Vector = npt.NDArray[np.float32]
@@ -113,24 +119,19 @@ class SQLiteStore:
             conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                              [("embedder", info.name), ("dim", str(info.dim))])
         elif current != info:
-            raise EmbedderMismatch(_mismatch_message(self.path, current, info))
+            raise embedder_mismatch(self.path, current, info, option="--db")
 
     def check_embedder(self, info: EmbedderInfo) -> None:
         current = self.embedder()
         if current is not None and current != info:
-            raise EmbedderMismatch(_mismatch_message(self.path, current, info))
+            raise embedder_mismatch(self.path, current, info, option="--db")
 
     # -- writes ------------------------------------------------------------
     def write_document(self, document: Document, chunks: Sequence[Chunk], vectors: Vector,
                        embedder: EmbedderInfo, identifiers: Sequence[str] = ()) -> None:
-        searchable = [c for c in chunks if c.kind is not ChunkKind.PARENT]
-        if len(searchable) != len(vectors):
-            raise ValueError(f"{len(searchable)} searchable chunks but {len(vectors)} vectors")
-        if len(vectors) and vectors.shape[1] != embedder.dim:
-            raise ValueError(f"vectors are {vectors.shape[1]}-d, embedder says {embedder.dim}")
+        embedded = vectors_by_chunk(chunks, vectors, embedder)
         headings = {c.id: " ".join((document.title, *c.heading_path)) for c in chunks}
-        blobs = {c.id: np.asarray(v, dtype=np.float32).tobytes()
-                 for c, v in zip(searchable, vectors, strict=True)}
+        blobs = {chunk_id: v.tobytes() for chunk_id, v in embedded.items()}
         with self._transaction() as conn:
             self._bind_embedder(conn, embedder)
             self._delete(conn, document.id)
@@ -316,9 +317,3 @@ class SQLiteStore:
             conn.executemany(
                 "INSERT OR IGNORE INTO embedding_cache (model, text_hash, vector) VALUES (?, ?, ?)",
                 [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items.items()])
-
-
-def _mismatch_message(path: str, current: EmbedderInfo, new: EmbedderInfo) -> str:
-    return (f"{path} was embedded with {current.name} ({current.dim}-d) but this run uses "
-            f"{new.name} ({new.dim}-d); vectors of different models cannot be mixed. "
-            f"Use the same embedder, or another database (--db).")
