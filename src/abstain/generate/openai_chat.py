@@ -138,30 +138,24 @@ class OpenAIChatGenerator:
              timeout: float | None = None) -> ChatResult:
         body = self._body(messages, max_tokens, stream=False)
         started = time.perf_counter()
-        attempts = 1
-        try:
-            response, attempts = self._open(body, timeout)
+        tries = [1]
+        with self._recorded_failures(purpose, started, timeout, tries):
+            response, tries[0] = self._open(body, timeout)
             try:
                 response.read()
             finally:
                 response.close()
             payload = _json(response.text, self._url)
-            text = _content(payload["choices"][0]["message"])
-            usage = payload.get("usage") or {}
-            logprob = _mean_logprob([payload["choices"][0].get("logprobs")])
-        except _Failure as failure:
-            failure.attempts = max(failure.attempts, attempts)
-            raise self._error(purpose, failure, started) from None
-        except httpx.TimeoutException:
-            raise self._error(purpose, self._timeout(timeout, attempts), started) from None
-        except httpx.HTTPError as exc:
-            raise self._error(purpose, _Failure("http_error", f"{self._url}: {exc}"),
-                              started) from None
-        except (KeyError, IndexError, TypeError, AttributeError) as exc:
-            bad = _Failure("malformed", f"{self._url} returned JSON without "
-                                        f"choices[0].message.content ({exc!r})")
-            bad.attempts = attempts
-            raise self._error(purpose, bad, started) from None
+            try:
+                text = _content(payload["choices"][0]["message"])
+                usage = payload.get("usage") or {}
+                logprob = _mean_logprob([payload["choices"][0].get("logprobs")])
+            except (KeyError, IndexError, TypeError, AttributeError) as exc:
+                bad = _Failure("malformed", f"{self._url} returned JSON without "
+                                            f"choices[0].message.content ({exc!r})")
+                bad.attempts = tries[0]
+                raise bad from None
+        attempts = tries[0]
         call = LLMCall(purpose, self.model, "ok", _ms(started),
                        _int(usage.get("prompt_tokens")) or _approx(messages),
                        _int(usage.get("completion_tokens")) or approx_tokens(text),
@@ -173,12 +167,12 @@ class OpenAIChatGenerator:
         """Yield text deltas as they arrive; return the ChatResult at the end."""
         body = self._body(messages, max_tokens, stream=True)
         started = time.perf_counter()
-        attempts = 1
         parts: list[str] = []
         logprob_blocks: list[Any] = []
         usage: dict[str, Any] = {}
-        try:
-            response, attempts = self._open(body, None)
+        tries = [1]
+        with self._recorded_failures(purpose, started, None, tries):
+            response, tries[0] = self._open(body, None)
             try:
                 for payload in _sse(response.iter_lines(), self._url):
                     usage = payload.get("usage") or usage
@@ -190,14 +184,7 @@ class OpenAIChatGenerator:
                             yield delta
             finally:
                 response.close()
-        except _Failure as failure:
-            failure.attempts = max(failure.attempts, attempts)
-            raise self._error(purpose, failure, started) from None
-        except httpx.TimeoutException:
-            raise self._error(purpose, self._timeout(None, attempts), started) from None
-        except httpx.HTTPError as exc:
-            raise self._error(purpose, _Failure("http_error", f"{self._url}: {exc}"),
-                              started) from None
+        attempts = tries[0]
         text = "".join(parts)
         call = LLMCall(purpose, self.model, "ok", _ms(started),
                        _int(usage.get("prompt_tokens")) or _approx(messages),
@@ -207,6 +194,21 @@ class OpenAIChatGenerator:
 
     def close(self) -> None:
         self._client.close()
+
+    @contextlib.contextmanager
+    def _recorded_failures(self, purpose: str, started: float, timeout: float | None,
+                           tries: list[int]) -> Iterator[None]:
+        """Turn any transport or protocol failure into one LLMError carrying its LLMCall."""
+        try:
+            yield
+        except _Failure as failure:
+            failure.attempts = max(failure.attempts, tries[0])
+            raise self._error(purpose, failure, started) from None
+        except httpx.TimeoutException:
+            raise self._error(purpose, self._timeout(timeout, tries[0]), started) from None
+        except httpx.HTTPError as exc:
+            raise self._error(purpose, _Failure("http_error", f"{self._url}: {exc}"),
+                              started) from None
 
     # -- plumbing -----------------------------------------------------------------
     def _body(self, messages: list[Message], max_tokens: int | None, *, stream: bool
