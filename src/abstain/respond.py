@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from abstain.answer import Answer, Check, Citation, LLMCall, Refusal, display_confidence, triage
@@ -233,4 +233,4 @@ def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 3)
 
 
-__all__ = ["Prepared", "answer_question", "finish", "prepare", "replace"]
+__all__ = ["Prepared", "answer_question", "finish", "prepare"]

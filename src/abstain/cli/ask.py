@@ -138,7 +138,6 @@ def demo(db: str | None, questions: tuple[str, ...]) -> None:
     from pathlib import Path
 
     from abstain.pipeline import Pipeline
-    from abstain.stores.base import open_store
 
     if db is None:
         from platformdirs import user_data_dir
@@ -155,7 +154,6 @@ def demo(db: str | None, questions: tuple[str, ...]) -> None:
             click.echo()
             click.secho(f"Q: {q}", fg="cyan", bold=True)
             render(pipe.ask(q))
-    del open_store
 
 
 DEMO_QUESTIONS = (

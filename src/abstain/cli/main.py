@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 
 import click
@@ -159,19 +160,13 @@ def docs_list(db: str | None, store: str | None, workspace: str, all_workspaces:
     finally:
         st.close()
     if as_json:
-        print_json([r.__dict__ if hasattr(r, "__dict__") else _asdict(r) for r in rows])
+        print_json([asdict(r) for r in rows])
         return
     for r in rows:
         flags = "".join(("C" if r.curated else "-", "P" if r.published else "-"))
         click.echo(f"{r.id}  {r.workspace:<12} {flags} {r.chunks:>4} chunks  {r.source}")
     if not rows:
         click.echo("no documents")
-
-
-def _asdict(row: object) -> dict[str, object]:
-    from dataclasses import asdict, is_dataclass
-
-    return asdict(row) if is_dataclass(row) and not isinstance(row, type) else {}
 
 
 @docs.command("rm")

@@ -52,6 +52,7 @@ class SQLiteStore:
             except OSError as exc:
                 raise StoreError(f"cannot create the folder for {self.path}: {exc}") from exc
         self._local = threading.local()
+        self._conns: list[sqlite3.Connection] = []
         self._lock = threading.RLock()
         self._index: dict[str, _Index] | None = None
         self._index_version: tuple[int, int] | None = None
@@ -75,13 +76,8 @@ class SQLiteStore:
                 raise StoreError(f"cannot open {self.path} as a SQLite database: {exc}") from exc
             self._local.conn = conn
             with self._lock:
-                self._all_conns().append(conn)
+                self._conns.append(conn)
         return conn
-
-    def _all_conns(self) -> list[sqlite3.Connection]:
-        if not hasattr(self, "_conns"):
-            self._conns: list[sqlite3.Connection] = []
-        return self._conns
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -99,7 +95,7 @@ class SQLiteStore:
 
     def close(self) -> None:
         with self._lock:
-            for conn in self._all_conns():
+            for conn in self._conns:
                 conn.close()
             self._conns = []
             self._closed = True
