@@ -127,7 +127,9 @@ def test_curated_answers_rank_first(sample_pipeline: Pipeline) -> None:
 
 
 def _gate_input(pipe: Pipeline, question: str) -> GateInput:
+    from abstain.align import Focus, phrases
     from abstain.confidence import answer_features, chunk_confidence
+    from abstain.mentions import parse_question
     from abstain.respond import _curated_first_and_filtered
 
     retrieval = pipe.retriever.retrieve(question, workspace="default")
@@ -135,8 +137,10 @@ def _gate_input(pipe: Pipeline, question: str) -> GateInput:
                    for e in retrieval.evidence)
     kept = _curated_first_and_filtered(scored, 25.0)
     features = answer_features(question, kept)
+    parts = parse_question(question)
+    focus = Focus.of(parts, pipe.store.term_counts("default", phrases(parts)))
     return GateInput(question, kept, scored, features, pipe.calibration.confidence(features),
-                     lambda: pipe.store.identifiers("default"))
+                     lambda: pipe.store.identifiers("default"), focus=focus)
 
 
 def test_each_threshold_can_flip_its_check(sample_pipeline: Pipeline) -> None:

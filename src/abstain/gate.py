@@ -12,20 +12,15 @@ the entity check still applies to them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from abstain.align import Focus, answer_type_check, coverage_check, entity_check, phrases
 from abstain.answer import Check
 from abstain.confidence import DISTANCE_CEILING, AnswerFeatures
 from abstain.evidence import Evidence
-from abstain.identifiers import (
-    find_identifiers,
-    find_names,
-    name_in,
-    nearest,
-    normalise_identifier,
-    occurs_in,
-)
+from abstain.mentions import parse_question
 from abstain.query import tokens
+from abstain.stores.base import TermCounts
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,14 +39,22 @@ class GateThresholds:
     """Seed 002's top-1/top-2 ratio on normalised fused scores; None disables it."""
     min_confidence: float = 0.5
     """Refuse when the calibrated answer confidence is below this."""
+    min_informative_coverage: float = 0.5
+    """Refuse when less than this share of the question's words, weighted by their rarity in
+    the workspace, is present in the kept evidence."""
+    check_answer_type: bool = True
+    """Refuse a when / how many / who question whose evidence holds no date / number / name."""
     check_names: bool = True
-    """Treat capitalised names in the question (Kubernetes, GraphQL) like identifiers."""
+    """Require capitalised names of the question (Kubernetes, GraphQL) to exist in the
+    workspace."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.chunk_filter <= 100 or not 0 <= self.answer_gate <= 100:
             raise ValueError("chunk_filter and answer_gate are on a 0–100 scale")
-        if not 0 <= self.min_confidence <= 1 or not 0 <= self.min_term_coverage <= 1:
-            raise ValueError("min_confidence and min_term_coverage are in [0, 1]")
+        if not all(0 <= v <= 1 for v in (self.min_confidence, self.min_term_coverage,
+                                          self.min_informative_coverage)):
+            raise ValueError("min_confidence, min_term_coverage and min_informative_coverage "
+                             "are in [0, 1]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +69,9 @@ class GateInput:
     known_identifiers: Callable[[], list[str]] = field(default=lambda: [])
     min_confidence: float | None = None
     """Overrides ``GateThresholds.min_confidence`` (a calibration file's certified threshold)."""
+    focus: Focus | None = None
+    """The question read against the workspace's statistics (``Store.term_counts``); when
+    None, the retrieved chunks stand in for the workspace."""
 
 
 Rule = Callable[[GateInput], Check | None]
@@ -93,17 +99,21 @@ class Gate:
         curated = any(e.document.curated for e in ev)
         exempt = " (curated match: exempt)" if curated else ""
         checks: list[Check] = []
-        suggestions: tuple[str, ...] = ()
-        missing: tuple[str, ...] = ()
-
         checks.append(Check("evidence", bool(ev), len(ev), 1,
                             f"{len(ev)} of {len(data.retrieved)} retrieved chunks kept "
                             f"(chunk filter {t.chunk_filter:g})", "no_evidence"))
         best = min((e.hit.vector_distance for e in ev if e.hit.vector_distance is not None),
                    default=None)
-        checks.append(Check("best_distance", curated or (best is not None and
-                                                          best <= t.max_best_distance),
-                            best, t.max_best_distance, "best cosine distance" + exempt,
+        # The same bar on the 0–100 scale, so keyword evidence (an exact identifier or rare-term
+        # match, scored by align.keyword_confidence) clears it as a close vector match would.
+        bar = 100.0 * (1.0 - t.max_best_distance)
+        strongest = max((e.confidence or 0.0 for e in ev), default=0.0)
+        close = best is not None and best <= t.max_best_distance
+        checks.append(Check("best_distance", curated or close or strongest >= bar,
+                            best, t.max_best_distance,
+                            "best cosine distance" + ("" if close or strongest < bar else
+                                                      f"; keyword evidence {strongest:g}/100 "
+                                                      f"clears {bar:g}") + exempt,
                             "weak_evidence"))
         kept = [e.confidence for e in ev if e.confidence is not None and not e.document.curated]
         mean = sum(kept) / len(kept) if kept else 0.0
@@ -112,16 +122,19 @@ class Gate:
                             "low_confidence"))
         coverage = data.features.term_coverage
         passed_cov = curated or coverage >= t.min_term_coverage
-        if not passed_cov:
-            missing = data.features.missing_terms
         checks.append(Check("term_coverage", passed_cov, coverage, t.min_term_coverage,
                             "missing: " + ", ".join(data.features.missing_terms)
                             if data.features.missing_terms else "all terms found",
                             "low_coverage"))
-        entity = self._entities(data)
-        checks.append(entity[0])
-        if not entity[0].passed:
-            suggestions, missing = entity[1], entity[2]
+        focus = data.focus or _local_focus(data.question, data.retrieved)
+        if not t.check_names:
+            focus = _without_names(focus)
+        entity = entity_check(focus, ev, data.known_identifiers)
+        checks.append(entity.check)
+        informative, absent = coverage_check(focus, ev, t.min_informative_coverage)
+        checks.append(_exempt(informative, curated))
+        if t.check_answer_type:
+            checks.append(answer_type_check(focus, ev))
         if t.min_top_ratio is not None:
             checks.append(_ratio_check(data.retrieved, t.min_top_ratio))
         floor = t.min_confidence if data.min_confidence is None else data.min_confidence
@@ -137,42 +150,38 @@ class Gate:
                                     result.threshold, result.detail,
                                     result.reason or f"rule:{name}"))
         failed = next((c for c in checks if not c.passed), None)
+        missing = {"term_coverage": data.features.missing_terms, "entity_existence":
+                   entity.missing, "informative_coverage": absent}.get(
+                       failed.name if failed else "", ())
+        suggestions = entity.suggestions if failed is entity.check else ()
         return GateResult(failed is None, tuple(checks), failed, suggestions, missing)
 
-    def _entities(self, data: GateInput) -> tuple[Check, tuple[str, ...], tuple[str, ...]]:
-        wanted = find_identifiers(data.question, quoted=True)
-        names: list[str] = []
-        if self.thresholds.check_names:
-            names = [n for n in find_names(data.question)
-                     if not any(n in w or w in n for w in wanted)]
-            wanted += names
-        if not wanted:
-            return Check("entity_existence", True, "none", "all present",
-                         "no identifiers in the question", "unknown_entity"), (), ()
-        haystack = "\n".join(
-            f"{e.document.title}\n{' '.join(e.chunk.heading_path)}\n{e.text}\n{e.parent_text}"
-            for e in data.retrieved)
-        words = set(tokens(haystack))
-        absent = [w for w in wanted
-                  if not (name_in(w, words) if w in names else occurs_in(w, haystack))]
-        if not absent:
-            return Check("entity_existence", True, ", ".join(wanted), "all present",
-                         "found in evidence", "unknown_entity"), (), ()
-        known = data.known_identifiers()
-        known_norm = {normalise_identifier(k) for k in known}
-        elsewhere = [a for a in absent if normalise_identifier(a) in known_norm]
-        if len(elsewhere) == len(absent):
-            return (Check("entity_existence", False, ", ".join(absent), "all present",
-                          f"{', '.join(absent)} exist in the workspace but not in the retrieved "
-                          "evidence", "entity_not_in_evidence"), (), tuple(absent))
-        absent = [a for a in absent if a not in elsewhere]
-        suggestions = tuple(dict.fromkeys(
-            s for a in absent if find_identifiers(a, quoted=False) for s in nearest(a, known)))
-        detail = f"not found: {', '.join(absent)}"
-        if suggestions:
-            detail += f"; did you mean {', '.join(suggestions)}?"
-        return (Check("entity_existence", False, ", ".join(absent), "all present", detail,
-                      "unknown_entity"), suggestions, tuple(absent))
+
+def _exempt(check: Check, curated: bool) -> Check:
+    """Curated close matches pass the confidence-like checks, as their detail says."""
+    if not curated or check.passed:
+        return check
+    return replace(check, passed=True, detail=check.detail + " (curated match: exempt)")
+
+
+def _local_focus(question: str, retrieved: tuple[Evidence, ...]) -> Focus:
+    """Without workspace statistics, the retrieved chunks stand in for the workspace."""
+    parts = parse_question(question)
+    chunk_words = [set(tokens(f"{e.document.title} {' '.join(e.chunk.heading_path)} {e.text}"))
+                   for e in retrieved]
+    counts = {}
+    for phrase in phrases(parts):
+        words = tokens(phrase)
+        counts[phrase] = sum(all(w in have for w in words) for have in chunk_words)
+    return Focus.of(parts, TermCounts(len(retrieved), counts))
+
+
+def _without_names(focus: Focus) -> Focus:
+    from abstain.mentions import Kind, QuestionParts
+
+    parts = focus.parts
+    kept = tuple(m for m in parts.mentions if m.kind is not Kind.NAME)
+    return replace(focus, parts=QuestionParts(kept, parts.terms, parts.asked))
 
 
 def _ratio_check(evidence: tuple[Evidence, ...], threshold: float) -> Check:

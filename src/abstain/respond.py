@@ -20,18 +20,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from abstain.align import Focus, focus_evidence, keyword_confidence, phrases
 from abstain.answer import Answer, Check, Citation, LLMCall, Refusal, display_confidence, triage
 from abstain.confidence import answer_features, chunk_confidence
 from abstain.errors import LLMError
 from abstain.evidence import Evidence
 from abstain.gate import GateInput
 from abstain.generate import Generation, Sentence
+from abstain.mentions import parse_question
 from abstain.messages import detect_language, refusal_message
 from abstain.text import clean
 
 if TYPE_CHECKING:
     from abstain.pipeline import Pipeline
     from abstain.verify import SentenceVerdict
+
+
+IDENTIFIER_DEPTH = 20
+"""Fused hits searched for the chunks that hold a question's identifiers (ADR-0007's own
+section may rank below the top k on cosine while the keyword arm has it first)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,31 +112,40 @@ def prepare(pipe: Pipeline, question: str, workspace: str) -> Prepared | Answer:
         rewrite = rewrite_query(pipe.chat_model, text)
         query, calls = rewrite.query, rewrite.calls
         notes = (rewrite.note,) if rewrite.note else ()
-    depth = None if pipe.reranker is None else max(pipe.rerank_depth, pipe.retrieval.top_k)
+    parts = parse_question(text)
+    top_k = pipe.retrieval.top_k
+    depth = None if pipe.reranker is None else max(pipe.rerank_depth, top_k)
+    if parts.identifiers:  # look deeper for the chunks that hold what the question names
+        depth = max(depth or top_k, IDENTIFIER_DEPTH)
     retrieval = pipe.retriever.retrieve(query, workspace=workspace, top_k=depth)
     timings = dict(retrieval.timings_ms)
     hits = retrieval.evidence
-    if pipe.reranker is not None:  # issue 4: reorder the top fused hits, keep top_k
+    if pipe.reranker is not None:  # reorder the top fused hits
         from abstain.rerank import rerank as rerank_hits
 
         t_rerank = time.perf_counter()
-        hits = rerank_hits(pipe.reranker, text, hits, depth=depth or 0)[:pipe.retrieval.top_k]
+        hits = rerank_hits(pipe.reranker, text, hits, depth=depth or 0)
         timings["rerank_ms"] = _ms(t_rerank)
     tier = "retrieval" if pipe.reranker is None else "reranker"
     t_gate = time.perf_counter()
     thresholds = pipe.gate.thresholds
-    scored = tuple(
-        e.with_scores(confidence=chunk_confidence(e.hit.vector_distance,
-                                                  thresholds.distance_ceiling))
+    focus = Focus.of(parts, pipe.store.term_counts(
+        workspace, phrases(parts), published_only=pipe.retrieval.published_only))
+    every = tuple(
+        e.with_scores(confidence=max(
+            chunk_confidence(e.hit.vector_distance, thresholds.distance_ceiling),
+            keyword_confidence(focus, e)))
         for e in hits
     )
-    kept = _curated_first_and_filtered(scored, thresholds.chunk_filter)
+    scored = every[:top_k]
+    held = focus_evidence(focus, _curated_first_and_filtered(every, thresholds.chunk_filter))
+    kept = held[:top_k] or _curated_first_and_filtered(scored, thresholds.chunk_filter)
     features = answer_features(text, kept or scored, rrf_k=pipe.retrieval.rrf_k)
     confidence = pipe.calibration.confidence(features)
     result = pipe.gate.evaluate(GateInput(
         question=text, evidence=kept, retrieved=scored, features=features,
         confidence=confidence, min_confidence=pipe.calibration.gate_threshold,
-        known_identifiers=lambda: pipe.store.identifiers(workspace)))
+        known_identifiers=lambda: pipe.store.identifiers(workspace), focus=focus))
     timings["gate_ms"] = _ms(t_gate)
     base = dict(question=question, workspace=workspace, language=language,
                 features=features.as_dict(), checks=result.checks, evidence=kept or scored,

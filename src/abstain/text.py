@@ -1,14 +1,34 @@
-"""Small text helpers shared by chunking, the extractive answerer and the verifier."""
+"""Text helpers shared by every stage: cleaning, sentence splitting and stemming.
+
+One sentence splitter and one stemmer serve chunking, the extractive answerer,
+the reader's windows, the verifier and the gate, so that "a sentence" and "the
+same word" mean the same thing everywhere:
+
+* sentences come from ``sentencex`` (Wikimedia's rule-based segmenter: it knows
+  abbreviations and splits CJK text after 。！？ without any whitespace), run per
+  block, so paragraphs and list items never run into each other;
+* stems come from the Snowball English stemmer (``snowballstemmer``, the same
+  family as the Porter stemmer of the SQLite keyword arm), so "released" and
+  "release" are stem-equal and "QueuePool" is not "queue".
+"""
 
 from __future__ import annotations
 
+import functools
 import re
 
-_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "approx.", "cf.", "no.", "fig.", "mr.", "dr.")
-_SENTENCE_END = re.compile(
-    r"(?<=[.!?。！？])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9`*_\u00C0-\u024F\u4e00-\u9fff])"
-)
+import sentencex
+import snowballstemmer
+
+_BLOCKS = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)|\n\s*[-=~^]{3,}\s*(?:\n|$)")
+"""Blank lines, list items and the underline of a plain-text heading end a sentence."""
 _WS = re.compile(r"[ \t\r\f\v]+")
+_INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)")
+_MASK = "\ue000"
+"""Stands in for a full stop inside a word (``module.Class``, ``v2.3.1``) while splitting."""
+_STEMMER = snowballstemmer.stemmer("english")
+SENTENCE_LANGUAGE = "en"
+"""sentencex's rules for English also end sentences at CJK full stops."""
 
 
 def clean(text: str) -> str:
@@ -19,27 +39,25 @@ def clean(text: str) -> str:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split prose into sentences; list items and lines stay whole.
-
-    A regex splitter: good enough for documentation prose; it keeps common
-    abbreviations and version numbers (v2.3.1) intact.
-    """
+    """Sentences of ``text``; blank lines and list items always end one."""
     sentences: list[str] = []
-    for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)", text):
-        block = block.strip()
-        if not block:
+    for block in _BLOCKS.split(text):
+        if not block.strip():
             continue
-        parts = _SENTENCE_END.split(block)
-        buffer = ""
-        for part in parts:
-            buffer = f"{buffer} {part}".strip() if buffer else part
-            if buffer.lower().endswith(_ABBREVIATIONS):
-                continue
-            sentences.append(buffer)
-            buffer = ""
-        if buffer:
-            sentences.append(buffer)
+        masked = _INNER_DOT.sub(_MASK, block)
+        for sentence in sentencex.segment(SENTENCE_LANGUAGE, masked):
+            sentence = sentence.strip().replace(_MASK, ".")
+            if sentence:
+                sentences.append(sentence)
     return sentences
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Snowball (English) stem of one folded word; digits and codes are kept as they are."""
+    if not word.isalpha():
+        return word
+    return str(_STEMMER.stemWord(word))
 
 
 def truncate(text: str, limit: int) -> str:

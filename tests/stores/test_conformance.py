@@ -209,3 +209,17 @@ def test_limit_is_respected(store: Store) -> None:
     assert len(store.search_text("common", workspace="a", limit=5)) == 5
     assert [h.rank for h in store.search_vector(vectors[0], workspace="a", limit=7)] == list(
         range(1, 8))
+
+
+def test_term_counts_are_whole_word_stemmed_phrases_per_workspace(store: Store) -> None:
+    _write(store, _doc("d1"), ["The QueuePool releases connections", "APP_CACHE_TTL sets the"
+                               " cache lifetime", "queue pools are released"],
+           _unit([1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]))
+    _write(store, _doc("d2", ws="b"), ["a queue in another workspace"], _unit([1, 1, 0, 0]))
+    counts = store.term_counts("a", ["queuepool", "queue", "app cache ttl", "cache ttl app",
+                                     "released", "missing", ""])
+    assert counts.total == 3
+    assert counts.counts == {"queuepool": 1, "queue": 1, "app cache ttl": 1,
+                             "cache ttl app": 0, "released": 2, "missing": 0, "": 0}
+    assert store.term_counts("b", ["queuepool", "queue"]).counts == {"queuepool": 0, "queue": 1}
+    assert store.term_counts("nowhere", ["queue"]).total == 0

@@ -1,58 +1,117 @@
 """The built-in answerer: the best-supported sentences of the top evidence, cited.
 
-No model is called. Sentences are scored by how many of the question's content
-terms they contain (prefix-matched, so "replicas" finds "replica"), weighted
-down by the rank of their evidence; sentences with no overlap are never used.
+No model is called. A sentence scores the share of what the question asks about
+that it holds: its content words (stem-equal, or half when only a related form
+shares the first letters: "decide" / "Decision") and its identifiers (whole).
+What only the chunk's title or heading holds counts half, so the sections of
+"ADR-0007" answer a question about ADR-0007. Scores are weighted down by the
+rank of the evidence. When the question asks for a date, a number or a name,
+only sentences that carry one are used (when any does).
+
+A sentence is never an answer when it is a question, or when it adds nothing
+beyond the question's own words (a document that only repeats the question
+does not answer it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from abstain.align import carries, expected_type, holds
 from abstain.evidence import Evidence
 from abstain.generate import Generation, Sentence
-from abstain.query import query_terms, tokens
-from abstain.text import split_sentences
+from abstain.mentions import Mention, parse_question, stems
+from abstain.query import STOPWORDS, tokens
+from abstain.text import split_sentences, stem
+
+RANK_DECAY = 0.15
+"""Evidence n's sentences score 1 / (1 + RANK_DECAY·(n − 1)) of the same sentence at [1]."""
+KEEP_WITHIN = 0.5
+"""Sentences scoring under this share of the best one are left out."""
+LABEL_CREDIT = 0.5
+"""What the chunk's title or heading holds counts this much."""
+RELATED_CREDIT = 0.5
+"""A related form (same first letters, not stem-equal) counts this much of a match."""
+_STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
 
 
 class ExtractiveGenerator:
     name = "extractive"
     uses_llm = False
 
-    def __init__(self, *, max_sentences: int = 3, max_evidence: int = 3,
+    def __init__(self, *, max_sentences: int = 3, max_evidence: int = 5,
                  min_overlap: float = 0.2) -> None:
         self.max_sentences = max_sentences
         self.max_evidence = max_evidence
         self.min_overlap = min_overlap
 
     def generate(self, question: str, evidence: Sequence[Evidence]) -> Generation:
-        terms = query_terms(question)
-        scored: list[tuple[float, int, int, str]] = []
+        parts = parse_question(question)
+        identifiers = parts.identifiers
+        id_words = {w for m in identifiers for w in m.words}
+        terms = [t.stem for t in parts.terms if not t.context and t.word not in id_words]
+        terms = terms or [t.stem for t in parts.terms]
+        asked = set(stems(question))
+        expected = expected_type(parts.asked)
+        versions = not any(m.why == "version" for m in identifiers)
+        scored: list[tuple[float, bool, int, int, str]] = []
         for n, ev in enumerate(evidence[: self.max_evidence], start=1):
+            label = f"{ev.document.title}\n{' '.join(ev.chunk.heading_path)}"
+            label_stems = set(stems(label))
             for position, sentence in enumerate(split_sentences(ev.text)):
-                overlap = _overlap(terms, sentence)
-                if overlap >= self.min_overlap:
-                    scored.append((overlap / (1 + 0.15 * (n - 1)), n, position, sentence))
-        best: list[tuple[float, int, int, str]] = []
+                if not answers(sentence, asked):
+                    continue
+                overlap = _overlap(terms, identifiers, sentence, label, label_stems)
+                if overlap < self.min_overlap:
+                    continue
+                typed = expected is not None and carries(sentence, expected, versions=versions)
+                scored.append((overlap / (1 + RANK_DECAY * (n - 1)), typed, n, position,
+                               sentence))
+        if any(s[1] for s in scored):
+            scored = [s for s in scored if s[1]]
+        best: list[tuple[float, bool, int, int, str]] = []
         for candidate in sorted(scored, key=lambda s: -s[0]):
-            if len(best) == self.max_sentences or (best and candidate[0] < 0.5 * best[0][0]):
+            if len(best) == self.max_sentences or (
+                    best and candidate[0] < KEEP_WITHIN * best[0][0]):
                 break
-            if not any(_redundant(candidate[3], kept[3]) for kept in best):
+            if not any(_redundant(candidate[4], kept[4]) for kept in best):
                 best.append(candidate)
-        chosen = sorted(best, key=lambda s: (s[1], s[2]))
+        chosen = sorted(best, key=lambda s: (s[2], s[3]))
         return Generation(
-            sentences=tuple(Sentence(text, (n,)) for _, n, _, text in chosen),
+            sentences=tuple(Sentence(text, (n,)) for _, _, n, _, text in chosen),
             model=self.name,
         )
 
 
-def _overlap(terms: list[str], sentence: str) -> float:
-    if not terms:
+def answers(sentence: str, asked: set[str]) -> bool:
+    """A sentence can answer when it is no question and adds a word or number of its own."""
+    if sentence.rstrip().endswith("?"):
+        return False
+    return any(s not in asked and s not in _STOP_STEMS and (len(s) > 1 or s.isdigit())
+               for s in stems(sentence))
+
+
+def _overlap(terms: list[str], identifiers: tuple[Mention, ...], sentence: str, label: str,
+             label_stems: set[str]) -> float:
+    wanted = len(terms) + len(identifiers)
+    if not wanted:
         return 0.0
-    words = set(tokens(sentence))
-    hits = sum(1 for t in terms if t in words or (len(t) >= 5 and any(
-        w.startswith(t[: len(t) - 2]) for w in words)))
-    return hits / len(terms)
+    words = set(stems(sentence))
+    credit = sum(_term_credit(t, words, label_stems) for t in terms)
+    credit += sum(1.0 if holds(m, sentence) else LABEL_CREDIT if holds(m, label) else 0.0
+                  for m in identifiers)
+    return credit / wanted
+
+
+def _term_credit(term: str, words: set[str], label: set[str]) -> float:
+    for place, weight in ((words, 1.0), (label, LABEL_CREDIT)):
+        if term in place:
+            return weight
+    prefix = term[:max(4, len(term) - 2)]
+    for place, weight in ((words, 1.0), (label, LABEL_CREDIT)):
+        if len(term) >= 5 and any(w.startswith(prefix) for w in place):
+            return weight * RELATED_CREDIT
+    return 0.0
 
 
 def _redundant(a: str, b: str, threshold: float = 0.6) -> bool:

@@ -45,6 +45,27 @@ class StoredChunk:
 
 
 @dataclass(frozen=True, slots=True)
+class TermCounts:
+    """How many searchable chunks of a workspace hold each phrase, and how many there are."""
+
+    total: int
+    counts: dict[str, int]
+    """Phrase -> chunks holding its words in order (stemmed, whole words); capped at
+    :func:`term_count_limit` — beyond that a phrase is simply common."""
+
+    def count(self, phrase: str) -> int:
+        return self.counts.get(phrase, 0)
+
+
+TERM_COUNT_CAP = 0.25
+"""Counting stops at this share of the workspace's chunks: rarer is all the gate asks."""
+
+
+def term_count_limit(total: int) -> int:
+    return max(100, int(total * TERM_COUNT_CAP) + 1)
+
+
+@dataclass(frozen=True, slots=True)
 class EmbedderInfo:
     name: str
     dim: int
@@ -74,6 +95,13 @@ class Store(Protocol):
 
     def identifiers(self, workspace: str) -> list[str]:
         """Identifier-like tokens (ADR-0007, E1001, v2.3.1) found in the workspace's text."""
+        ...
+
+    def term_counts(self, workspace: str, phrases: Sequence[str], *,
+                    published_only: bool = True) -> TermCounts:
+        """For each phrase (plain words), how many searchable chunks of the workspace hold its
+        words in order, with the keyword arm's stemming and whole words only (``queuepool``
+        is not ``queue``); the workspace's statistics for informativeness and existence."""
         ...
 
     def document_hash(self, workspace: str, source: str) -> str | None: ...

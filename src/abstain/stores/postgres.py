@@ -30,7 +30,9 @@ from abstain.stores.base import (
     DocumentInfo,
     EmbedderInfo,
     StoredChunk,
+    TermCounts,
     embedder_mismatch,
+    term_count_limit,
     vectors_by_chunk,
 )
 
@@ -207,6 +209,19 @@ class PostgresStore:
                 "SELECT token FROM identifiers WHERE workspace = %s GROUP BY token"
                 " ORDER BY token COLLATE \"C\"", (workspace,))]
 
+    def term_counts(self, workspace: str, phrases: Sequence[str], *,
+                    published_only: bool = True) -> TermCounts:
+        wanted = {p: " ".join(tokens(p)) for p in dict.fromkeys(phrases)}
+        with self._tx(workspace) as conn:
+            total = _count(conn.execute(sql.COUNT_SEARCHABLE, {
+                "ws": workspace, "published_only": published_only}).fetchone())
+            limit = term_count_limit(total)
+            counts = {p: 0 if not words or total == 0 else _count(conn.execute(
+                sql.COUNT_PHRASE, {"ws": workspace, "published_only": published_only,
+                                   "phrase": words, "limit": limit}).fetchone())
+                      for p, words in wanted.items()}
+        return TermCounts(total, counts)
+
     def get_chunks(self, ids: Sequence[str]) -> dict[str, StoredChunk]:
         if not ids:
             return {}
@@ -328,3 +343,7 @@ def _connect_kwargs(url: str) -> dict[str, Any]:
 
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _count(row: tuple[Any, ...] | None) -> int:
+    return 0 if row is None else int(row[0])

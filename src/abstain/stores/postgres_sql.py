@@ -78,3 +78,18 @@ SEARCH_FUSED = f"""
     ORDER BY fused_score DESC, least(v.rank, w.rank), chunk_id
     LIMIT %(top)s
 """
+
+# Parameters: ws, published_only. Searchable chunks (parents carry no tsv).
+COUNT_SEARCHABLE = """
+    SELECT count(*) FROM chunks c
+    WHERE c.workspace = %(ws)s AND c.tsv IS NOT NULL AND (c.published OR NOT %(published_only)s)
+"""
+
+# Parameters: ws, published_only, phrase (plain words), limit. Words in order, stemmed.
+COUNT_PHRASE = """
+    SELECT count(*) FROM (
+        SELECT 1 FROM chunks c
+        WHERE c.tsv @@ phraseto_tsquery('english'::regconfig, abstain_unaccent(%(phrase)s))
+          AND c.workspace = %(ws)s AND (c.published OR NOT %(published_only)s)
+        LIMIT %(limit)s) AS hits
+"""

@@ -20,12 +20,14 @@ import numpy.typing as npt
 
 from abstain.errors import EmbedderMismatch, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
-from abstain.query import fts5_query
+from abstain.query import fts5_query, tokens
 from abstain.stores.base import (
     DocumentInfo,
     EmbedderInfo,
     StoredChunk,
+    TermCounts,
     embedder_mismatch,
+    term_count_limit,
     vectors_by_chunk,
 )
 from abstain.stores.sqlite_migrations import migrate
@@ -216,6 +218,28 @@ class SQLiteStore:
                            json.loads(r[13]))
             out[chunk.id] = StoredChunk(chunk, doc, r[14])
         return out
+
+    def term_counts(self, workspace: str, phrases: Sequence[str], *,
+                    published_only: bool = True) -> TermCounts:
+        total = int(self._conn().execute(
+            "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id"
+            " WHERE d.workspace = ? AND c.kind <> 'parent' AND (d.published = 1 OR ?)",
+            (workspace, int(not published_only))).fetchone()[0])
+        limit = term_count_limit(total)
+        counts: dict[str, int] = {}
+        for phrase in dict.fromkeys(phrases):
+            words = tokens(phrase)
+            if not words or total == 0:
+                counts[phrase] = 0
+                continue
+            counts[phrase] = int(self._conn().execute(
+                "SELECT count(*) FROM (SELECT 1 FROM chunks_fts"
+                " JOIN chunks c ON c.rowid = chunks_fts.rowid"
+                " JOIN documents d ON d.id = c.document_id"
+                " WHERE chunks_fts MATCH ? AND d.workspace = ? AND (d.published = 1 OR ?)"
+                " LIMIT ?)", ('"' + " ".join(words) + '"', workspace, int(not published_only),
+                              limit)).fetchone()[0])
+        return TermCounts(total, counts)
 
     # -- keyword arm -------------------------------------------------------
     def search_text(self, query: str, *, workspace: str, limit: int,

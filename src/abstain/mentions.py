@@ -1,0 +1,230 @@
+"""What a question names: identifiers, names and the terms it asks about.
+
+A question is read as *asked* sentences (the ones ending in "?", or all of
+them when none does, widened to the sentence before when the asked part is a
+bare "Why?") and *context* sentences around them. What it names falls in three
+kinds, which the gate treats differently (see :mod:`abstain.align`):
+
+* **identifiers** — error codes (``E1207``, ``ADR-0007``, ``e1207``), versions
+  (``1.3.2``, ``v2``), lowercase names with digits (``grpc2``, ``wal2``),
+  dotted and called names (``module.Class``, ``Class.method()``, ``commit()``),
+  ``snake_case`` and ``ALL_CAPS_WITH_UNDERSCORES`` names, ``CamelCase``
+  compounds, ``--flags``, and single words in quotes or backticks. The
+  evidence must hold each one whole.
+* **names** — capitalised words (``Kubernetes``, ``SQLCipher``, ``SQL``). Each
+  must exist somewhere in the workspace; whether the evidence holds it is left
+  to the weighted coverage.
+* **soft mentions** — what the user offers as context or comparison ("like
+  pandas' ``df.head()``", "instead of ``python hello.py``"), file names and
+  extensions of the user's own files. They never refuse on their own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from abstain.query import STOPWORDS, fold, tokens
+from abstain.text import split_sentences, stem
+
+
+class Kind(StrEnum):
+    IDENTIFIER = "identifier"
+    NAME = "name"
+    SOFT = "soft"
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    text: str
+    """As the user wrote it (``APP_CACHE_TTL``, ``--fts6``, ``Kubernetes``)."""
+    kind: Kind
+    why: str
+    """What made it one: ``code``, ``version``, ``dotted``, ``call``, ``snake``, ``env``,
+    ``camel``, ``flag``, ``quoted``, ``name``, ``file``, ``comparison``, ``context``."""
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """Its folded words, the unit it is matched by (case-, hyphen- and
+        underscore-insensitive)."""
+        return tuple(tokens(self.text))
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    word: str
+    """Folded content word of the question."""
+    stem: str
+    context: bool
+    """From a context sentence or a soft mention, not from what is asked."""
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionParts:
+    mentions: tuple[Mention, ...]
+    terms: tuple[Term, ...]
+    asked: str
+    """The asked sentences, the part whose answer type counts."""
+
+    @property
+    def identifiers(self) -> tuple[Mention, ...]:
+        return tuple(m for m in self.mentions if m.kind is Kind.IDENTIFIER)
+
+    @property
+    def names(self) -> tuple[Mention, ...]:
+        return tuple(m for m in self.mentions if m.kind is Kind.NAME)
+
+
+FILE_EXTENSIONS = (
+    "py|md|txt|csv|tsv|json|jsonl|toml|yaml|yml|ini|cfg|conf|db|sqlite|sqlite3|gz|zip|tar|xlsx|"
+    "xls|jpg|jpeg|png|gif|pdf|html|htm|xml|exe|msi|sh|bat|ps1|env|log|parquet|js|ts|rs|go|c|h")
+_FILE = re.compile(rf"(?<![\w/.-])[\w-]*(?:\.[\w-]+)*\.(?:{FILE_EXTENSIONS})(?![\w])",
+                   re.IGNORECASE)
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("flag", re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")),
+    ("call", re.compile(r"(?<![\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\([^()]{0,80}\)")),
+    ("dotted", re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w(])")),
+    ("version", re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.]+)?(?![\w.]*\w)")),
+    ("code", re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9]{0,9}-\d{1,6}(?![\w-])")),
+    ("code", re.compile(r"(?<![\w.-])[A-Za-z]+\d+[A-Za-z0-9]*(?![\w-])")),
+    ("env", re.compile(r"(?<![\w.-])_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w-])")),
+    ("snake", re.compile(r"(?<![\w.-])_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])")),
+    ("camel", re.compile(r"(?<![\w.-])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?![\w-])")),
+)
+_BACKTICK = re.compile(r"`([^`]{1,120})`")
+_QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]{1,60})[\"“”«»]")
+_COMPARISON = re.compile(
+    r"(?:\blike|\bsuch as|\bsimilar to|\binstead of|\brather than|\bcompared (?:to|with)|\bvs\.?"
+    r"|\bversus|\bequivalent (?:of|to)|\banalogous to|\bthan|\be\.g\.,?|\bfor example,?)"
+    r"\s+(?:\S+\s+){0,2}[`'\"“(]*$", re.IGNORECASE)
+_NAME = re.compile(r"(?<![\w'’.-])[A-Z][\w]*(?:[-'’][\w]+)*")
+_NAME_STOP = frozenset({
+    "I", "OK", "A", "An", "The", "Is", "Are", "Do", "Does", "Did", "Can", "Could", "Should",
+    "Would", "Will", "What", "Which", "Who", "When", "Where", "Why", "How", "If", "In", "On",
+    "For", "To", "Of", "And", "Or", "With", "At", "By", "From", "My", "Our", "Any", "Some",
+    "Since", "After", "Before", "Also", "Yes", "No", "Not", "So", "But", "Then", "There",
+    "Hi", "Hello", "Thanks", "Please", "Roughly"})
+_LIGHT_WORDS = frozenset(
+    """actually already always anything around automatically basically better built come
+    currently directly else ever exactly fine get gets getting go going got just keep kind
+    like lot make makes making much need needs possible pretty really right still sure
+    thing things try trying use used uses using want wants way ways work works""".split())
+"""Words that say how a question is asked, not what about: they never count as terms."""
+
+
+def parse_question(question: str) -> QuestionParts:
+    sentences = split_sentences(" ".join(question.split())) or [question]
+    asked_idx = [i for i, s in enumerate(sentences) if s.rstrip().endswith("?")]
+    if not asked_idx:
+        asked_idx = list(range(len(sentences)))
+    first = asked_idx[0]
+    if first > 0 and len(_content(" ".join(sentences[i] for i in asked_idx))) < 2:
+        asked_idx.insert(0, first - 1)
+    mentions: dict[str, Mention] = {}
+    soft_spans: list[str] = []
+    for i, sentence in enumerate(sentences):
+        context = i not in asked_idx
+        for mention in _mentions(sentence):
+            if context and mention.kind is not Kind.SOFT:
+                mention = Mention(mention.text, Kind.SOFT, "context")
+            if mention.kind is Kind.SOFT:
+                soft_spans.append(mention.text)
+            key = fold(mention.text)
+            if key not in mentions or mentions[key].kind is Kind.SOFT:
+                mentions[key] = mention
+    soft_words = {w for span in soft_spans for w in tokens(span)}
+    terms: dict[str, Term] = {}
+    for i, sentence in enumerate(sentences):
+        for word in _content(sentence):
+            context = i not in asked_idx or word in soft_words
+            if word not in terms or (terms[word].context and not context):
+                terms[word] = Term(word, stem(word), context)
+    asked = " ".join(sentences[i] for i in asked_idx)
+    return QuestionParts(tuple(mentions.values()), tuple(terms.values()), asked)
+
+
+def _content(text: str) -> list[str]:
+    return [t for t in dict.fromkeys(tokens(text))
+            if t not in STOPWORDS and t not in _LIGHT_WORDS and len(t) > 1]
+
+
+def _mentions(sentence: str) -> list[Mention]:
+    """Mentions of one sentence, in order of appearance."""
+    found: list[tuple[int, Mention]] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(start: int, end: int, mention: Mention) -> None:
+        if any(s < end and start < e for s, e in taken):
+            return
+        if _COMPARISON.search(sentence[:start]) and mention.kind is not Kind.SOFT:
+            mention = Mention(mention.text, Kind.SOFT, "comparison")
+        taken.append((start, end))
+        found.append((start, mention))
+
+    for match in _BACKTICK.finditer(sentence):
+        inner = match.group(1)
+        pieces = [(m.start(), m.group(0)) for m in re.finditer(r"[^\s=]+", inner)]
+        single = len(pieces) == 1
+        for offset, raw in pieces:
+            piece = raw.strip("()[]{},;:'\"!?").removesuffix("(").rstrip(".")
+            piece = re.sub(r"\(.*$", "", piece) if "(" in piece else piece
+            if len(piece) < 2 or not re.search(r"[A-Za-z]", piece) or piece == "...":
+                continue
+            start = match.start(1) + offset
+            kind = _classify(piece)
+            if kind is None and single:
+                kind = "quoted"
+            if kind is not None:
+                add(start, start + len(raw), _make(piece, kind))
+        taken.append(match.span())
+    for match in _QUOTED.finditer(sentence):
+        inner = match.group(1).strip()
+        if inner and len(inner.split()) == 1 and re.search(r"[A-Za-z]", inner):
+            add(match.start(), match.end(), _make(inner, _classify(inner) or "quoted"))
+    for match in _FILE.finditer(sentence):
+        add(match.start(), match.end(), Mention(match.group(0), Kind.SOFT, "file"))
+    for why, pattern in _PATTERNS:
+        for match in pattern.finditer(sentence):
+            text = match.group(0)
+            if why == "dotted" and _abbreviation(text):
+                continue
+            if why == "flag" and (match.start() > 0 and sentence[match.start() - 1].isalnum()):
+                continue
+            if why == "call":
+                text = text[:text.index("(")]
+            add(match.start(), match.end(), _make(text, why))
+    lead = len(sentence) - len(sentence.lstrip("¿¡\"'“(‘ "))
+    for match in _NAME.finditer(sentence):
+        word = re.sub(r"['’]s?$", "", match.group(0))
+        if len(word) < 2 or word in _NAME_STOP or "_" in word:
+            continue
+        special = any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1
+        if match.start() == lead and not special:
+            continue
+        add(match.start(), match.start() + len(word), Mention(word, Kind.NAME, "name"))
+    return [m for _, m in sorted(found, key=lambda f: f[0])]
+
+
+def _classify(piece: str) -> str | None:
+    if _FILE.fullmatch(piece):
+        return "file"
+    for why, pattern in _PATTERNS:
+        if pattern.fullmatch(piece):
+            return why
+    if re.fullmatch(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+", piece):
+        return "hyphenated"
+    return None
+
+
+def _make(text: str, why: str) -> Mention:
+    return Mention(text, Kind.SOFT if why == "file" else Kind.IDENTIFIER, why)
+
+
+def _abbreviation(text: str) -> bool:
+    return fold(text).rstrip(".") in {"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s"}
+
+
+def stems(text: str) -> list[str]:
+    """Stemmed folded words of ``text``, in order (the unit every match uses)."""
+    return [stem(t) for t in tokens(text)]
