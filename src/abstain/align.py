@@ -4,8 +4,8 @@ Retrieval finds text *about* the question's topic; these checks ask whether the
 kept evidence — exactly what the generator receives — holds the specific things
 the question asks about:
 
-* **entities**: every identifier the question names (see :mod:`abstain.mentions`)
-  occurs whole in the evidence. One that exists elsewhere in the workspace refuses
+* **entities**: every identifier the question names (see :mod:`abstain.mentions`),
+  and every name that is rare in the workspace, occurs whole in the evidence. One that exists elsewhere in the workspace refuses
   as ``entity_not_in_evidence``, one that exists nowhere as ``unknown_entity`` with
   "did you mean" suggestions; a capitalised name must exist somewhere in the
   workspace.
@@ -26,17 +26,19 @@ rare-term match is kept even when its cosine is weak.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from importlib import resources
 
 from abstain.answer import Check
 from abstain.evidence import Evidence
 from abstain.identifiers import nearest, occurs_in
 from abstain.mentions import Kind, Mention, QuestionParts, stems
-from abstain.query import fold, tokens
+from abstain.query import STOPWORDS, fold, tokens
 from abstain.stores.base import TermCounts
 from abstain.text import split_sentences, stem
 
@@ -44,6 +46,13 @@ CONTEXT_WEIGHT = 0.3
 """Weight of a word from a context sentence or a soft mention, relative to an asked word."""
 KEYWORD_CONFIDENCE_SCALE = 0.8
 """Keyword evidence alone tops out at 80/100: a perfect term match is strong, never certain."""
+RARE_NAME = 0.5
+"""A name this rare in the workspace (in under ~√N chunks) must be in the evidence itself
+(flags aside: they are often the user's own illustration):
+"Windows Terminal" in a page about the Windows console is not an answer about it. Names
+common in the workspace ("SDK", "Click") need only exist."""
+UNKNOWN_WORD_RARITY = 0.9
+"""An asked word this rare in English (Zipf ≤ 3.75) that no document holds refuses alone."""
 MISSING_TERM_WEIGHT = 0.5
 """Absent words at least this informative are named in the refusal."""
 
@@ -67,15 +76,47 @@ class Focus:
         return cls(parts, counts, expected_type(parts.asked))
 
     def weight(self, word: str, *, context: bool = False) -> float:
+        """How much a word of the question counts: rare in the workspace *and* in English."""
         total = self.counts.total
         if total <= 0:
             return 0.0
         df = min(self.counts.count(word), total)
         informative = 1.0 - math.log(df + 1) / math.log(total + 1)
-        return informative * (CONTEXT_WEIGHT if context else 1.0)
+        return informative * english_rarity(word) * (CONTEXT_WEIGHT if context else 1.0)
 
     def exists(self, mention: Mention) -> bool:
         return self.counts.count(" ".join(mention.words)) > 0
+
+    def rarity(self, mention: Mention) -> float:
+        """1 for a mention in one chunk of the workspace, towards 0 for one in most chunks."""
+        total = self.counts.total
+        df = min(self.counts.count(" ".join(mention.words)), total)
+        return 0.0 if total <= 0 else 1.0 - math.log(df + 1) / math.log(total + 1)
+
+
+ZIPF_COMMON = 6.0
+"""English words this frequent (Zipf scale: "out", "use") count :data:`ENGLISH_FLOOR`."""
+ZIPF_RARE = 3.5
+"""English words at most this frequent ("sqlite", "thymol", "yaml") count fully."""
+ENGLISH_FLOOR = 0.05
+
+
+@functools.cache
+def _english_zipf() -> dict[str, float]:
+    raw = resources.files("abstain").joinpath("data/english_zipf.tsv").read_text()
+    return {word: float(z) for word, _, z in (line.partition("\t") for line in raw.splitlines()
+                                              if line and not line.startswith("#"))}
+
+
+def english_rarity(word: str) -> float:
+    """1 for a word rare in general English, down to :data:`ENGLISH_FLOOR` for the commonest:
+    a small documentation set that never says "put" or "inside" makes them rare in the
+    workspace, not informative."""
+    zipf = _english_zipf().get(word)
+    if zipf is None:
+        return 1.0
+    share = (ZIPF_COMMON - zipf) / (ZIPF_COMMON - ZIPF_RARE)
+    return min(1.0, max(ENGLISH_FLOOR, share))
 
 
 def phrases(parts: QuestionParts) -> list[str]:
@@ -129,21 +170,29 @@ def focus_evidence(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[Eviden
 
 
 def keyword_confidence(focus: Focus, ev: Evidence) -> float:
-    """0–100 from keyword evidence: the informative share of the question the chunk holds
-    (scaled by :data:`KEYWORD_CONFIDENCE_SCALE`); 0 unless the keyword arm found the chunk
-    and it holds every identifier the question names."""
+    """0–100 from keyword evidence, for a chunk the keyword arm found: the informative share
+    of the question it holds, scaled by :data:`KEYWORD_CONFIDENCE_SCALE`. When the question
+    names identifiers, a chunk must hold them all, and holding them is half the score."""
     if ev.hit.keyword_rank is None:
         return 0.0
     text = _evidence_text(ev)
     text_stems = stems(text)
-    if not all(holds(m, text, text_stems) for m in focus.parts.identifiers):
+    wanted = focus.parts.identifiers
+    if not all(holds(m, text, text_stems) for m in wanted):
         return 0.0
-    coverage, _ = informative_coverage(focus, set(text_stems))
+    coverage, _ = informative_coverage(focus, text, text_stems)
+    if wanted:
+        coverage = 0.5 + 0.5 * coverage
     return round(100.0 * KEYWORD_CONFIDENCE_SCALE * coverage, 1)
 
 
-def informative_coverage(focus: Focus, present: set[str]) -> tuple[float, tuple[str, ...]]:
-    """Weighted share of the question's words present (by stem); the absent informative ones."""
+def informative_coverage(focus: Focus, text: str, text_stems: Sequence[str] | None = None
+                         ) -> tuple[float, tuple[str, ...]]:
+    """Weighted share of what the question asks about that ``text`` holds: its words (by stem,
+    weighted by :meth:`Focus.weight`) and its identifiers (whole, weighted by their rarity in
+    the workspace); the absent ones, most informative first."""
+    have = list(text_stems) if text_stems is not None else stems(text)
+    present = set(have)
     total = got = 0.0
     missing: list[tuple[float, str]] = []
     for term in focus.parts.terms:
@@ -151,11 +200,19 @@ def informative_coverage(focus: Focus, present: set[str]) -> tuple[float, tuple[
         total += w
         if term.stem in present:
             got += w
-        elif w >= MISSING_TERM_WEIGHT:
+        else:
             missing.append((w, term.word))
+    for mention in focus.parts.identifiers:  # names are counted by their words already
+        w = focus.rarity(mention)
+        total += w
+        if holds(mention, text, have):
+            got += w
+        else:
+            missing.append((w, mention.text))
     if total <= 0:
         return 1.0, ()
-    return round(got / total, 4), tuple(word for _, word in sorted(missing, reverse=True))
+    named = [word for w, word in sorted(missing, reverse=True) if w >= MISSING_TERM_WEIGHT]
+    return round(got / total, 4), tuple(named or [m[1] for m in sorted(missing, reverse=True)][:3])
 
 
 # -- the checks -------------------------------------------------------------
@@ -180,9 +237,11 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
                                    "unknown_entity"))
     text = "\n".join(_evidence_text(e) for e in evidence)
     text_stems = stems(text)
-    absent_here = [m for m in parts.identifiers if not holds(m, text, text_stems)]
+    rare_names = [m for m in parts.names if m.why != "flag" and focus.rarity(m) >= RARE_NAME]
+    absent_here = [m for m in [*parts.identifiers, *rare_names]
+                   if not holds(m, text, text_stems)]
     nowhere = [m for m in wanted if m.kind is Kind.NAME and not focus.exists(m)]
-    nowhere += [m for m in absent_here if not focus.exists(m)]
+    nowhere += [m for m in absent_here if not focus.exists(m) and m not in nowhere]
     elsewhere = [m for m in absent_here if m not in nowhere]
     shown = ", ".join(m.text for m in wanted)
     if not nowhere and not elsewhere:
@@ -208,12 +267,46 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
 
 def coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: float
                    ) -> tuple[Check, tuple[str, ...]]:
-    present = set(stems("\n".join(_evidence_text(e) for e in evidence)))
-    coverage, missing = informative_coverage(focus, present)
-    detail = ("missing: " + ", ".join(missing)) if missing else "informative terms found"
-    check = Check("informative_coverage", coverage >= threshold, coverage, threshold,
-                  detail + " (terms weighted by rarity in the workspace)", "low_coverage")
+    """Weighted coverage of the question's words by the evidence; and no asked word that is
+    rare in English may be absent from the whole workspace ("thymol" in a beekeeping set)."""
+    text = "\n".join(_evidence_text(e) for e in evidence)
+    text_stems = stems(text)
+    present = set(text_stems)
+    coverage, missing = informative_coverage(focus, text, text_stems)
+    unknown = tuple(t.word for t in focus.parts.terms
+                    if not t.context and t.stem not in present and focus.counts.count(t.word) == 0
+                    and english_rarity(t.word) >= UNKNOWN_WORD_RARITY and not t.word.isdigit())
+    if unknown:
+        detail = f"in no document of the workspace: {', '.join(unknown)}"
+        missing = tuple(dict.fromkeys((*unknown, *missing)))
+    else:
+        detail = ("missing: " + ", ".join(missing)) if missing else "everything found"
+    check = Check("informative_coverage", coverage >= threshold and not unknown, coverage,
+                  threshold, detail + " (terms weighted by rarity in the workspace and in "
+                  "English)", "low_coverage")
     return check, missing
+
+
+def local_coverage(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[float, str]:
+    """The best informative coverage of one passage: two consecutive sentences of a chunk,
+    with its title and headings. What is asked should be said together, not scattered."""
+    best, where = 0.0, ""
+    for ev in evidence:
+        label = f"{ev.document.title}\n{' '.join(ev.chunk.heading_path)}"
+        sentences = split_sentences(ev.text) or [ev.text]
+        for i in range(max(1, len(sentences) - 1)):
+            window = " ".join(sentences[i:i + 2])
+            coverage, _ = informative_coverage(focus, f"{label}\n{window}")
+            if coverage > best:
+                best, where = coverage, window
+    return best, where
+
+
+def local_coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: float
+                         ) -> Check:
+    coverage, where = local_coverage(focus, evidence)
+    return Check("passage_coverage", coverage >= threshold, coverage, threshold,
+                 f"best passage: {where[:120]}" if where else "no passage", "low_coverage")
 
 
 def answer_type_check(focus: Focus, evidence: tuple[Evidence, ...]) -> Check:
@@ -241,7 +334,8 @@ def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
     subject = {t.stem for t in parts.terms if not t.context and t.word not in id_words}
     subject -= _TYPE_STEMS
     asked_versions = any(m.why == "version" for m in parts.identifiers)
-    exclude = frozenset(_numbers(parts.asked))
+    exclude = frozenset(t for t in tokens(parts.asked) if t.isdigit())
+    measure = measured(parts.asked)
     for ev in evidence:
         labelled = _labelled(ev, focus)
         heading = " ".join(ev.chunk.heading_path[-1:])
@@ -249,7 +343,7 @@ def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
             on_subject = labelled or any(holds(m, sentence) for m in parts.identifiers) or bool(
                 subject & set(stems(sentence)))
             if on_subject and carries(sentence, expected, exclude=exclude,
-                                      versions=not asked_versions):
+                                      versions=not asked_versions, measure=measure):
                 return sentence
     return None
 
@@ -291,7 +385,6 @@ _DATE = re.compile(
 _VERSION_DATE = re.compile(r"\b(?:version|release|in|since|until|from|before|after)\s+v?\d+"
                            r"(?:\.\d+)+", re.IGNORECASE)
 """In software, "when" is often answered by a version ("removed in 5.0")."""
-_NUMBER = re.compile(r"(?<![\w.-])\d+(?:[.,]\d+)?(?![\w-]|\.\d)")
 _NUMBER_WORDS = frozenset(
     """zero one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty
     forty fifty sixty hundred hundreds thousand thousands million millions billion dozen dozens
@@ -314,22 +407,58 @@ def expected_type(asked: str) -> AnswerType | None:
     return None
 
 
-def _numbers(text: str) -> list[str]:
-    return [m.group(0).replace(",", "") for m in _NUMBER.finditer(text)]
-
-
 def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = frozenset(),
-            versions: bool = True) -> bool:
+            versions: bool = True, measure: frozenset[str] = frozenset()) -> bool:
     """Whether ``sentence`` holds an answer of the type: numbers of the question don't count;
-    ``versions``: a version counts as a date (not when the question asks about a version)."""
+    ``versions``: a version counts as a date (not when the question asks about a version);
+    ``measure``: stems of what a how-many question counts (:func:`measured`) — a number must
+    stand within :data:`NUMBER_WINDOW` words of one of them or of a unit."""
     if expected is AnswerType.DATE:
         return _DATE.search(sentence) is not None or (
             versions and _VERSION_DATE.search(sentence) is not None)
     if expected is AnswerType.NUMBER:
-        if any(n not in exclude for n in _numbers(sentence)):
-            return True
-        return any(t in _NUMBER_WORDS for t in tokens(sentence))
-    words = sentence.split()
+        words = _UNIT_TOKEN.findall(fold(sentence))
+        at = [i for i, w in enumerate(words)
+              if (w.isdigit() and w not in exclude) or w in _NUMBER_WORDS]
+        if not measure:
+            return bool(at)
+        near = [i for i, w in enumerate(words) if w in _UNITS or stem(w) in measure]
+        return any(abs(i - j) <= NUMBER_WINDOW for i in at for j in near)
+    words_ = sentence.split()
     lead = len(sentence) - len(sentence.lstrip())
     names = [m for m in _CAPITALISED.finditer(sentence) if m.start() > lead]
-    return bool(names) or any(fold(w).strip(".,;:") in _ROLE_WORDS for w in words)
+    return bool(names) or any(fold(w).strip(".,;:") in _ROLE_WORDS for w in words_)
+
+
+NUMBER_WINDOW = 4
+"""How many words may stand between a number and what it counts ("the batch size is 100")."""
+_UNIT_TOKEN = re.compile(r"\w+|%")
+_UNITS = frozenset(
+    """% percent percentage byte bytes kb mb gb tb kib mib gib ms millisecond milliseconds sec
+    second seconds minute minutes min mins hour hours hr hrs day days week weeks month months
+    year years times x""".split())
+_MEASURED = (
+    re.compile(r"\bhow\s+(?:many|much)\s+((?:\w+\s+){0,2}\w+)", re.IGNORECASE),
+    re.compile(r"\b(?:number|amount|count|size|length|version)\s+of\s+(\w+)", re.IGNORECASE),
+    re.compile(r"\b((?:\w+\s+){0,2}(?:size|timeout|limit|port|count|length|threshold|interval"
+               r"|delay|capacity|version))\b", re.IGNORECASE),
+)
+_NOT_MEASURE = frozenset(stem(w) for w in (
+    "how many much what which is the does do did a an of my your this that it default "
+    "maximum minimum max min largest smallest").split())
+
+
+_UNITS_ONLY = "\x00"
+"""A measure that no word stems to: only a unit (hours, days, %) can stand by the number."""
+_DURATION = re.compile(r"\bhow\s+(?:long|often|old|fast|frequently|soon)\b|\bfor\s+how\s+long\b",
+                       re.IGNORECASE)
+
+
+def measured(asked: str) -> frozenset[str]:
+    """Stems of what a how-many / what-size question counts or measures ("rows", "batch size");
+    for how long / how often, units only."""
+    found: set[str] = {_UNITS_ONLY} if _DURATION.search(asked) else set()
+    for pattern in _MEASURED:
+        for match in pattern.finditer(asked):
+            found.update(stem(w) for w in tokens(match.group(1)))
+    return frozenset(found - _NOT_MEASURE - {stem(w) for w in STOPWORDS})

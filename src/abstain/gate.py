@@ -14,7 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from abstain.align import Focus, answer_type_check, coverage_check, entity_check, phrases
+from abstain.align import (
+    Focus,
+    answer_type_check,
+    coverage_check,
+    entity_check,
+    local_coverage_check,
+    phrases,
+)
 from abstain.answer import Check
 from abstain.confidence import DISTANCE_CEILING, AnswerFeatures
 from abstain.evidence import Evidence
@@ -42,6 +49,9 @@ class GateThresholds:
     min_informative_coverage: float = 0.5
     """Refuse when less than this share of the question's words, weighted by their rarity in
     the workspace, is present in the kept evidence."""
+    min_passage_coverage: float = 0.4
+    """Refuse when no passage (two consecutive sentences of one chunk, with its headings)
+    holds this share of the question's weighted words."""
     check_answer_type: bool = True
     """Refuse a when / how many / who question whose evidence holds no date / number / name."""
     check_names: bool = True
@@ -133,6 +143,7 @@ class Gate:
         checks.append(entity.check)
         informative, absent = coverage_check(focus, ev, t.min_informative_coverage)
         checks.append(_exempt(informative, curated))
+        checks.append(_exempt(local_coverage_check(focus, ev, t.min_passage_coverage), curated))
         if t.check_answer_type:
             checks.append(answer_type_check(focus, ev))
         if t.min_top_ratio is not None:

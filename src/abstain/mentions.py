@@ -8,12 +8,15 @@ kinds, which the gate treats differently (see :mod:`abstain.align`):
 * **identifiers** — error codes (``E1207``, ``ADR-0007``, ``e1207``), versions
   (``1.3.2``, ``v2``), lowercase names with digits (``grpc2``, ``wal2``),
   dotted and called names (``module.Class``, ``Class.method()``, ``commit()``),
-  ``snake_case`` and ``ALL_CAPS_WITH_UNDERSCORES`` names, ``CamelCase``
-  compounds, ``--flags``, and single words in quotes or backticks. The
+  ``snake_case`` and ``ALL_CAPS_WITH_UNDERSCORES`` names, quoted ``CamelCase``
+  compounds, quoted command lines (```sqlite-utils doctor```), and single words
+  in quotes or backticks. The
   evidence must hold each one whole.
-* **names** — capitalised words (``Kubernetes``, ``SQLCipher``, ``SQL``). Each
-  must exist somewhere in the workspace; whether the evidence holds it is left
-  to the weighted coverage.
+* **names** — capitalised and CamelCase words outside code quotes (``Kubernetes``,
+  ``SQLCipher``, ``QueuePool``, "GitHub Actions" as one name) and
+  ``--flags`` (often the user's own illustration: "``--name Bob``"). Each must
+  exist somewhere in the workspace; whether the evidence holds it is left to the
+  weighted coverage.
 * **soft mentions** — what the user offers as context or comparison ("like
   pandas' ``df.head()``", "instead of ``python hello.py``"), file names and
   extensions of the user's own files. They never refuse on their own.
@@ -58,6 +61,8 @@ class Term:
     stem: str
     context: bool
     """From a context sentence or a soft mention, not from what is asked."""
+    compound: bool = False
+    """Part of a hyphenated compound ("one-liner"): a fragment, never decisive alone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +104,8 @@ _COMPARISON = re.compile(
     r"|\bversus|\bequivalent (?:of|to)|\banalogous to|\bthan|\be\.g\.,?|\bfor example,?)"
     r"\s+(?:\S+\s+){0,2}[`'\"“(]*$", re.IGNORECASE)
 _NAME = re.compile(r"(?<![\w'’.-])[A-Z][\w]*(?:[-'’][\w]+)*")
+_NAME_FOLLOW = re.compile(r" ([A-Z][a-z]\w*)(?![\w'’.-])")
+"""A second capitalised word makes one name: "GitHub Actions", "Windows Terminal"."""
 _NAME_STOP = frozenset({
     "I", "OK", "A", "An", "The", "Is", "Are", "Do", "Does", "Did", "Can", "Could", "Should",
     "Would", "Will", "What", "Which", "Who", "When", "Where", "Why", "How", "If", "In", "On",
@@ -109,7 +116,9 @@ _LIGHT_WORDS = frozenset(
     """actually already always anything around automatically basically better built come
     currently directly else ever exactly fine get gets getting go going got just keep kind
     like lot make makes making much need needs possible pretty really right still sure
-    thing things try trying use used uses using want wants way ways work works""".split())
+    thing things try trying use used uses using want wants way ways work works aren couldn
+    didn doesn hadn hasn haven isn mustn needn shan shouldn wasn weren won wouldn ll ve re
+    """.split())
 """Words that say how a question is asked, not what about: they never count as terms."""
 
 
@@ -134,19 +143,26 @@ def parse_question(question: str) -> QuestionParts:
             if key not in mentions or mentions[key].kind is Kind.SOFT:
                 mentions[key] = mention
     soft_words = {w for span in soft_spans for w in tokens(span)}
+    compound = {w for m in _COMPOUND.finditer(question) for w in tokens(m.group(0))}
     terms: dict[str, Term] = {}
     for i, sentence in enumerate(sentences):
         for word in _content(sentence):
             context = i not in asked_idx or word in soft_words
             if word not in terms or (terms[word].context and not context):
-                terms[word] = Term(word, stem(word), context)
+                terms[word] = Term(word, stem(word), context, word in compound)
     asked = " ".join(sentences[i] for i in asked_idx)
     return QuestionParts(tuple(mentions.values()), tuple(terms.values()), asked)
 
 
+_COMPOUND = re.compile(r"(?<![\w-])[A-Za-z]+(?:-[A-Za-z]+)+(?![\w-])")
+_REPEATED = re.compile(r"(\w)\1+")
+"""``vv`` of ``-vv``: a count, not a word."""
+
+
 def _content(text: str) -> list[str]:
     return [t for t in dict.fromkeys(tokens(text))
-            if t not in STOPWORDS and t not in _LIGHT_WORDS and len(t) > 1]
+            if t not in STOPWORDS and t not in _LIGHT_WORDS and len(t) > 1
+            and not _REPEATED.fullmatch(t)]
 
 
 def _mentions(sentence: str) -> list[Mention]:
@@ -164,8 +180,18 @@ def _mentions(sentence: str) -> list[Mention]:
 
     for match in _BACKTICK.finditer(sentence):
         inner = match.group(1)
+        if _COMPARISON.search(sentence[:match.start()]) and " " in inner.strip():
+            add(match.start(), match.end(), Mention(inner.strip(), Kind.SOFT, "comparison"))
+            taken.append(match.span())
+            continue
         pieces = [(m.start(), m.group(0)) for m in re.finditer(r"[^\s=]+", inner)]
         single = len(pieces) == 1
+        command = _command(pieces)
+        if command:
+            end = pieces[len(command) - 1][0] + len(pieces[len(command) - 1][1])
+            add(match.start(1), match.start(1) + end,
+                Mention(" ".join(p for _, p in command), Kind.IDENTIFIER, "command"))
+            pieces = pieces[len(command):]
         for offset, raw in pieces:
             piece = raw.strip("()[]{},;:'\"!?").removesuffix("(").rstrip(".")
             piece = re.sub(r"\(.*$", "", piece) if "(" in piece else piece
@@ -178,13 +204,11 @@ def _mentions(sentence: str) -> list[Mention]:
             if kind is not None:
                 add(start, start + len(raw), _make(piece, kind))
         taken.append(match.span())
-    for match in _QUOTED.finditer(sentence):
-        inner = match.group(1).strip()
-        if inner and len(inner.split()) == 1 and re.search(r"[A-Za-z]", inner):
-            add(match.start(), match.end(), _make(inner, _classify(inner) or "quoted"))
     for match in _FILE.finditer(sentence):
         add(match.start(), match.end(), Mention(match.group(0), Kind.SOFT, "file"))
     for why, pattern in _PATTERNS:
+        if why == "camel":  # outside code quotes a CamelCase word is a name (GitHub, QueuePool)
+            continue
         for match in pattern.finditer(sentence):
             text = match.group(0)
             if why == "dotted" and _abbreviation(text):
@@ -194,6 +218,10 @@ def _mentions(sentence: str) -> list[Mention]:
             if why == "call":
                 text = text[:text.index("(")]
             add(match.start(), match.end(), _make(text, why))
+    for match in _QUOTED.finditer(sentence):
+        inner = match.group(1).strip()
+        if len(inner) > 1 and len(inner.split()) == 1 and re.search(r"[A-Za-z]", inner):
+            add(match.start(), match.end(), _make(inner, _classify(inner) or "quoted"))
     lead = len(sentence) - len(sentence.lstrip("¿¡\"'“(‘ "))
     for match in _NAME.finditer(sentence):
         word = re.sub(r"['’]s?$", "", match.group(0))
@@ -202,8 +230,27 @@ def _mentions(sentence: str) -> list[Mention]:
         special = any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1
         if match.start() == lead and not special:
             continue
-        add(match.start(), match.start() + len(word), Mention(word, Kind.NAME, "name"))
+        end = match.start() + len(word)
+        follow = _NAME_FOLLOW.match(sentence, end)
+        if follow and follow.group(1) not in _NAME_STOP and word == match.group(0):
+            word, end = f"{word} {follow.group(1)}", follow.end()
+        add(match.start(), end, Mention(word, Kind.NAME, "name"))
     return [m for _, m in sorted(found, key=lambda f: f[0])]
+
+
+_COMMAND_WORD = re.compile(r"[A-Za-z][\w-]*")
+MAX_COMMAND_WORDS = 3
+
+
+def _command(pieces: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The leading words of a quoted command line (`sqlite-utils insert --csv` ->
+    `sqlite-utils insert`): two or three plain words before any flag, path or argument."""
+    run: list[tuple[int, str]] = []
+    for offset, raw in pieces[:MAX_COMMAND_WORDS]:
+        if not _COMMAND_WORD.fullmatch(raw) or _FILE.fullmatch(raw):
+            break
+        run.append((offset, raw))
+    return run if len(run) >= 2 else []
 
 
 def _classify(piece: str) -> str | None:
@@ -218,7 +265,13 @@ def _classify(piece: str) -> str | None:
 
 
 def _make(text: str, why: str) -> Mention:
-    return Mention(text, Kind.SOFT if why == "file" else Kind.IDENTIFIER, why)
+    if why == "file":
+        return Mention(text, Kind.SOFT, why)
+    if why == "flag":
+        # Flags are often the user's own illustration (`--name Bob`, "-v / -vv / -vvv"):
+        # like names, they must exist in the workspace; -vv counts as -v.
+        return Mention(re.sub(r"^-(\w)\1+$", r"-\1", text), Kind.NAME, why)
+    return Mention(text, Kind.IDENTIFIER, why)
 
 
 def _abbreviation(text: str) -> bool:

@@ -53,12 +53,15 @@ def fts5_query(text: str) -> str | None:
     """
     from abstain.identifiers import find_identifiers
 
-    terms = query_terms(text) or [t for t in tokens(text) if t][:MAX_QUERY_TERMS]
-    if not terms:
+    phrases = [words for ident in find_identifiers(text, quoted=False)
+               if len(words := tokens(ident)) > 1]
+    # A version's digits go in as the phrase "1 0 0" only: alone, "1" and "0" match everywhere.
+    parts = {w for words in phrases for w in words if w.isdigit()}
+    terms = [t for t in query_terms(text) if t not in parts]
+    if not terms and not phrases:
+        terms = [t for t in tokens(text) if t][:MAX_QUERY_TERMS]
+    if not terms and not phrases:
         return None
-    parts = [f'"{t}"' if t.isdigit() else f'"{t}"*' for t in terms]
-    for ident in find_identifiers(text, quoted=False):
-        words = tokens(ident)
-        if len(words) > 1:  # 1.0.0 -> the phrase "1 0 0", so versions match as a unit
-            parts.append('"' + " ".join(words) + '"')
-    return " OR ".join(parts)
+    out = [f'"{t}"' if t.isdigit() else f'"{t}"*' for t in terms]
+    out += ['"' + " ".join(words) + '"' for words in phrases]
+    return " OR ".join(dict.fromkeys(out))

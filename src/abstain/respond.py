@@ -37,8 +37,9 @@ if TYPE_CHECKING:
 
 
 IDENTIFIER_DEPTH = 20
-"""Fused hits searched for the chunks that hold a question's identifiers (ADR-0007's own
-section may rank below the top k on cosine while the keyword arm has it first)."""
+"""Fused hits, and keyword hits, searched for the chunks that hold a question's identifiers
+(ADR-0007's own section may rank below the top k on cosine while the keyword arm has it
+first)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +118,8 @@ def prepare(pipe: Pipeline, question: str, workspace: str) -> Prepared | Answer:
     depth = None if pipe.reranker is None else max(pipe.rerank_depth, top_k)
     if parts.identifiers:  # look deeper for the chunks that hold what the question names
         depth = max(depth or top_k, IDENTIFIER_DEPTH)
-    retrieval = pipe.retriever.retrieve(query, workspace=workspace, top_k=depth)
+    retrieval = pipe.retriever.retrieve(query, workspace=workspace, top_k=depth,
+                                        keyword_top=IDENTIFIER_DEPTH if parts.identifiers else 0)
     timings = dict(retrieval.timings_ms)
     hits = retrieval.evidence
     if pipe.reranker is not None:  # reorder the top fused hits
@@ -138,9 +140,12 @@ def prepare(pipe: Pipeline, question: str, workspace: str) -> Prepared | Answer:
         for e in hits
     )
     scored = every[:top_k]
+    filtered = _curated_first_and_filtered(scored, thresholds.chunk_filter)
     held = focus_evidence(focus, _curated_first_and_filtered(every, thresholds.chunk_filter))
-    kept = held[:top_k] or _curated_first_and_filtered(scored, thresholds.chunk_filter)
-    features = answer_features(text, kept or scored, rrf_k=pipe.retrieval.rrf_k)
+    kept = held[:top_k] or filtered
+    # The calibrated confidence reads retrieval-level signals of the fused top k, as it was
+    # fitted; the alignment checks read the evidence the answer is built from.
+    features = answer_features(text, filtered or scored, rrf_k=pipe.retrieval.rrf_k)
     confidence = pipe.calibration.confidence(features)
     result = pipe.gate.evaluate(GateInput(
         question=text, evidence=kept, retrieved=scored, features=features,

@@ -40,7 +40,9 @@ class Retriever:
         self._pool.shutdown(wait=False)
 
     def retrieve(self, question: str, *, workspace: str, top_k: int | None = None,
-                 check_workspace: bool = True) -> Retrieval:
+                 check_workspace: bool = True, keyword_top: int = 0) -> Retrieval:
+        """The fused top k, plus (``keyword_top``) the keyword arm's best hits that fusion
+        ranked below them: an exact identifier match that the vector arm missed."""
         if check_workspace:
             known = self.store.workspaces()
             if workspace not in known:
@@ -75,7 +77,11 @@ class Retriever:
         else:
             vector_raw, keyword_raw = vector_arm(), keyword_arm()
         vector, keyword = collapse(vector_raw), collapse(keyword_raw)
-        fused = rrf(vector, keyword, k=cfg.rrf_k)[: top_k or cfg.top_k]
+        ranked = rrf(vector, keyword, k=cfg.rrf_k)
+        fused = ranked[: top_k or cfg.top_k]
+        if keyword_top:
+            wanted = {h.target for h in keyword[:keyword_top]} - {f.chunk_id for f in fused}
+            fused += [f for f in ranked if f.chunk_id in wanted]
         stored = self.store.get_chunks([f.chunk_id for f in fused])
         evidence = tuple(
             Evidence(hit=f, chunk=s.chunk, document=s.document, parent_text=s.parent_text)

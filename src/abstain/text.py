@@ -23,7 +23,8 @@ import snowballstemmer
 _BLOCKS = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)|\n\s*[-=~^]{3,}\s*(?:\n|$)")
 """Blank lines, list items and the underline of a plain-text heading end a sentence."""
 _WS = re.compile(r"[ \t\r\f\v]+")
-_INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)")
+_INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)|(?<=\b[eE]\.[gG])\.|(?<=\b[iI]\.[eE])\.|(?<=\betc)\."
+                        r"(?=\s+[a-z(])|(?<=\bvs)\.|(?<=\bcf)\.")
 _MASK = "\ue000"
 """Stands in for a full stop inside a word (``module.Class``, ``v2.3.1``) while splitting."""
 _STEMMER = snowballstemmer.stemmer("english")

@@ -33,9 +33,9 @@ class RecordingRetriever(Retriever):
     last: Retrieval | None = None
 
     def retrieve(self, question: str, *, workspace: str, top_k: int | None = None,
-                 check_workspace: bool = True) -> Retrieval:
+                 check_workspace: bool = True, keyword_top: int = 0) -> Retrieval:
         result = super().retrieve(question, workspace=workspace, top_k=top_k,
-                                  check_workspace=check_workspace)
+                                  check_workspace=check_workspace, keyword_top=keyword_top)
         self.last = result
         return result
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from abstain.align import carries, expected_type, holds
+from abstain.align import carries, expected_type, holds, measured
 from abstain.evidence import Evidence
 from abstain.generate import Generation, Sentence
 from abstain.mentions import Mention, parse_question, stems
@@ -54,6 +54,7 @@ class ExtractiveGenerator:
         asked = set(stems(question))
         expected = expected_type(parts.asked)
         versions = not any(m.why == "version" for m in identifiers)
+        measure = measured(parts.asked)
         scored: list[tuple[float, bool, int, int, str]] = []
         for n, ev in enumerate(evidence[: self.max_evidence], start=1):
             label = f"{ev.document.title}\n{' '.join(ev.chunk.heading_path)}"
@@ -64,7 +65,8 @@ class ExtractiveGenerator:
                 overlap = _overlap(terms, identifiers, sentence, label, label_stems)
                 if overlap < self.min_overlap:
                     continue
-                typed = expected is not None and carries(sentence, expected, versions=versions)
+                typed = expected is not None and carries(sentence, expected, versions=versions,
+                                                           measure=measure)
                 scored.append((overlap / (1 + RANK_DECAY * (n - 1)), typed, n, position,
                                sentence))
         if any(s[1] for s in scored):
