@@ -5,15 +5,18 @@ kept evidence — exactly what the generator receives — holds the specific thi
 the question asks about:
 
 * **entities**: every identifier the question names (see :mod:`abstain.mentions`),
-  and every name that is rare in the workspace, occurs whole in the evidence. One that exists elsewhere in the workspace refuses
-  as ``entity_not_in_evidence``, one that exists nowhere as ``unknown_entity`` with
-  "did you mean" suggestions; a capitalised name must exist somewhere in the
-  workspace.
+  and every name that is rare in the workspace, occurs whole in the evidence. One
+  that exists elsewhere in the workspace refuses as ``entity_not_in_evidence``, one
+  that exists nowhere as ``unknown_entity`` with "did you mean" suggestions; every
+  name and flag must exist somewhere in the workspace.
 * **informative coverage**: the question's content words, each weighted by how
   rare it is in the workspace (``1 - log(df + 1) / log(N + 1)``: a word in no chunk
-  weighs 1, a word in every chunk about 0), must be present in the evidence
-  (stem-equal). "thymol" counts, "involve" barely does. Words of context
-  sentences weigh :data:`CONTEXT_WEIGHT`.
+  weighs 1, a word in every chunk about 0) and in general English (:func:`english_rarity`),
+  and its identifiers must be present in the evidence (stem-equal): "thymol" counts,
+  "involve" barely does. Words of context sentences weigh :data:`CONTEXT_WEIGHT`. An
+  asked word that is rare in English and in no document refuses alone. The same share
+  is asked of the best *passage* (two consecutive sentences with their headings), so
+  the asked words must stand together, not scattered over the evidence.
 * **answer type**: a *when / what year* question needs an evidence sentence with a
   date, time or version; *how many / how much / how long* one with a number; *who*
   one with a name — in a sentence that shares a word with the question.
