@@ -43,10 +43,12 @@ def test_lexical_verifier(sentence: str, supported: bool) -> None:
     assert (verifier.check(sentence, [SOURCE]) >= verifier.threshold) is supported
 
 
-def test_numbers_and_identifiers_absent_from_the_source_weigh_hard() -> None:
+def test_a_number_absent_from_the_source_fails_the_sentence() -> None:
     analysis = LexicalVerifier().analyse("API keys rotate every 90 days.", [SOURCE])
     assert analysis.coverage == 1.0 and analysis.missing_numbers == ("90",)
-    assert analysis.support == pytest.approx(0.3)
+    assert analysis.support == 0.0
+    word = LexicalVerifier().analyse("API keys rotate every 30 weeks.", [SOURCE])
+    assert word.missing_words == ("week",) and word.support < LexicalVerifier.threshold
     negated = LexicalVerifier().analyse("API keys are never rotated.", [SOURCE])
     assert negated.negation_mismatch and negated.support < 1.0
 
@@ -128,7 +130,8 @@ def test_strictness_decides_correction_and_refusal(kb: Path, minilm: Embedder,
     assert answer.answered is answered
     assert answer.text == text
     assert answer.unsupported_claims == (FABRICATED,)
-    assert answer.faithfulness is not None and 0.5 < answer.faithfulness < 0.9
+    # loose keeps the fabricated sentence (support 0), so its faithfulness is lowest
+    assert answer.faithfulness is not None and 0.4 < answer.faithfulness < 0.9
     if not answered:
         assert answer.refusal is not None and answer.refusal.reason == "low_faithfulness"
         check = next(c for c in answer.checks if c.name == "faithfulness")

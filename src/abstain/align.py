@@ -40,7 +40,7 @@ from importlib import resources
 from abstain.answer import Check
 from abstain.evidence import Evidence
 from abstain.identifiers import nearest, occurs_in
-from abstain.mentions import Kind, Mention, QuestionParts, stems
+from abstain.mentions import Kind, Mention, QuestionParts, parse_question, stems
 from abstain.query import STOPWORDS, fold, tokens
 from abstain.stores.base import TermCounts
 from abstain.text import split_sentences, stem
@@ -324,6 +324,24 @@ def answer_type_check(focus: Focus, evidence: tuple[Evidence, ...]) -> Check:
                      "answer_type_missing")
     return Check("answer_type", True, expected.value, expected.value,
                  f"found in: {carrier[:120]}", "answer_type_missing")
+
+
+def generated_type_check(question: str, sentences: Sequence[str]) -> Check | None:
+    """The answer-type test applied to a generated answer's kept sentences (None when the
+    question asks for no specific type)."""
+    parts = parse_question(question)
+    expected = expected_type(parts.asked)
+    if expected is None:
+        return None
+    exclude = frozenset(t for t in tokens(parts.asked) if t.isdigit())
+    versions = not any(m.why == "version" for m in parts.identifiers)
+    measure = measured(parts.asked)
+    found = next((s for s in sentences if carries(s, expected, exclude=exclude,
+                                                   versions=versions, measure=measure)), None)
+    detail = (f"found in the answer: {found[:120]}" if found is not None else
+              f"no sentence of the answer states a {expected.value}")
+    return Check("answer_type", found is not None, expected.value if found else "none",
+                 expected.value, detail, "answer_type_missing")
 
 
 def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:

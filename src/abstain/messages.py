@@ -70,10 +70,57 @@ _LLM_ERROR = {
 }
 
 
+_NOT_IN_EVIDENCE = {
+    "en": "{entity} appears in the documents, but not in the passages about this question.",
+    "de": "{entity} kommt in den Dokumenten vor, aber nicht in den Passagen zu dieser Frage.",
+    "fr": "{entity} figure dans les documents, mais pas dans les passages sur cette question.",
+    "es": "{entity} aparece en los documentos, pero no en los pasajes sobre esta pregunta.",
+    "nl": "{entity} komt voor in de documenten, maar niet in de passages over deze vraag.",
+    "tr": "{entity} belgelerde geçiyor, ancak bu soruyla ilgili bölümlerde geçmiyor.",
+    "zh": "文档中出现了 {entity}，但与此问题相关的段落中没有。",
+}
+_MISSING_TERMS = {
+    "en": "The passages closest to this question do not mention: {terms}.",
+    "de": "Die passendsten Passagen erwähnen Folgendes nicht: {terms}.",
+    "fr": "Les passages les plus proches de cette question ne mentionnent pas : {terms}.",
+    "es": "Los pasajes más cercanos a esta pregunta no mencionan: {terms}.",
+    "nl": "De passages die het dichtst bij deze vraag liggen, noemen niet: {terms}.",
+    "tr": "Bu soruya en yakın bölümler şunlardan söz etmiyor: {terms}.",
+    "zh": "与此问题最接近的段落没有提到：{terms}。",
+}
+_TYPE_MISSING = {
+    "en": "The documents cover this topic, but none of their passages states the {kind} asked for.",
+    "de": "Die Dokumente behandeln das Thema, aber keine Passage nennt das gefragte {kind}.",
+    "fr": "Les documents traitent ce sujet, mais aucun passage ne donne {kind} demandé(e).",
+    "es": "Los documentos tratan el tema, pero ningún pasaje indica {kind} que se pide.",
+    "nl": "De documenten behandelen dit onderwerp, maar geen passage noemt de gevraagde {kind}.",
+    "tr": "Belgeler bu konuyu ele alıyor, ancak hiçbir bölüm sorulan {kind} bilgisini vermiyor.",
+    "zh": "文档涉及这个主题，但没有任何段落给出所问的{kind}。",
+}
+_KINDS = {
+    "date": {"en": "date or time", "de": "Datum", "fr": "la date", "es": "la fecha",
+             "nl": "datum", "tr": "tarih", "zh": "日期或时间"},
+    "number": {"en": "number", "de": "Zahl", "fr": "le nombre", "es": "el número",
+               "nl": "aantal", "tr": "sayı", "zh": "数字"},
+    "name": {"en": "name", "de": "Name", "fr": "le nom", "es": "el nombre", "nl": "naam",
+             "tr": "isim", "zh": "名称"},
+}
+
+
 def refusal_message(reason: str, language: str, **fields: object) -> str:
+    """The human message of a refusal; ``entity``, ``terms`` and ``kind`` fill in the detail
+    for ``unknown_entity`` / ``entity_not_in_evidence``, ``low_coverage`` and
+    ``answer_type_missing``."""
     lang = language if language in LANGUAGES else "en"
     if reason == "unknown_entity" and fields.get("entity"):
         return f"{_NOT_FOUND[lang].format(**fields)} {_BASE[lang]}"
+    if reason == "entity_not_in_evidence" and fields.get("entity"):
+        return f"{_NOT_IN_EVIDENCE[lang].format(**fields)} {_BASE[lang]}"
+    if reason == "low_coverage" and fields.get("terms"):
+        return f"{_MISSING_TERMS[lang].format(**fields)} {_BASE[lang]}"
+    if reason == "answer_type_missing":
+        kind = _KINDS.get(str(fields.get("kind")), _KINDS["number"])[lang]
+        return _TYPE_MISSING[lang].format(kind=kind)
     if reason == "invalid_question":
         return _INVALID[lang]
     if reason == "question_too_long":

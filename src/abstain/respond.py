@@ -25,7 +25,7 @@ from abstain.answer import Answer, Check, Citation, LLMCall, Refusal, display_co
 from abstain.confidence import answer_features, chunk_confidence
 from abstain.errors import LLMError
 from abstain.evidence import Evidence
-from abstain.gate import GateInput
+from abstain.gate import GateInput, GateResult
 from abstain.generate import Generation, Sentence
 from abstain.mentions import parse_question
 from abstain.messages import detect_language, refusal_message
@@ -158,7 +158,7 @@ def prepare(pipe: Pipeline, question: str, workspace: str) -> Prepared | Answer:
     if not result.passed:
         assert result.failed is not None
         reason = result.failed.reason or result.failed.name
-        fields = {"entity": ", ".join(result.missing)} if reason == "unknown_entity" else {}
+        fields = refusal_fields(reason, result)
         refusal = Refusal(reason, refusal_message(reason, language, **fields),
                           result.suggestions, result.missing)
         timings["total_ms"] = _ms(started)
@@ -217,6 +217,20 @@ def finish(pipe: Pipeline, state: Prepared, generation: Generation, t_gen: float
                   triage=triage(state.confidence), citations=citations, timings_ms=timings,
                   llm_called=bool(calls), llm_calls=calls, notes=notes, tier=state.tier,
                   **base)
+
+
+def refusal_fields(reason: str, result: GateResult) -> dict[str, object]:
+    """What the refusal message names: the entities, the missing terms, the asked type."""
+    if reason in ("unknown_entity", "entity_not_in_evidence") and result.missing:
+        return {"entity": ", ".join(result.missing)}
+    if reason == "low_coverage" and result.missing:
+        return {"terms": ", ".join(result.missing[:MAX_NAMED_TERMS])}
+    if reason == "answer_type_missing" and result.failed is not None:
+        return {"kind": result.failed.threshold}
+    return {}
+
+
+MAX_NAMED_TERMS = 4
 
 
 def _curated_first_and_filtered(evidence: tuple[Evidence, ...], chunk_filter: float

@@ -1,21 +1,25 @@
 """A lexical stand-in for a trained support scorer.
 
-Support of a sentence by its evidence is word overlap, with the tokens that
-carry facts weighted hardest::
+A generated sentence is supported only when its cited source holds what it
+says: every number, identifier and name of the sentence, and its content words
+(Snowball stem-equal, the stemmer used everywhere in abstain)::
 
     coverage = ½ · local + ½ · global
         local  = share of the sentence's content words found in the best window of
                  two consecutive evidence sentences
         global = share found anywhere in the evidence
-    support  = coverage · 0.3^(numbers and identifiers absent from the evidence)
-                        · 0.6^(capitalised names absent from the evidence)
+    support  = coverage · MISSING_WORD_FACTOR^(content words absent from the evidence)
+                        · 0 if a number, identifier or name is absent from the evidence
                         · 0.7 if exactly one of sentence and best window is negated
 
-Words match on a light stem (common suffixes cut, then six characters), so
-"rotates" matches "rotation"; numbers match after normalising ``1,000`` to
-``1000`` and ``two``–``twelve``/``twenty``… to digits; identifiers (ADR-0050,
-``storage.wal_segment_mb``) must occur whole. A sentence without content words
-gets 1.0 (nothing to check).
+With the default threshold 0.5 one absent content word already fails a sentence
+("Members may visit on Sundays" against a source that says Saturdays), and an
+absent name or number always does ("France won the 2018 World Cup" against a
+source that names no winner). Numbers match after normalising ``1,000`` to
+``1000`` and ``two``–``twelve``/``twenty``… to digits; identifiers
+(ADR-0050, ``storage.wal_segment_mb``) must occur whole. Words that only frame
+a sentence ("may", "also", "according", "documents") are not content words. A
+sentence without content words gets 1.0 (nothing to check).
 
 It cannot see meaning: a paraphrase with other words scores low, and a
 sentence that recombines the evidence's own words into a false statement
@@ -31,6 +35,7 @@ from dataclasses import dataclass
 
 from abstain.identifiers import find_identifiers, find_names, occurs_in
 from abstain.query import STOPWORDS, tokens
+from abstain.text import stem
 
 NOTE = ("lexical verifier: support is content-word, number and identifier overlap with the "
         "cited text, a stand-in until a trained support scorer is configured")
@@ -43,23 +48,25 @@ _NUMBER_WORDS.update({w: str(10 * n) for n, w in enumerate(
     ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], start=2)})
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|none|neither|nor|without)\b|n['’]t\b",
                        re.IGNORECASE)
-_SUFFIXES = ("ings", "ing", "ions", "ion", "edly", "ed", "es", "s", "ly", "er", "e")
 _WINDOW_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _PLAIN_NUMBER = re.compile(r"v?\d+(?:\.\d+)*")
 
 
-def stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    return word[:6]
+MISSING_WORD_FACTOR = 0.45
+"""Each content word absent from the cited text multiplies support by this (one fails 0.5)."""
+_FRAMING = frozenset(
+    """may might must shall could would should also according document documents source
+    sources text passage passages answer answers state states stated say says said mention
+    mentions mentioned describe describes described note notes noted provide provides
+    provided based following""".split())
 
 
 def content_stems(text: str) -> list[str]:
-    """Stems of the content words of ``text`` (stopwords, single letters and numbers out)."""
+    """Stems of the content words of ``text`` (stopwords, framing words, single letters and
+    numbers out)."""
     return [stem(t) for t in tokens(text)
-            if t not in STOPWORDS and len(t) > 1 and not t.isdigit() and t not in _NUMBER_WORDS]
+            if t not in STOPWORDS and t not in _FRAMING and len(t) > 1 and not t.isdigit()
+            and t not in _NUMBER_WORDS]
 
 
 def numbers(text: str) -> set[str]:
@@ -84,10 +91,13 @@ class Analysis:
     missing_names: tuple[str, ...]
     negation_mismatch: bool
     best_window: str
+    missing_words: tuple[str, ...] = ()
+    """Stems of content words absent from the evidence."""
 
     def detail(self) -> str:
         parts = [f"coverage {self.coverage:.2f}"]
-        missing = (*self.missing_numbers, *self.missing_identifiers, *self.missing_names)
+        missing = (*self.missing_numbers, *self.missing_identifiers, *self.missing_names,
+                   *self.missing_words)
         if missing:
             parts.append("not in the evidence: " + ", ".join(missing))
         if self.negation_mismatch:
@@ -117,6 +127,7 @@ class LexicalVerifier:
             coverage = 0.5 * local_cov + 0.5 * global_cov
         else:
             best, coverage = -1, 1.0
+        missing_words = tuple(s for s in claim if s not in all_stems)
         best_window = windows[best] if best >= 0 else ""
         source_numbers = numbers(joined)
         missing_numbers = tuple(sorted(numbers(sentence) - source_numbers))
@@ -131,10 +142,12 @@ class LexicalVerifier:
         negated = bool(_NEGATION.search(sentence))
         mismatch = bool(claim) and best_window != "" and negated != bool(
             _NEGATION.search(best_window))
-        support = coverage * 0.3 ** (len(missing_numbers) + len(missing_ids)) \
-            * 0.6 ** len(missing_names) * (0.7 if mismatch else 1.0)
+        facts_missing = bool(missing_numbers or missing_ids or missing_names)
+        support = 0.0 if facts_missing else (
+            coverage * MISSING_WORD_FACTOR ** len(missing_words) * (0.7 if mismatch else 1.0))
         return Analysis(round(min(1.0, max(0.0, support)), 4), round(coverage, 4),
-                        missing_numbers, missing_ids, missing_names, mismatch, best_window)
+                        missing_numbers, missing_ids, missing_names, mismatch, best_window,
+                        missing_words)
 
 
 def _windows(texts: Sequence[str]) -> list[str]:

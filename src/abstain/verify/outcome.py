@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from abstain.align import generated_type_check
 from abstain.answer import Answer, Check, Refusal, triage
 from abstain.errors import LLMError
 from abstain.generate import Generation, Generator
@@ -49,10 +50,16 @@ def verified_answer(pipe: Pipeline, state: Prepared, generation: Generation,
         unsupported_claims=result.unsupported_claims, faithfulness=result.faithfulness,
         faithfulness_components=result.components,
         triage=triage(state.confidence, verification_failed=result.citation_failed))
-    if result.refusal is not None:
-        reason = result.refusal
-        return state.answer(answered=False, refusal=Refusal(
-            reason, refusal_message(reason, state.language)), **fields)
+    refusal = result.refusal
+    typed = None if refusal else generated_type_check(state.text,
+                                                      [v.sentence.text for v in result.kept])
+    if typed is not None:
+        fields["checks"] = (*result.checks, typed)
+        if not typed.passed:
+            refusal = "answer_type_missing"
+    if refusal is not None:
+        return state.answer(answered=False, refusal=Refusal(refusal, refusal_message(
+            refusal, state.language, kind=typed.threshold if typed else None)), **fields)
     return state.answer(answered=True, text=result.text,
                         citations=result.citations(state.evidence), **fields)
 
