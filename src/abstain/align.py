@@ -136,7 +136,8 @@ def _evidence_text(ev: Evidence) -> str:
 
 
 def _label_text(ev: Evidence) -> str:
-    return f"{ev.document.title}\n{' '.join(ev.chunk.heading_path)}\n{ev.document.source}"
+    """What names the whole document: its title, first heading and file name."""
+    return f"{ev.document.title}\n{' '.join(ev.chunk.heading_path[:1])}\n{ev.document.source}"
 
 
 def holds(mention: Mention, text: str, text_stems: Sequence[str] | None = None) -> bool:
@@ -158,8 +159,8 @@ def holds(mention: Mention, text: str, text_stems: Sequence[str] | None = None) 
 
 def focus_evidence(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
     """For a question that names identifiers: the chunks that hold at least one of them,
-    those whose title or heading holds them first, most held first; () when none does or
-    the question names no identifier."""
+    those of a document named after them (title, first heading, file name) first, most held
+    first; () when none does or the question names no identifier."""
     wanted = focus.parts.identifiers
     if not wanted or not evidence:
         return ()
@@ -326,53 +327,71 @@ def answer_type_check(focus: Focus, evidence: tuple[Evidence, ...]) -> Check:
                  f"found in: {carrier[:120]}", "answer_type_missing")
 
 
+@dataclass(frozen=True, slots=True)
+class AskedType:
+    """The type of answer a question asks for, and what a sentence must hold to give it."""
+
+    expected: AnswerType
+    exclude: frozenset[str]
+    """The question's own numbers: they answer nothing."""
+    versions: bool
+    """Whether a version counts as a date ("removed in 5.0" answers "when"; not "what year",
+    nor a question about a version)."""
+    measure: frozenset[str]
+
+    @classmethod
+    def of(cls, parts: QuestionParts) -> AskedType | None:
+        expected = expected_type(parts.asked)
+        if expected is None:
+            return None
+        return cls(expected, frozenset(t for t in tokens(parts.asked) if t.isdigit()),
+                   not any(m.why == "version" for m in parts.identifiers)
+                   and not _CALENDAR.search(parts.asked), measured(parts.asked))
+
+    def carried_by(self, sentence: str) -> bool:
+        return carries(sentence, self.expected, exclude=self.exclude, versions=self.versions,
+                       measure=self.measure)
+
+
 def generated_type_check(question: str, sentences: Sequence[str]) -> Check | None:
     """The answer-type test applied to a generated answer's kept sentences (None when the
     question asks for no specific type)."""
-    parts = parse_question(question)
-    expected = expected_type(parts.asked)
-    if expected is None:
+    asked = AskedType.of(parse_question(question))
+    if asked is None:
         return None
-    exclude = frozenset(t for t in tokens(parts.asked) if t.isdigit())
-    versions = not any(m.why == "version" for m in parts.identifiers)
-    measure = measured(parts.asked)
-    found = next((s for s in sentences if carries(s, expected, exclude=exclude,
-                                                   versions=versions, measure=measure)), None)
+    found = next((s for s in sentences if asked.carried_by(s)), None)
     detail = (f"found in the answer: {found[:120]}" if found is not None else
-              f"no sentence of the answer states a {expected.value}")
-    return Check("answer_type", found is not None, expected.value if found else "none",
-                 expected.value, detail, "answer_type_missing")
+              f"no sentence of the answer states a {asked.expected.value}")
+    return Check("answer_type", found is not None, asked.expected.value if found else "none",
+                 asked.expected.value, detail, "answer_type_missing")
 
 
 def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
     """The first evidence sentence (a chunk's own heading included) on the question's subject
     that carries the expected answer type."""
-    expected = focus.answer_type
-    if expected is None:
-        return None
     parts = focus.parts
+    asked = AskedType.of(parts)
+    if asked is None:
+        return None
     id_words = {w for m in parts.identifiers for w in m.words}
     subject = {t.stem for t in parts.terms if not t.context and t.word not in id_words}
     subject -= _TYPE_STEMS
-    asked_versions = any(m.why == "version" for m in parts.identifiers)
-    exclude = frozenset(t for t in tokens(parts.asked) if t.isdigit())
-    measure = measured(parts.asked)
     for ev in evidence:
         labelled = _labelled(ev, focus)
         heading = " ".join(ev.chunk.heading_path[-1:])
         for sentence in ([heading] if heading else []) + split_sentences(ev.text):
             on_subject = labelled or any(holds(m, sentence) for m in parts.identifiers) or bool(
                 subject & set(stems(sentence)))
-            if on_subject and carries(sentence, expected, exclude=exclude,
-                                      versions=not asked_versions, measure=measure):
+            if on_subject and asked.carried_by(sentence):
                 return sentence
     return None
 
 
 def _labelled(ev: Evidence, focus: Focus) -> bool:
-    """A chunk whose title or heading holds the question's identifiers is on its subject."""
+    """A chunk whose title or headings hold the question's identifiers is on its subject."""
     wanted = focus.parts.identifiers
-    return bool(wanted) and all(holds(m, _label_text(ev)) for m in wanted)
+    section = f"{ev.document.title}\n{' '.join(ev.chunk.heading_path)}"
+    return bool(wanted) and all(holds(m, section) for m in wanted)
 
 
 # -- answer types -----------------------------------------------------------
@@ -392,6 +411,7 @@ _HOW_MANY = re.compile(
     r"|count|length|threshold|interval|delay|capacity|version)\b", re.IGNORECASE)
 _WHO = re.compile(r"^\W*(?:who|whom)\b|\bwho\s+(?:is|are|was|were|wrote|made|created|maintains"
                   r"|won|owns|runs|built|founded|invented)\b", re.IGNORECASE)
+_CALENDAR = re.compile(r"\b(?:what|which)\s+(?:year|date|day|month)\b", re.IGNORECASE)
 _TYPE_STEMS = frozenset(stem(w) for w in (
     "year date day month time release released many much long large big number size timeout "
     "limit count length version percentage").split())
@@ -445,10 +465,23 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
             return bool(at)
         near = [i for i, w in enumerate(words) if w in _UNITS or stem(w) in measure]
         return any(abs(i - j) <= NUMBER_WINDOW for i in at for j in near)
-    words_ = sentence.split()
-    lead = len(sentence) - len(sentence.lstrip())
-    names = [m for m in _CAPITALISED.finditer(sentence) if m.start() > lead]
-    return bool(names) or any(fold(w).strip(".,;:") in _ROLE_WORDS for w in words_)
+    return any(fold(w).strip(".,;:") in _ROLE_WORDS for w in sentence.split()) or any(
+        _person_like(m) for m in _CAPITALISED.finditer(sentence))
+
+
+def _person_like(match: re.Match[str]) -> bool:
+    """A capitalised word inside a sentence that is rare in English: Zoë Müller, Pallets;
+    not a bullet's first word, a label before a colon, or a word like "Status"."""
+    word, before = match.group(0), match.string[:match.start()]
+    if not before.strip(" \t-*•#>|_`\"'(") or before.rstrip().endswith(":"):
+        return False
+    if any(c.isdigit() for c in word) or word.isupper():
+        return False
+    return english_rarity(fold(word)) >= NAME_RARITY
+
+
+NAME_RARITY = 0.5
+"""A capitalised word counts as a name when it is at most this common in English (Zipf ≤ 4.75)."""
 
 
 NUMBER_WINDOW = 4

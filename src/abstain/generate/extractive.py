@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from abstain.align import carries, expected_type, holds, measured
+from abstain.align import AskedType, holds
 from abstain.evidence import Evidence
 from abstain.generate import Generation, Sentence
 from abstain.mentions import Mention, parse_question, stems
@@ -52,9 +52,7 @@ class ExtractiveGenerator:
         terms = [t.stem for t in parts.terms if not t.context and t.word not in id_words]
         terms = terms or [t.stem for t in parts.terms]
         asked = set(stems(question))
-        expected = expected_type(parts.asked)
-        versions = not any(m.why == "version" for m in identifiers)
-        measure = measured(parts.asked)
+        typed_as = AskedType.of(parts)
         scored: list[tuple[float, bool, int, int, str]] = []
         for n, ev in enumerate(evidence[: self.max_evidence], start=1):
             label = f"{ev.document.title}\n{' '.join(ev.chunk.heading_path)}"
@@ -65,8 +63,7 @@ class ExtractiveGenerator:
                 overlap = _overlap(terms, identifiers, sentence, label, label_stems)
                 if overlap < self.min_overlap:
                     continue
-                typed = expected is not None and carries(sentence, expected, versions=versions,
-                                                           measure=measure)
+                typed = typed_as is not None and typed_as.carried_by(sentence)
                 scored.append((overlap / (1 + RANK_DECAY * (n - 1)), typed, n, position,
                                sentence))
         if any(s[1] for s in scored):
