@@ -293,24 +293,46 @@ def coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: floa
 
 def local_coverage(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[float, str]:
     """The best informative coverage of one passage: two consecutive sentences of a chunk,
-    with its title and headings. What is asked should be said together, not scattered."""
+    with its title and headings. What is asked should be said together, not scattered. A
+    comparison ("the difference between A and B") counts only passages that name both."""
+    sides = compared(focus.parts.asked)
     best, where = 0.0, ""
     for ev in evidence:
         label = f"{ev.document.title}\n{' '.join(ev.chunk.heading_path)}"
         sentences = split_sentences(ev.text) or [ev.text]
         for i in range(max(1, len(sentences) - 1)):
             window = " ".join(sentences[i:i + 2])
-            coverage, _ = informative_coverage(focus, f"{label}\n{window}")
+            passage = f"{label}\n{window}"
+            if sides and not all(side & set(stems(passage)) for side in sides):
+                continue
+            coverage, _ = informative_coverage(focus, passage)
             if coverage > best:
                 best, where = coverage, window
     return best, where
 
 
+_COMPARE = re.compile(r"\bdifference\s+between\s+(.+?)\s+and\s+(.+?)(?=\s+(?:in|on|for|when|with"
+                      r"|if)\b|[?.!]|$)", re.IGNORECASE)
+
+
+def compared(asked: str) -> tuple[frozenset[str], ...]:
+    """The two sides of "the difference between A and B", as content stems; () otherwise."""
+    match = _COMPARE.search(asked)
+    if match is None:
+        return ()
+    sides = tuple(frozenset(stem(w) for w in tokens(side) if w not in STOPWORDS)
+                  for side in match.groups())
+    return sides if all(sides) else ()
+
+
 def local_coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: float
                          ) -> Check:
     coverage, where = local_coverage(focus, evidence)
-    return Check("passage_coverage", coverage >= threshold, coverage, threshold,
-                 f"best passage: {where[:120]}" if where else "no passage", "low_coverage")
+    detail = f"best passage: {where[:120]}" if where else "no passage holds what is asked"
+    if compared(focus.parts.asked):
+        detail += " (a comparison: the passage must name both sides)"
+    return Check("passage_coverage", coverage >= threshold, coverage, threshold, detail,
+                 "low_coverage")
 
 
 def answer_type_check(focus: Focus, evidence: tuple[Evidence, ...]) -> Check:
