@@ -239,3 +239,26 @@ def test_embeddings_endpoint_serves_the_openai_embedder(server: ScriptedOpenAISe
     vectors = embedder.embed_batch(["api keys", "backups"])
     assert vectors.shape == (2, embedder.dim)
     assert [r.path for r in server.requests] == ["/v1/embeddings", "/v1/embeddings"]
+
+
+def test_an_llm_answer_without_the_asked_type_is_refused(kb: Path, minilm: Embedder,
+                                                         server: ScriptedOpenAIServer) -> None:
+    # Supported by the source, but "how often" asks for a number and none is given.
+    server.script("Run qsctl keys rotate to rotate API keys early [1].")
+    answer = ask(kb, minilm, server.url)
+    assert not answer.answered
+    assert answer.refusal is not None and answer.refusal.reason == "answer_type_missing"
+    assert "number" in answer.refusal.message
+    gate = next(c for c in answer.checks if c.name == "answer_type")
+    assert gate.passed  # the evidence states the number; the generated answer does not
+    check = next(c for c in answer.checks if c.name == "generated_answer_type")
+    assert not check.passed and check.threshold == "number"
+    assert answer.llm_called
+
+
+def test_a_changed_fact_in_an_llm_answer_is_not_supported(kb: Path, minilm: Embedder,
+                                                          server: ScriptedOpenAIServer) -> None:
+    server.script("API keys are rotated every 30 weeks [1].")
+    answer = ask(kb, minilm, server.url)
+    assert not answer.answered
+    assert answer.unsupported_claims == ("API keys are rotated every 30 weeks.",)

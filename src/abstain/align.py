@@ -384,8 +384,9 @@ def generated_type_check(question: str, sentences: Sequence[str]) -> Check | Non
     found = next((s for s in sentences if asked.carried_by(s)), None)
     detail = (f"found in the answer: {found[:120]}" if found is not None else
               f"no sentence of the answer states a {asked.expected.value}")
-    return Check("answer_type", found is not None, asked.expected.value if found else "none",
-                 asked.expected.value, detail, "answer_type_missing")
+    return Check("generated_answer_type", found is not None,
+                 asked.expected.value if found else "none", asked.expected.value, detail,
+                 "answer_type_missing")
 
 
 def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
