@@ -33,7 +33,7 @@ import functools
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from importlib import resources
 
@@ -73,10 +73,19 @@ class Focus:
     parts: QuestionParts
     counts: TermCounts
     answer_type: AnswerType | None
+    weighted: tuple[tuple[str, str, float], ...] = ()
+    """(word, stem, weight) of each content word, computed once (:meth:`weight`)."""
+    weighted_identifiers: tuple[tuple[Mention, float], ...] = ()
+    """Each identifier with its rarity in the workspace."""
 
     @classmethod
     def of(cls, parts: QuestionParts, counts: TermCounts) -> Focus:
-        return cls(parts, counts, expected_type(parts.asked))
+        focus = cls(parts, counts, expected_type(parts.asked))
+        return replace(
+            focus,
+            weighted=tuple((t.word, t.stem, focus.weight(t.word, context=t.context))
+                           for t in parts.terms),
+            weighted_identifiers=tuple((m, focus.rarity(m)) for m in parts.identifiers))
 
     def weight(self, word: str, *, context: bool = False) -> float:
         """How much a word of the question counts: rare in the workspace *and* in English."""
@@ -199,15 +208,13 @@ def informative_coverage(focus: Focus, text: str, text_stems: Sequence[str] | No
     present = set(have)
     total = got = 0.0
     missing: list[tuple[float, str]] = []
-    for term in focus.parts.terms:
-        w = focus.weight(term.word, context=term.context)
+    for word, word_stem, w in focus.weighted:
         total += w
-        if term.stem in present:
+        if word_stem in present:
             got += w
         else:
-            missing.append((w, term.word))
-    for mention in focus.parts.identifiers:  # names are counted by their words already
-        w = focus.rarity(mention)
+            missing.append((w, word))
+    for mention, w in focus.weighted_identifiers:  # names are counted by their words already
         total += w
         if holds(mention, text, have):
             got += w
@@ -299,13 +306,15 @@ def local_coverage(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[float,
     best, where = 0.0, ""
     for ev in evidence:
         label = f"{ev.document.title}\n{' '.join(ev.chunk.heading_path)}"
+        label_stems = stems(label)
         sentences = split_sentences(ev.text) or [ev.text]
+        sentence_stems = [stems(s) for s in sentences]
         for i in range(max(1, len(sentences) - 1)):
             window = " ".join(sentences[i:i + 2])
-            passage = f"{label}\n{window}"
-            if sides and not all(side & set(stems(passage)) for side in sides):
+            have = label_stems + [w for ws in sentence_stems[i:i + 2] for w in ws]
+            if sides and not all(side & set(have) for side in sides):
                 continue
-            coverage, _ = informative_coverage(focus, passage)
+            coverage, _ = informative_coverage(focus, f"{label}\n{window}", have)
             if coverage > best:
                 best, where = coverage, window
     return best, where

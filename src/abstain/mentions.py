@@ -24,6 +24,7 @@ kinds, which the gate treats differently (see :mod:`abstain.align`):
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from enum import StrEnum
@@ -280,4 +281,10 @@ def _abbreviation(text: str) -> bool:
 
 def stems(text: str) -> list[str]:
     """Stemmed folded words of ``text``, in order (the unit every match uses)."""
-    return [stem(t) for t in tokens(text)]
+    return list(_stems(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _stems(text: str) -> tuple[str, ...]:
+    """Cached: the same chunk text is matched by several checks of one question."""
+    return tuple(stem(t) for t in tokens(text))

@@ -27,6 +27,8 @@ STOPWORDS = frozenset(
 
 def fold(text: str) -> str:
     """Lower-case and strip diacritics (Müller -> muller, café -> cafe)."""
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 

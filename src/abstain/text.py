@@ -7,9 +7,9 @@ same word" mean the same thing everywhere:
 * sentences come from ``sentencex`` (Wikimedia's rule-based segmenter: it knows
   abbreviations and splits CJK text after 。！？ without any whitespace), run per
   block, so paragraphs and list items never run into each other;
-* stems come from the Snowball English stemmer (``snowballstemmer``, the same
-  family as the Porter stemmer of the SQLite keyword arm), so "released" and
-  "release" are stem-equal and "QueuePool" is not "queue".
+* stems come from the Snowball English stemmer (``PyStemmer``, the C build of
+  Snowball; the same family as the Porter stemmer of the SQLite keyword arm), so
+  "released" and "release" are stem-equal and "QueuePool" is not "queue".
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import functools
 import re
 
 import sentencex
-import snowballstemmer
+import Stemmer
 
 _BLOCKS = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)|\n\s*[-=~^]{3,}\s*(?:\n|$)")
 """Blank lines, list items and the underline of a plain-text heading end a sentence."""
@@ -27,7 +27,7 @@ _INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)|(?<=\b[eE]\.[gG])\.|(?<=\b[iI]\.[eE])\
                         r"(?=\s+[a-z(])|(?<=\bvs)\.|(?<=\bcf)\.")
 _MASK = "\ue000"
 """Stands in for a full stop inside a word (``module.Class``, ``v2.3.1``) while splitting."""
-_STEMMER = snowballstemmer.stemmer("english")
+_STEMMER = Stemmer.Stemmer("english")
 SENTENCE_LANGUAGE = "en"
 """sentencex's rules for English also end sentences at CJK full stops."""
 

@@ -221,10 +221,9 @@ class SQLiteStore:
 
     def term_counts(self, workspace: str, phrases: Sequence[str], *,
                     published_only: bool = True) -> TermCounts:
-        total = int(self._conn().execute(
-            "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id"
-            " WHERE d.workspace = ? AND c.kind <> 'parent' AND (d.published = 1 OR ?)",
-            (workspace, int(not published_only))).fetchone()[0])
+        index = self._vector_index().get(workspace)  # every searchable chunk has a vector
+        total = 0 if index is None else (
+            int(index.published.sum()) if published_only else len(index.ids))
         limit = term_count_limit(total)
         counts: dict[str, int] = {}
         for phrase in dict.fromkeys(phrases):
