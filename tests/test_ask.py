@@ -37,8 +37,11 @@ def test_unknown_adr_is_refused_naming_it_with_suggestions(sample_pipeline: Pipe
                                               for s in answer.refusal.suggestions)
     assert "ADR-0012" in answer.refusal.suggestions
     assert answer.llm_called is False
-    failed = [c for c in answer.checks if not c.passed]
-    assert [c.name for c in failed] == ["entity_existence"]
+    failed = [c.name for c in answer.checks if not c.passed]
+    # The retrieval-level checks pass: it is the absent identifier that refuses (and weighs
+    # in the coverage of what is asked).
+    assert failed[0] == "entity_existence"
+    assert set(failed) <= {"entity_existence", "informative_coverage", "passage_coverage"}
 
 
 def test_existing_adr_is_answered(sample_pipeline: Pipeline) -> None:

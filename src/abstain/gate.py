@@ -161,10 +161,13 @@ class Gate:
                                     result.threshold, result.detail,
                                     result.reason or f"rule:{name}"))
         failed = next((c for c in checks if not c.passed), None)
-        missing = {"term_coverage": data.features.missing_terms, "entity_existence":
-                   entity.missing, "informative_coverage": absent}.get(
-                       failed.name if failed else "", ())
-        suggestions = entity.suggestions if failed is entity.check else ()
+        # What the question asks about that the evidence lacks: the deciding check's own
+        # findings first, else the first other check that found something missing.
+        by_check = {"entity_existence": entity.missing, "informative_coverage": absent,
+                    "passage_coverage": absent, "term_coverage": data.features.missing_terms}
+        failing = [c.name for c in checks if not c.passed]
+        missing = next((by_check[n] for n in failing if by_check.get(n)), ())
+        suggestions = entity.suggestions if not entity.check.passed else ()
         return GateResult(failed is None, tuple(checks), failed, suggestions, missing)
 
 
