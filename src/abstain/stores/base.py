@@ -50,19 +50,17 @@ class TermCounts:
 
     total: int
     counts: dict[str, int]
-    """Phrase -> chunks holding its words in order (stemmed, whole words); capped at
-    :func:`term_count_limit` — beyond that a phrase is simply common."""
+    """Phrase -> chunks holding its words in order (stemmed, whole words). Exact up to
+    :data:`TERM_COUNT_CAP`; a store may estimate beyond it (the SQLite store scales its
+    store-wide vocabulary to the workspace) or report the cap."""
 
     def count(self, phrase: str) -> int:
         return self.counts.get(phrase, 0)
 
 
-TERM_COUNT_CAP = 0.25
-"""Counting stops at this share of the workspace's chunks: rarer is all the gate asks."""
-
-
-def term_count_limit(total: int) -> int:
-    return max(100, int(total * TERM_COUNT_CAP) + 1)
+TERM_COUNT_CAP = 200
+"""Chunks counted exactly per phrase: enough to tell rare from common, and cheap (each
+counted row joins its document for the workspace and published filters)."""
 
 
 @dataclass(frozen=True, slots=True)

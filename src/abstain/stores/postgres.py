@@ -27,12 +27,12 @@ from abstain.fuse import RRF_K
 from abstain.query import MAX_QUERY_TERMS, query_terms, tokens
 from abstain.stores import postgres_sql as sql
 from abstain.stores.base import (
+    TERM_COUNT_CAP,
     DocumentInfo,
     EmbedderInfo,
     StoredChunk,
     TermCounts,
     embedder_mismatch,
-    term_count_limit,
     vectors_by_chunk,
 )
 
@@ -215,10 +215,9 @@ class PostgresStore:
         with self._tx(workspace) as conn:
             total = _count(conn.execute(sql.COUNT_SEARCHABLE, {
                 "ws": workspace, "published_only": published_only}).fetchone())
-            limit = term_count_limit(total)
             counts = {p: 0 if not words or total == 0 else _count(conn.execute(
                 sql.COUNT_PHRASE, {"ws": workspace, "published_only": published_only,
-                                   "phrase": words, "limit": limit}).fetchone())
+                                   "phrase": words, "limit": TERM_COUNT_CAP}).fetchone())
                       for p, words in wanted.items()}
         return TermCounts(total, counts)
 

@@ -17,20 +17,24 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+import Stemmer
 
 from abstain.errors import EmbedderMismatch, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
 from abstain.query import fts5_query, tokens
 from abstain.stores.base import (
+    TERM_COUNT_CAP,
     DocumentInfo,
     EmbedderInfo,
     StoredChunk,
     TermCounts,
     embedder_mismatch,
-    term_count_limit,
     vectors_by_chunk,
 )
 from abstain.stores.sqlite_migrations import migrate
+
+_PORTER = Stemmer.Stemmer("porter")
+"""The keyword arm's FTS5 ``porter`` tokenizer stems with Porter's original algorithm."""
 
 Vector = npt.NDArray[np.float32]
 
@@ -221,24 +225,39 @@ class SQLiteStore:
 
     def term_counts(self, workspace: str, phrases: Sequence[str], *,
                     published_only: bool = True) -> TermCounts:
-        index = self._vector_index().get(workspace)  # every searchable chunk has a vector
+        indexes = self._vector_index()  # every searchable chunk has a vector
+        index = indexes.get(workspace)
         total = 0 if index is None else (
             int(index.published.sum()) if published_only else len(index.ids))
-        limit = term_count_limit(total)
+        every = sum(len(i.ids) for i in indexes.values())
+        conn = self._conn()
         counts: dict[str, int] = {}
         for phrase in dict.fromkeys(phrases):
             words = tokens(phrase)
             if not words or total == 0:
                 counts[phrase] = 0
                 continue
-            counts[phrase] = int(self._conn().execute(
+            n = int(conn.execute(
                 "SELECT count(*) FROM (SELECT 1 FROM chunks_fts"
                 " JOIN chunks c ON c.rowid = chunks_fts.rowid"
                 " JOIN documents d ON d.id = c.document_id"
                 " WHERE chunks_fts MATCH ? AND d.workspace = ? AND (d.published = 1 OR ?)"
                 " LIMIT ?)", ('"' + " ".join(words) + '"', workspace, int(not published_only),
-                              limit)).fetchone()[0])
+                              TERM_COUNT_CAP)).fetchone()[0])
+            if n >= TERM_COUNT_CAP and len(words) == 1:
+                n = max(n, round(self._vocabulary_count(conn, words[0]) * total / every))
+            counts[phrase] = n
         return TermCounts(total, counts)
+
+    @staticmethod
+    def _vocabulary_count(conn: sqlite3.Connection, word: str) -> int:
+        """Chunks of the whole store that hold ``word``, from FTS5's own vocabulary (one
+        lookup; the word stemmed as the keyword arm's Porter tokenizer stems it)."""
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocabulary"
+                     " USING fts5vocab(main, chunks_fts, row)")
+        row = conn.execute("SELECT doc FROM temp.chunks_vocabulary WHERE term = ?",
+                           (_PORTER.stemWord(word),)).fetchone()
+        return 0 if row is None else int(row[0])
 
     # -- keyword arm -------------------------------------------------------
     def search_text(self, query: str, *, workspace: str, limit: int,
