@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 STAGES = ("retrieve", "gate", "generate", "verify")
 loggers = {name: logging.getLogger(f"abstain.{name}") for name in (*STAGES, "querylog")}
+log = logging.getLogger("abstain.observe")
 _STAGE_TIMINGS = {"retrieve": ("embed_ms", "vector_ms", "keyword_ms", "retrieve_ms",
                                "rerank_ms"),
                   "gate": ("gate_ms",), "generate": ("generate_ms",), "verify": ("verify_ms",)}
@@ -42,7 +43,7 @@ def observe(pipe: Pipeline, answer: Answer) -> Answer:
         try:
             observer(answer)
         except Exception:
-            loggers["querylog"].warning("observer %r failed", observer, exc_info=True)
+            log.warning("observer %r failed", observer, exc_info=True)
     _trace(answer)
     return answer
 
@@ -50,7 +51,7 @@ def observe(pipe: Pipeline, answer: Answer) -> Answer:
 def _record(pipe: Pipeline, answer: Answer) -> Answer:
     from abstain.querylog import entry_of, find_log
 
-    log = loggers["querylog"]
+    qlog_logger = loggers["querylog"]
     try:
         qlog = find_log(pipe.store)
         if qlog is None:
@@ -62,10 +63,12 @@ def _record(pipe: Pipeline, answer: Answer) -> Answer:
                                         calibration=pipe.calibration.name),
                                retention_days=settings.retention_days)
     except Exception as exc:
-        log.warning("query log: could not record the question: %s", exc, exc_info=True)
+        qlog_logger.warning("query log: could not record the question: %s", exc,
+                            exc_info=True)
         return replace(answer, notes=(*answer.notes,
                                       f"query log: not recorded ({type(exc).__name__}: {exc})"))
-    log.debug("logged question as entry %d in workspace %s", entry_id, answer.workspace)
+    qlog_logger.debug("logged question as entry %d in workspace %s", entry_id,
+                      answer.workspace)
     return answer
 
 
@@ -118,7 +121,7 @@ def _trace(answer: Answer) -> None:
     try:
         _spans(trace.get_tracer("abstain"), answer)
     except Exception:
-        loggers["querylog"].warning("tracing failed", exc_info=True)
+        log.warning("tracing failed", exc_info=True)
 
 
 def _spans(tracer: Any, answer: Answer) -> None:
