@@ -271,7 +271,7 @@ def _line(e: LogEntry) -> str:
     if e.expected is not None:
         label = f" [{e.expected} {'✓' if e.label_agrees else '✗'}]"
     question = e.question if e.question is not None else f"sha256:{e.question_hash[:12]}…"
-    return (f"{e.id:>6}  {e.created_at[:19]}  {decision:<28} {e.confidence:6.3f}"
+    return (f"{e.id:>6}  {e.created_at[:19]}  {decision:<34} {e.confidence:6.3f}"
             f"{label}  {question}")
 
 
