@@ -105,3 +105,19 @@ def test_postgres_row_level_security_hides_other_workspaces(pg_database: str) ->
         assert rows == [("question of a",)]
     finally:
         store.close()
+
+
+def test_a_pipeline_on_the_store_records_its_questions(store: Store) -> None:
+    from abstain.embed import HashingEmbedder
+    from abstain.pipeline import Pipeline
+
+    pipe = Pipeline(store, HashingEmbedder(), workspace="ws")
+    pipe.ingest_text("# Cache\n\nThe default value of storage.cache_mb is 512.", source="c.md")
+    pipe.ask("What is the default value of storage.cache_mb?")
+    assert open_log(store).entries("ws") == []  # off by default
+    open_log(store).configure(LogSettings(enabled=True, redact=True))
+    answer = pipe.ask("What is the default value of storage.cache_mb?")
+    [entry] = open_log(store).entries("ws")
+    assert entry.question is None and entry.answered == answer.answered
+    assert entry.question_hash == question_hash(answer.question) and not answer.notes
+    assert [c["name"] for c in entry.record["checks"]] == [c.name for c in answer.checks]
