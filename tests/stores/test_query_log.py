@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -121,3 +122,25 @@ def test_a_pipeline_on_the_store_records_its_questions(store: Store) -> None:
     assert entry.question is None and entry.answered == answer.answered
     assert entry.question_hash == question_hash(answer.question) and not answer.notes
     assert [c["name"] for c in entry.record["checks"]] == [c.name for c in answer.checks]
+
+
+def test_an_existing_sqlite_database_gains_the_log(tmp_path: Path) -> None:
+    """A database written before the query log existed is migrated when it is opened."""
+    import sqlite3
+
+    from abstain.stores.sqlite import SQLiteStore
+    from abstain.stores.sqlite_migrations import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as conn:
+        for script in MIGRATIONS[:2]:
+            conn.executescript(script)
+        conn.execute("PRAGMA user_version = 2")
+    store = SQLiteStore(path)
+    try:
+        assert open_log(store).settings() == LogSettings()
+        assert open_log(store).append(_entry("ws", "q"), retention_days=None) == 1
+    finally:
+        store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (len(MIGRATIONS),)
