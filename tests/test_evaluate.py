@@ -146,8 +146,52 @@ def test_plots_are_written(records_file: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["eval", "--records", str(records_file), "--plots",
                                       str(tmp_path / "plots")])
     assert result.exit_code == 0, result.output
-    for name in ("reliability.png", "risk_coverage.png", "scores.png"):
+    for name in ("reliability.png", "risk_coverage.png", "scores.png", "histogram.png"):
         assert (tmp_path / "plots" / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_report_does_not_score_wrong_answers_as_correct(hashing_db: str,
+                                                        tmp_path: Path) -> None:
+    """Three confident answers, two of them wrong: one cites the wrong document, one lacks
+    the gold answer. Correct = cites a gold source AND contains the gold answer."""
+    question = "What is the default value of storage.cache_mb?"
+    with Pipeline(SQLiteStore(hashing_db), HashingEmbedder()) as pipe:
+        answer = pipe.ask(question)
+    assert answer.answered and answer.citations
+    cited = answer.citations[0].source.split("sample_corpus/")[-1]
+    uncited = next(s for s in ("guides/clustering.md", "qa/network-ports.md")
+                   if all(not c.source.endswith(s) for c in answer.citations))
+    said = " ".join(answer.text.split()[:4])
+    rows = [
+        {"question": question, "expected": "answer", "gold_sources": [cited],
+         "gold_answer": said.upper()},
+        {"question": question, "expected": "answer", "gold_sources": [uncited]},
+        {"question": question, "expected": "answer", "gold_sources": [cited],
+         "gold_answer": "4096 MiB"},
+    ]
+    data = tmp_path / "wrong.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = CliRunner().invoke(cli, ["eval", str(data), "--db", hashing_db, "-q"])
+    assert result.exit_code == 0, result.output
+    assert "answered correctly: 1 of 3 judged answers (0.333); wrong answers: 2" in result.output
+    assert result.output.count(f"  wrong: {question}") == 2
+    assert f"gold {uncited}" in result.output
+    assert "gold answer '4096 MiB'" in result.output
+    summary = json.loads(CliRunner().invoke(cli, ["eval", str(data), "--db", hashing_db, "-q",
+                                                  "--json"]).stdout)
+    assert summary["answer_rate"] == 1.0 and summary["answered_correct"] == pytest.approx(1 / 3)
+    assert summary["correctness"] == {"answered_answerable": 3, "judged": 3, "correct": 1,
+                                      "wrong": 2}
+    assert [w["gold_sources"] for w in summary["wrong_answers"]] == [[uncited], [cited]]
+
+
+def test_contains_answer_normalises() -> None:
+    from abstain.evaluate.records import contains_answer
+
+    assert contains_answer("The default is 512 MiB. [1]", "512 mib")
+    assert contains_answer("Set it to « Café-Mode » [2]", "cafe mode")
+    assert not contains_answer("The default is 5120 MiB.", "512")
+    assert not contains_answer("anything", "")
 
 
 def test_run_questions_records_a_failing_question(hashing_db: str) -> None:

@@ -61,7 +61,9 @@ class Pipeline:
                  reader: bool | Reranker = False,
                  reranker: Reranker | None = None,
                  answerability_threshold: float | None = None,
-                 rerank_depth: int = DEFAULT_RERANK_DEPTH) -> None:
+                 rerank_depth: int = DEFAULT_RERANK_DEPTH,
+                 log_queries: bool = True,
+                 observers: Sequence[Callable[[Answer], None]] = ()) -> None:
         """LLM options (docs/GENERATION.md): ``generator`` an LLM generator;
         ``verifier`` "auto" = the lexical verifier for LLM generators (and for any
         generator at strict/paranoid), None = no verification; ``strictness`` loose /
@@ -74,7 +76,11 @@ class Pipeline:
         Reading-level model (docs/MODEL_CARD.md): ``reader=True`` loads abstain's own
         model; it reranks the top ``rerank_depth`` fused hits and adds the gate check
         ``answerability`` (refuse ``unanswerable`` below ``answerability_threshold``).
-        ``reranker`` alone reranks without that check."""
+        ``reranker`` alone reranks without that check.
+
+        Observation (docs/TUNING.md): every answer goes to the store's query log when
+        ``abstain log on`` enabled it there (``log_queries=False`` never records, as
+        ``abstain eval`` does), then to each of ``observers`` (e.g. server metrics)."""
         self.generator: Generator = generator or ExtractiveGenerator()
         self.strictness = Strictness.parse(strictness)
         self.verifier = _resolve_verifier(verifier, self.generator, self.strictness)
@@ -97,6 +103,8 @@ class Pipeline:
         self.gate = Gate(thresholds, [*rules, *reading_rules])
         self.calibration = calibration or DEFAULT_CALIBRATION
         self.max_question_chars = max_question_chars
+        self.log_queries = log_queries
+        self.observers: list[Callable[[Answer], None]] = list(observers)
 
     @classmethod
     def preset(cls, name: str, *, store: str | None = None, **kwargs: Any) -> Pipeline:
@@ -161,7 +169,13 @@ class Pipeline:
         """Answer from the workspace's documents, or refuse with the reason."""
         from abstain.respond import answer_question
 
-        return answer_question(self, question, workspace or self.workspace)
+        return self.observe(answer_question(self, question, workspace or self.workspace))
+
+    def observe(self, answer: Answer) -> Answer:
+        """Log, record (query log) and report a finished answer; see :mod:`abstain.observe`."""
+        from abstain.observe import observe
+
+        return observe(self, answer)
 
     # -- lifecycle ---------------------------------------------------------
     def close(self) -> None:

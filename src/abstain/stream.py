@@ -96,7 +96,7 @@ def _stream_verified(pipe: Pipeline, question: str, workspace: str) -> Iterator[
 
     state = prepare(pipe, question, workspace)
     if isinstance(state, Answer):
-        yield from _finished(state)
+        yield from _finished(pipe.observe(state))
         return
     yield _prepared_meta(state)
     texts = context_texts(state.evidence)
@@ -127,6 +127,7 @@ def _stream_verified(pipe: Pipeline, question: str, workspace: str) -> Iterator[
         answer = llm_failure(state, exc, t_gen)
     finally:
         sentences.close()
+    answer = pipe.observe(answer)
     if not answer.answered:
         assert answer.refusal is not None
         if shown:

@@ -99,3 +99,34 @@ def test_web_page_shows_auth_errors(server: Env, browser: Any) -> None:
     workspace.send_keys("docs")
     assert _ask(browser, ANSWERED) == "error"
     assert browser.find_element(By.ID, "error").text.startswith("forbidden:")
+
+
+def test_web_page_reviews_the_query_log_with_one_click(server: Env, browser: Any,
+                                                       artifacts: Path) -> None:
+    from abstain.querylog import LogSettings, open_log
+
+    qlog = open_log(server.pipeline.store)
+    qlog.configure(LogSettings(enabled=True))
+    try:
+        server.pipeline.ask(REFUSED, workspace="docs")
+        browser.get(server.url + "/")
+        browser.find_element(By.ID, "api-key").send_keys(server.keys.admin)
+        workspace = browser.find_element(By.ID, "workspace")
+        workspace.clear()
+        workspace.send_keys("docs")
+        browser.find_element(By.CSS_SELECTOR, "#review summary").click()
+        browser.find_element(By.ID, "review-load").click()
+        WebDriverWait(browser, 30).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#review-table tbody tr"))
+        row = browser.find_elements(By.CSS_SELECTOR, "#review-table tbody tr")[0]
+        assert REFUSED in row.text
+        row.find_element(By.CSS_SELECTOR, "button[data-expected='refuse']").click()
+        WebDriverWait(browser, 30).until(
+            lambda d: "labelled" in d.find_element(By.ID, "review-status").text)
+        entry_id = int(row.get_attribute("data-id"))
+        labelled = qlog.get("docs", entry_id)
+        assert labelled is not None and labelled.expected == "refuse"
+        assert "agrees" in row.get_attribute("class")
+        browser.save_screenshot(str(artifacts / "web_review.png"))
+    finally:
+        qlog.configure(LogSettings(enabled=False))

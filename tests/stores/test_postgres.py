@@ -20,7 +20,7 @@ from abstain.fuse import collapse, rrf
 from abstain.stores import open_store, pg_embedded
 from abstain.stores.base import EmbedderInfo
 from abstain.stores.postgres import PostgresStore
-from abstain.stores.postgres_migrations import APP_ROLE
+from abstain.stores.postgres_migrations import APP_ROLE, MIGRATIONS
 
 pytestmark = pytest.mark.postgres
 
@@ -104,7 +104,8 @@ def test_schema_is_versioned_and_hnsw_takes_its_parameters(pg: PostgresStore,
                                                            pg_database: str) -> None:
     _write_random(pg, random.Random(2), "a", 1)
     with psycopg.connect(pg_database) as conn:
-        assert conn.execute("SELECT max(version) FROM schema_migrations").fetchone() == (1,)
+        assert conn.execute("SELECT max(version) FROM schema_migrations").fetchone() == (
+            len(MIGRATIONS),)
         (index,) = conn.execute("SELECT indexdef FROM pg_indexes"
                                 " WHERE indexname = 'chunks_embedding_hnsw'").fetchone() or ("",)
         assert "hnsw (embedding vector_cosine_ops)" in index

@@ -27,6 +27,11 @@ def run_options(func: F) -> F:
         click.option("--records", "from_records", type=click.Path(exists=True, dir_okay=False),
                      metavar="FILE", help="Re-use a run saved with --save-records (no "
                                           "questions are asked)."),
+        click.option("--from-log", is_flag=True,
+                     help="Use the labelled entries of the store's query log (`abstain log "
+                          "label`) as they were answered: no questions are asked."),
+        click.option("--since", metavar="WHEN",
+                     help="With --from-log: only entries from then on (2026-05-01, 7d, …)."),
         store_options,
         click.option("--embedder", envvar="ABSTAIN_EMBEDDER", metavar="SPEC",
                      help="minilm (default), hashing, or openai:MODEL@BASE_URL."),
@@ -67,6 +72,8 @@ def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) ->
         records = [r for r in load_records(p["from_records"])
                    if not p["categories"] or r.item.category in p["categories"]]
         return Run(p["from_records"], records, meta={"name": Path(p["from_records"]).name})
+    if p["from_log"]:
+        return _from_log(p)
     if (p["data"] is None) == (p["dataset"] is None):
         fail("give DATA (a labelled JSONL file) or --dataset NAME", "see: abstain eval --help")
     workspace = p["workspace"]
@@ -91,6 +98,34 @@ def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) ->
     return run
 
 
+def _from_log(p: dict[str, Any]) -> Any:
+    from abstain.evaluate.harness import Run
+    from abstain.querylog import open_log, parse_since
+    from abstain.stores import open_store
+
+    if p["data"] or p["dataset"]:
+        fail("--from-log reads the store's query log; give no DATA or --dataset")
+    settings = settings_from(p["store"] or p["db"], None, p["workspace"])
+    store = open_store(settings.store)
+    try:
+        entries = open_log(store).entries(
+            p["workspace"], labelled=True,
+            since=parse_since(p["since"]) if p["since"] else None)
+    finally:
+        store.close()
+    records = [e.to_record() for e in reversed(entries)]
+    records = [r for r in records if not p["categories"] or r.item.category in p["categories"]]
+    if not records:
+        fail(f"no labelled entries in the query log of workspace {p['workspace']!r}",
+             "turn it on (abstain log on), ask, then label: abstain log label ID --expected "
+             "answer|refuse")
+    calibrations = sorted({str(e.record.get("calibration") or "") for e in entries} - {""})
+    name = f"query log ({p['workspace']})"
+    return Run(name, records, meta={"name": name, "workspace": p["workspace"],
+                                    "protocol": "labelled query-log entries, as answered",
+                                    "calibration": ", ".join(calibrations)})
+
+
 @click.command("eval")
 @run_options
 @click.option("--json", "as_json", is_flag=True,
@@ -100,8 +135,9 @@ def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) ->
                    "check (best_distance, answer_gate, …) or a seed's score (seed000 …).")
 @click.option("--at", metavar="LIST", help="Sweep these comma-separated thresholds.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False), metavar="DIR",
-              help="Write reliability, risk–coverage and score-histogram PNGs "
-                   "(pip install 'abstain[plots]').")
+              help="Write reliability, risk–coverage, score-histogram PNGs and "
+                   "histogram.png (should answer vs should refuse, the gate marked; "
+                   "pip install 'abstain[plots]').")
 @click.pass_context
 def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: str | None,
              plots_dir: str | None, **params: Any) -> None:
@@ -119,6 +155,7 @@ def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: s
       abstain eval --dataset squad2 --limit 300 --sample --json
       abstain eval --records run.jsonl --sweep best_distance
       abstain eval --dataset scifact --save-records scifact.jsonl
+      abstain eval --from-log --db kb.db --plots plots/
     """
     from dataclasses import asdict
 
@@ -196,6 +233,7 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
     Examples:
       abstain calibrate questions.jsonl --db kb.db -o calibration.json
       abstain calibrate --dataset squad2 -o cal.json --max-false-accept 0.01 --confidence 0.95
+      abstain calibrate --from-log --db kb.db -o cal.json --max-false-accept 0.05
     """
     from abstain.evaluate.calibrate import fit_calibration
 

@@ -201,10 +201,11 @@ def main() -> None:
 def _register() -> None:
     from abstain.cli.ask import ask, demo
     from abstain.cli.evaluate import calibrate, eval_cmd
+    from abstain.cli.log import log_group
     from abstain.cli.pg import pg
     from abstain.cli.serve import keys, serve
 
-    for command in (ask, demo, eval_cmd, calibrate, serve, keys, pg):
+    for command in (ask, demo, eval_cmd, calibrate, serve, keys, pg, log_group):
         cli.add_command(command)
 
 

@@ -86,7 +86,8 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
         calibration = replace(calibration, gate_threshold=None)
     chunking = WHOLE_DOCUMENT if spec.dataset == "scifact" else None
     with Pipeline.from_settings(spec.settings, thresholds=thresholds, retrieval=retrieval,
-                                calibration=calibration, chunking=chunking) as pipe:
+                                calibration=calibration, chunking=chunking,
+                                log_queries=False) as pipe:
         if collection:
             with _bar(len(collection), "ingest", progress) as bar:
                 ingest_collection(pipe, collection, bar.update)

@@ -3,6 +3,8 @@
 reliability.png      mean confidence vs. share answerable per bin, with counts
 risk_coverage.png    selective risk against coverage, abstain and the seeds' scores
 scores.png           confidence histogram per category, with the gate threshold
+histogram.png        the two confidence histograms (should answer / should refuse), the gate
+                     marked and where the distributions cross (the write-ups' tuning picture)
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 from abstain.errors import MissingDependency
 from abstain.evaluate.baselines import BASELINES
 from abstain.evaluate.metrics import ece, risk_coverage
-from abstain.evaluate.records import QuestionRecord
+from abstain.evaluate.records import CONFIDENCE_CHECK, QuestionRecord
 
 
 def _pyplot() -> Any:
@@ -40,8 +42,59 @@ def write_plots(records: Sequence[QuestionRecord], out_dir: str | Path, *,
     pos = np.asarray([r.should_answer for r in records])
     paths = [_reliability(plt, conf, pos, out / "reliability.png", title),
              _risk_coverage(plt, records, out / "risk_coverage.png", title),
-             _histograms(plt, records, out / "scores.png", threshold, title)]
+             _histograms(plt, records, out / "scores.png", threshold, title),
+             confidence_histograms(records, out / "histogram.png", threshold=threshold,
+                                   title=title)[0]]
     return paths
+
+
+def gate_threshold(records: Sequence[QuestionRecord]) -> float | None:
+    """The calibrated-confidence threshold the records were gated with (the most common)."""
+    seen: dict[float, int] = {}
+    for r in records:
+        check = r.check(CONFIDENCE_CHECK)
+        if check is not None and check.threshold is not None:
+            seen[check.threshold] = seen.get(check.threshold, 0) + 1
+    return max(seen, key=lambda t: seen[t]) if seen else None
+
+
+def crossing(records: Sequence[QuestionRecord]) -> float | None:
+    """Where the two distributions cross: the threshold with the fewest labelled mistakes,
+    each class weighted equally (missed answerable share + answered should-refuse share)."""
+    pos = np.asarray([r.confidence for r in records if r.should_answer])
+    neg = np.asarray([r.confidence for r in records if not r.should_answer])
+    if not len(pos) or not len(neg):
+        return None
+    values = np.unique(np.concatenate([pos, neg]))
+    candidates = np.concatenate([[values[0]], (values[:-1] + values[1:]) / 2, [values[-1] + 1e-9]])
+    cost = [(pos < t).mean() + (neg >= t).mean() for t in candidates]
+    return float(candidates[int(np.argmin(cost))])
+
+
+def confidence_histograms(records: Sequence[QuestionRecord], path: str | Path, *,
+                          threshold: float | None = None, title: str = ""
+                          ) -> tuple[Path, float | None]:
+    """Confidence of should-answer vs should-refuse questions, the gate (``threshold``, else
+    the one the records ran with) and the crossing point; returns the path and the crossing."""
+    plt = _pyplot()
+    gate = threshold if threshold is not None else gate_threshold(records)
+    cross = crossing(records)
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    bins = np.linspace(0, 1, 26)
+    for label, want, color in (("should answer", True, "C2"), ("should refuse", False, "C3")):
+        vals = [r.confidence for r in records if r.should_answer is want]
+        ax.hist(vals, bins=bins, alpha=0.55, color=color, label=f"{label} ({len(vals)})")
+    if gate is not None:
+        ax.axvline(gate, color="black", linestyle="--", linewidth=1.5, label=f"gate {gate:.3f}")
+    if cross is not None:
+        ax.axvline(cross, color="grey", linestyle=":", linewidth=1.5,
+                   label=f"distributions cross {cross:.3f}")
+    ax.set(xlim=(0, 1), xlabel="calibrated confidence", ylabel="questions",
+           title=f"{title} confidence of labelled questions".strip())
+    ax.legend(fontsize=8, loc="upper center")
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return _save(plt, fig, out), cross
 
 
 def _reliability(plt: Any, conf: np.ndarray, pos: np.ndarray, path: Path, title: str) -> Path:

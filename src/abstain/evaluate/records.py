@@ -8,6 +8,7 @@ calibrated without asking the questions again.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,15 +76,19 @@ class QuestionRecord:
 
     @property
     def correct(self) -> bool | None:
-        """For an answer to an answerable question: cites a gold source / contains the gold
-        answer; None when unanswered or when the labels cannot tell."""
+        """For an answer to an answerable question: it cites a gold source (when the labels
+        name any) and contains the gold answer, normalised (when given); None when unanswered
+        or when the labels cannot tell."""
         if not self.answered or not self.item.should_answer:
             return None
-        if self.item.gold_sources:
-            return any(is_gold(s, self.item.gold_sources) for s in self.cited_sources)
+        if not self.item.gold_sources and not self.item.gold_answer:
+            return None
+        if self.item.gold_sources and not any(is_gold(s, self.item.gold_sources)
+                                              for s in self.cited_sources):
+            return False
         if self.item.gold_answer:
-            return fold(self.item.gold_answer).strip() in fold(self.answer_text)
-        return None
+            return contains_answer(self.answer_text, self.item.gold_answer)
+        return True
 
     def check(self, name: str) -> CheckValue | None:
         return next((c for c in self.checks if c.name == name), None)
@@ -136,6 +141,17 @@ class QuestionRecord:
             cited_sources=tuple(data.get("cited_sources") or ()),
             answer_text=str(data.get("answer_text") or ""),
             latency_ms=float(data.get("latency_ms") or 0.0), error=data.get("error"))
+
+
+def contains_answer(text: str, gold: str) -> bool:
+    """Whether ``text`` contains ``gold`` once both are folded (case, accents, punctuation
+    and spacing normalised) — the citation markers ``[n]`` of an answer are ignored."""
+    def norm(value: str) -> str:
+        folded = fold(re.sub(r"\[\d+\]", " ", value))
+        return " ".join(re.sub(r"[^\w]+", " ", folded).split())
+
+    needle = norm(gold)
+    return bool(needle) and f" {needle} " in f" {norm(text)} "
 
 
 def is_gold(source: str, gold: tuple[str, ...] | list[str]) -> bool:

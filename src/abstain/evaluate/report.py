@@ -48,6 +48,9 @@ def summarize(records: Sequence[QuestionRecord]) -> dict[str, Any]:
         "aurc": _clean(rc.aurc),
         **gates["abstain"],
         "answered_correct": _clean(sum(judged) / len(judged) if judged else math.nan),
+        "correctness": {"answered_answerable": len(answered_pos), "judged": len(judged),
+                        "correct": sum(judged), "wrong": len(judged) - sum(judged)},
+        "wrong_answers": [_wrong(r) for r in answered_pos if r.correct is False],
         "reliability": [{"low": b.low, "high": b.high, "count": b.count,
                          "confidence": _clean(b.confidence), "accuracy": _clean(b.accuracy)}
                         for b in table],
@@ -60,6 +63,12 @@ def summarize(records: Sequence[QuestionRecord]) -> dict[str, Any]:
         "errors": sum(r.error is not None for r in records),
     }
     return summary
+
+
+def _wrong(r: QuestionRecord) -> dict[str, Any]:
+    return {"question": r.item.question, "cited_sources": list(r.cited_sources),
+            "gold_sources": list(r.item.gold_sources), "gold_answer": r.item.gold_answer,
+            "answer": r.answer_text[:300]}
 
 
 def retrieval_metrics(records: Sequence[QuestionRecord]) -> dict[str, Any]:
@@ -171,6 +180,7 @@ def format_table(summary: dict[str, Any]) -> str:
                      + f"{_f(m['auroc']):>8}")
     lines.append("counts: " + ", ".join(f"{c} {n}" for c, n in
                                         summary["counts_by_category"].items()))
+    lines += _correctness_lines(summary)
     lines += ["", "reliability (calibrated confidence vs. should-answer)",
               f"{'bin':<12}{'n':>6}{'confidence':>12}{'accuracy':>10}"]
     for b in summary["reliability"]:
@@ -192,6 +202,24 @@ def format_table(summary: dict[str, Any]) -> str:
         lines.append(f"{summary['errors']} questions failed with an error (counted as refused); "
                      "see --save-records")
     return "\n".join(lines)
+
+
+def _correctness_lines(summary: dict[str, Any]) -> list[str]:
+    """Whether the answers were right: a gold source cited and the gold answer contained."""
+    c = summary.get("correctness")
+    if not c or not c["answered_answerable"]:
+        return []
+    if not c["judged"]:
+        return ["", f"answered correctly: - ({c['answered_answerable']} answers to answerable "
+                    "questions; no gold_sources / gold_answer to judge them by)"]
+    lines = ["", f"answered correctly: {c['correct']} of {c['judged']} judged answers "
+                 f"({_f(summary['answered_correct'])}); wrong answers: {c['wrong']}"]
+    for w in summary["wrong_answers"]:
+        lines.append(f"  wrong: {w['question']}")
+        lines.append(f"         cited {', '.join(w['cited_sources']) or '-'}; gold "
+                     f"{', '.join(w['gold_sources']) or '-'}"
+                     + (f"; gold answer {w['gold_answer']!r}" if w["gold_answer"] else ""))
+    return lines
 
 
 def format_sweep(name: str, direction: str, rows: Sequence[SweepRow]) -> str:

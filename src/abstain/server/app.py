@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 
 from abstain import __version__
 from abstain.config import Settings
-from abstain.server import ask, documents, errors
+from abstain.server import ask, documents, errors, metrics, review
 from abstain.server.config import STREAM_THREADS, ServerConfig
 from abstain.server.keys import KeyStore
 from abstain.server.limits import BodyLimitMiddleware
@@ -57,12 +57,17 @@ def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
             pipe = pipeline
         await run_in_threadpool(pipe.embedder.embed_batch, ["ready"])
         svc.stream_threads = anyio.CapacityLimiter(STREAM_THREADS)
+        observer = app.state.metrics.observe if app.state.metrics is not None else None
+        if observer is not None:
+            pipe.observers.append(observer)
         svc.pipeline, svc.model = pipe, pipe.embedder.name
         log.info("abstain server ready (model %s)", svc.model)
         try:
             yield
         finally:
             svc.pipeline = None
+            if observer is not None:
+                pipe.observers.remove(observer)
             if owned:
                 await run_in_threadpool(pipe.close)
 
@@ -71,11 +76,14 @@ def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
                               "See docs/SERVER.md.",
                   docs_url="/docs", redoc_url=None)
     app.state.services = svc
+    app.state.metrics = _metrics()
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_upload_bytes=cfg.max_upload_bytes,
                        max_json_bytes=cfg.max_json_bytes)
     app.include_router(documents.router)
     app.include_router(ask.router)
+    app.include_router(review.router)
+    app.include_router(metrics.router)
     app.add_api_route("/health", health, methods=["GET"], tags=["service"],
                       summary="Liveness: the process answers")
     app.add_api_route("/ready", ready, methods=["GET"], tags=["service"],
@@ -84,6 +92,17 @@ def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
     app.add_api_route("/", page, methods=["GET"], include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
+
+
+def _metrics() -> metrics.Metrics | None:
+    """The app's Prometheus registry; None (and /metrics answers 503) without the package."""
+    from abstain.errors import MissingDependency
+
+    try:
+        return metrics.Metrics()
+    except MissingDependency as exc:
+        log.warning("GET /metrics is off: %s", exc)
+        return None
 
 
 async def health() -> dict[str, str]:

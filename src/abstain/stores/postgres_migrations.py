@@ -9,7 +9,8 @@ equals the transaction's ``abstain.workspace`` setting, or when the transaction
 set ``abstain.all_workspaces = 'on'`` (only the store's cross-workspace reads do:
 ``list_documents(None)``, ``workspaces()``, ``get_chunks``). Writes must always
 match ``abstain.workspace``. ``meta`` (the embedder binding) and
-``embedding_cache`` (vectors keyed by model and text hash) are shared.
+``embedding_cache`` (vectors keyed by model and text hash) are shared. ``query_log``
+(migration 2) has the same policy: a tenant never reads another's questions.
 
 Superusers bypass row-level security, so when a superuser runs the migrations
 they create the NOLOGIN role ``abstain_app`` and hand it the tables; the store
@@ -112,6 +113,29 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (model, text_hash)
     );
     """ + "".join(_POLICY.format(table=t) for t in TENANT_TABLES),
+    # 2: the query log (issue 16; abstain.querylog): one row per question asked, off by default
+    """
+    CREATE TABLE query_log (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        workspace text NOT NULL CHECK (workspace <> ''),
+        question text,
+        question_hash text NOT NULL,
+        answered boolean NOT NULL,
+        reason text,
+        confidence double precision NOT NULL,
+        triage text NOT NULL,
+        latency_ms double precision NOT NULL,
+        llm_calls integer NOT NULL,
+        record jsonb NOT NULL,
+        expected text CHECK (expected IN ('answer', 'refuse')),
+        note text NOT NULL DEFAULT '',
+        gold_sources text[] NOT NULL DEFAULT '{}',
+        labelled_at timestamptz
+    );
+    CREATE INDEX query_log_workspace ON query_log (workspace, id);
+    CREATE INDEX query_log_created ON query_log (created_at);
+    """ + _POLICY.format(table="query_log"),
 ]
 
 
@@ -171,7 +195,7 @@ def _hand_to_app_role(conn: Conn) -> None:
         END $$;
         GRANT USAGE, CREATE ON SCHEMA public TO {APP_ROLE};
     """.encode())
-    for table in ("meta", "schema_migrations", "embedding_cache", *TENANT_TABLES):
+    for table in ("meta", "schema_migrations", "embedding_cache", *TENANT_TABLES, "query_log"):
         conn.execute(f"ALTER TABLE {table} OWNER TO {APP_ROLE}".encode())
 
 

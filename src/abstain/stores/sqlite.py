@@ -1,8 +1,10 @@
 """The embedded store: stdlib sqlite3 + FTS5, vectors searched exactly with numpy.
 
 Vectors live in SQLite as float32 blobs. Each process loads them once into a
-matrix grouped by workspace and reloads only when the database changed (its own
-writes, or another connection's, seen through ``PRAGMA data_version``).
+matrix grouped by workspace and reloads only when documents changed: every
+document write bumps ``documents_version`` in ``meta`` in its own transaction, so
+writes of any connection or process are seen, and other writes (the query log)
+do not throw the matrix away.
 """
 
 from __future__ import annotations
@@ -61,8 +63,7 @@ class SQLiteStore:
         self._conns: list[sqlite3.Connection] = []
         self._lock = threading.RLock()
         self._index: dict[str, _Index] | None = None
-        self._index_version: tuple[int, int] | None = None
-        self._writes = 0
+        self._index_version: int | None = None
         self._closed = False
         migrate(self._conn())
 
@@ -95,9 +96,6 @@ class SQLiteStore:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        finally:
-            with self._lock:
-                self._writes += 1
 
     def close(self) -> None:
         with self._lock:
@@ -158,6 +156,7 @@ class SQLiteStore:
                              [(document.id, t) for t in identifiers])
 
     def _delete(self, conn: sqlite3.Connection, document_id: str) -> bool:
+        _documents_changed(conn)
         conn.execute("DELETE FROM chunks_fts WHERE rowid IN "
                      "(SELECT rowid FROM chunks WHERE document_id = ?)", (document_id,))
         return conn.execute("DELETE FROM documents WHERE id = ?", (document_id,)).rowcount > 0
@@ -170,6 +169,7 @@ class SQLiteStore:
 
     def set_published(self, workspace: str, document_id: str, published: bool) -> bool:
         with self._transaction() as conn:
+            _documents_changed(conn)
             return conn.execute(
                 "UPDATE documents SET published = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%SZ',"
                 " 'now') WHERE id = ? AND workspace = ?",
@@ -305,7 +305,8 @@ class SQLiteStore:
 
     def _vector_index(self) -> dict[str, _Index]:
         conn = self._conn()
-        version = (int(conn.execute("PRAGMA data_version").fetchone()[0]), self._writes)
+        row = conn.execute("SELECT value FROM meta WHERE key = 'documents_version'").fetchone()
+        version = int(row[0]) if row else 0
         with self._lock:
             if self._index is not None and self._index_version == version:
                 return self._index
@@ -355,3 +356,9 @@ class SQLiteStore:
             conn.executemany(
                 "INSERT OR IGNORE INTO embedding_cache (model, text_hash, vector) VALUES (?, ?, ?)",
                 [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items.items()])
+
+
+def _documents_changed(conn: sqlite3.Connection) -> None:
+    """Bump ``documents_version`` (inside the caller's transaction): vector indexes reload."""
+    conn.execute("INSERT INTO meta (key, value) VALUES ('documents_version', '1')"
+                 " ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")

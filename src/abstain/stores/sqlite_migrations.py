@@ -54,6 +54,29 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (model, text_hash)
     ) WITHOUT ROWID;
     """,
+    # 3: the query log (issue 16; abstain.querylog): one row per question asked, off by default
+    """
+    CREATE TABLE query_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        created_at TEXT NOT NULL,
+        workspace TEXT NOT NULL,
+        question TEXT,
+        question_hash TEXT NOT NULL,
+        answered INTEGER NOT NULL,
+        reason TEXT,
+        confidence REAL NOT NULL,
+        triage TEXT NOT NULL,
+        latency_ms REAL NOT NULL,
+        llm_calls INTEGER NOT NULL,
+        record TEXT NOT NULL,
+        expected TEXT CHECK (expected IN ('answer', 'refuse')),
+        note TEXT NOT NULL DEFAULT '',
+        gold_sources TEXT NOT NULL DEFAULT '[]',
+        labelled_at TEXT
+    );
+    CREATE INDEX query_log_workspace ON query_log (workspace, id);
+    CREATE INDEX query_log_created ON query_log (created_at);
+    """,
 ]
 
 

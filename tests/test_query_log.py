@@ -1,0 +1,167 @@
+"""The tuning loop end to end: log on, ask, list, label, export, calibrate and eval from the log."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from abstain.cli.main import cli
+from abstain.embed import HashingEmbedder
+from abstain.evaluate.data import read_jsonl
+from abstain.pipeline import Pipeline
+from abstain.querylog import open_log, question_hash
+from abstain.stores.sqlite import SQLiteStore
+
+QUESTIONS = Path(__file__).parent / "data" / "sample_questions.jsonl"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    from tests.conftest import SAMPLE_CORPUS
+
+    path = tmp_path / "kb.db"
+    with Pipeline(SQLiteStore(path), HashingEmbedder()) as pipe:
+        pipe.ingest([SAMPLE_CORPUS])
+    return str(path)
+
+
+def _run(*args: str, ok: bool = True) -> str:
+    result = CliRunner().invoke(cli, list(args))
+    assert (result.exit_code == 0) is ok, result.output
+    return result.output
+
+
+def _entries(db: str, *extra: str) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = json.loads(_run("log", "list", "--db", db, "--json",
+                                                    "-n", "1000", *extra))
+    return rows
+
+
+def test_the_log_is_off_by_default(db: str) -> None:
+    _run("ask", "What is the default value of storage.cache_mb?", "--db", db)
+    assert _entries(db) == []
+    assert "query log off" in _run("log", "status", "--db", db)
+
+
+def test_the_tuning_loop_end_to_end(db: str, tmp_path: Path) -> None:
+    assert "query log on (kept 30 days, questions in clear)" in _run(
+        "log", "on", "--db", db, "--retention-days", "30")
+    questions = read_jsonl(QUESTIONS).questions
+    # two questions through the CLI, the rest through the library: both are logged
+    for item in questions[:2]:
+        _run("ask", item.question, "--db", db)
+    with Pipeline(SQLiteStore(db), HashingEmbedder()) as pipe:
+        for item in questions[2:]:
+            assert not pipe.ask(item.question).notes
+    entries = _entries(db)
+    assert len(entries) == len(questions) == 60
+    newest = entries[0]
+    assert newest["question"] == questions[-1].question and newest["workspace"] == "default"
+    assert {c["name"] for c in newest["checks"]} >= {"evidence", "answer_gate"}  # type: ignore[union-attr]
+    assert all("threshold" in c and "value" in c for c in newest["checks"])  # type: ignore[union-attr]
+    assert set(newest["features"]) == {"top_fused_norm", "in_both", "best_cosine",  # type: ignore[arg-type]
+                                       "term_coverage"}
+    refused = _entries(db, "--refused")
+    answered = _entries(db, "--answered")
+    assert len(refused) + len(answered) == 60 and refused and answered
+    assert all(not e["answered"] and e["reason"] for e in refused)
+    assert all(e["cited_sources"] for e in answered)
+    assert _entries(db, "--since", "2999-01-01") == []
+
+    shown = _run("log", "show", str(refused[0]["id"]), "--db", db)
+    assert f"refused ({refused[0]['reason']})" in shown and "threshold" in shown
+
+    # label every entry as the labelled file says (the reviewer's judgement)
+    by_question = {q.question: q for q in questions}
+    ids = {"answer": [], "refuse": []}  # type: dict[str, list[str]]
+    for e in entries:
+        ids[by_question[str(e["question"])].expected].append(str(e["id"]))
+    for expected, chosen in ids.items():
+        out = _run("log", "label", *chosen, "--expected", expected, "--db", db)
+        assert out.count("labelled") == len(chosen)
+    assert _entries(db, "--unlabelled") == []
+    listing = _run("log", "list", "--db", db, "-n", "1000")
+    assert "✓" in listing and "✗" in listing  # the gate's misses are marked
+
+    exported = tmp_path / "traffic.jsonl"
+    _run("log", "export", "--labelled", "--db", db, "-o", str(exported))
+    lines = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert [(x["question"], x["expected"]) for x in lines] == [
+        (q.question, q.expected) for q in questions]
+    assert len(read_jsonl(exported).questions) == 60  # the `abstain eval` format
+
+    cal = tmp_path / "cal.json"
+    out = _run("calibrate", "--from-log", "--db", db, "-o", str(cal))
+    assert "fit on 60 questions (30 answerable)" in out
+    fitted = json.loads(cal.read_text())
+    assert fitted["fit_on"]["source"] == "query log (default)"
+    # the same refusal to certify on too little data as with a labelled file
+    out = _run("calibrate", "--from-log", "--db", db, "-o", str(tmp_path / "no.json"),
+               "--max-false-accept", "0.01", ok=False)
+    assert "cannot certify" in out and not (tmp_path / "no.json").exists()
+
+    summary = json.loads(_run("eval", "--from-log", "--db", db, "--json"))
+    assert summary["n"] == 60 and summary["counts_by_category"] == {"answerable": 30,
+                                                                   "refuse": 30}
+    # the harness never logs its own questions
+    assert len(_entries(db)) == 60
+
+
+def test_log_plot_draws_the_two_histograms(db: str, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    _run("log", "on", "--db", db)
+    with Pipeline(SQLiteStore(db), HashingEmbedder()) as pipe:
+        for item in read_jsonl(QUESTIONS).questions[:20]:
+            pipe.ask(item.question)
+        qlog = open_log(pipe.store)
+        for e in qlog.entries("default"):
+            qlog.label("default", e.id, "answer" if e.answered else "refuse")
+    png = tmp_path / "hist.png"
+    out = _run("log", "plot", "--db", db, "-o", str(png))
+    assert f"wrote {png} (20 labelled questions" in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_redacted_log_keeps_only_a_hash(db: str, tmp_path: Path) -> None:
+    _run("log", "on", "--db", db, "--redact")
+    question = "What is the default value of storage.cache_mb?"
+    _run("ask", question, "--db", db)
+    [entry] = _entries(db)
+    assert entry["question"] is None and entry["answer"] is None
+    assert entry["question_hash"] == question_hash(question)
+    _run("log", "label", str(entry["id"]), "--expected", "answer", "--db", db)
+    result = CliRunner().invoke(cli, ["log", "export", "--labelled", "--db", db])
+    assert result.stdout == "" and "skipped 1 redacted" in result.stderr
+
+
+def test_workspaces_keep_their_own_log(db: str) -> None:
+    _run("log", "on", "--db", db)
+    with Pipeline(SQLiteStore(db), HashingEmbedder()) as pipe:
+        pipe.ingest_text("# Cache\n\nThe default value of storage.cache_mb is 256.",
+                         source="cache.md", workspace="other")
+    _run("ask", "What is the default value of storage.cache_mb?", "--db", db)
+    _run("ask", "What is the default value of storage.cache_mb?", "--db", db, "-w", "other")
+    [mine] = _entries(db)
+    [theirs] = _entries(db, "-w", "other")
+    assert theirs["workspace"] == "other" and mine["id"] != theirs["id"]
+    _run("log", "show", str(theirs["id"]), "--db", db, ok=False)
+    _run("log", "label", str(theirs["id"]), "--expected", "answer", "--db", db, ok=False)
+
+
+def test_a_log_failure_never_breaks_the_answer_but_is_visible(
+        db: str, caplog: pytest.LogCaptureFixture) -> None:
+    _run("log", "on", "--db", db)
+    with sqlite3.connect(db) as conn:  # a broken log table: the write must fail
+        conn.execute("DROP TABLE query_log")
+    with (caplog.at_level(logging.WARNING, logger="abstain.querylog"),
+          Pipeline(SQLiteStore(db), HashingEmbedder()) as pipe):
+        answer = pipe.ask("What is the default value of storage.cache_mb?")
+    assert answer.answered
+    assert any(n.startswith("query log: not recorded (StoreError") or
+               n.startswith("query log: not recorded (OperationalError") for n in answer.notes)
+    assert "could not record the question" in caplog.text
