@@ -59,10 +59,14 @@ class Citation:
     chunk_id: str
     quote: str
     title: str = ""
+    evidence_n: int | None = None
+    """The number of the quoted source in the answer's ``evidence``, when ``n`` (the
+    marker in the text, numbered by first use) differs from it."""
 
     def to_json(self) -> dict[str, Any]:
         return {"n": self.n, "source": self.source, "chunk_id": self.chunk_id,
-                "quote": self.quote, "title": self.title}
+                "quote": self.quote, "title": self.title,
+                "evidence_n": self.evidence_n or self.n}
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +140,8 @@ class Answer:
     llm_calls: tuple[LLMCall, ...] = ()
     notes: tuple[str, ...] = ()
     """Anything degraded or substituted on the way (a fallback is never silent)."""
+    given_to_generator: bool = False
+    """Whether ``evidence`` was handed to the generator (False for a gate refusal)."""
 
     @property
     def refused(self) -> bool:
@@ -160,7 +166,15 @@ class Answer:
             "faithfulness_components": self.faithfulness_components,
             "language": self.language,
             "tier": self.tier,
+            "evidence": self.evidence_json(),
         }
+
+    def evidence_json(self) -> list[dict[str, Any]]:
+        """Each source as ``search --json`` prints it, plus ``n`` (its number in the
+        answer's evidence), ``used`` (handed to the generator) and ``cited``."""
+        cited = {c.evidence_n or c.n for c in self.citations}
+        return [{"n": n, **e.to_json(), "used": self.given_to_generator, "cited": n in cited}
+                for n, e in enumerate(self.evidence, start=1)]
 
     def audit_trail(self) -> dict[str, Any]:
         """Everything needed to reconstruct why this answer (or refusal) came out."""
@@ -169,7 +183,6 @@ class Answer:
             "workspace": self.workspace,
             "generator": self.generator,
             "features": self.features,
-            "evidence": [e.to_json() for e in self.evidence],
             "checks": [{**c.to_json(), "reason": c.reason} for c in self.checks],
             "llm_calls": [c.to_json() for c in self.llm_calls],
             "notes": list(self.notes),

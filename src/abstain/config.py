@@ -23,6 +23,8 @@ ENV_LLM_API_KEY = "ABSTAIN_LLM_API_KEY"
 
 DEFAULT_CANDIDATES = 30
 DEFAULT_TOP_K = 5
+DEFAULT_LLM_TIMEOUT = 60.0
+"""Seconds one LLM call may take in all (connect, every read, every retry)."""
 
 
 def default_db_path() -> str:
@@ -60,6 +62,7 @@ class Settings:
     llm_url: str | None = None
     llm_model: str | None = None
     llm_api_key: str | None = field(default=None, repr=False)
+    llm_timeout: float = DEFAULT_LLM_TIMEOUT
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, /,

@@ -83,6 +83,11 @@ def answer_question(pipe: Pipeline, question: str, workspace: str) -> Answer:
     state = prepare(pipe, question, workspace)
     if isinstance(state, Answer):
         return state
+    return generate(pipe, state)
+
+
+def generate(pipe: Pipeline, state: Prepared) -> Answer:
+    """Generate and verify the answer of a question that passed the gate."""
     t_gen = time.perf_counter()
     try:
         generation = pipe.generator.generate(state.text, state.evidence)
@@ -173,7 +178,8 @@ def prepare(pipe: Pipeline, question: str, workspace: str) -> Prepared | Answer:
             return ask_to_clarify(pipe.generator, text, refused)
         return refused
 
-    state = Prepared(text, kept, confidence, started, timings, base, calls, notes, tier)
+    state = Prepared(text, kept, confidence, started, timings,
+                     {**base, "given_to_generator": True}, calls, notes, tier)
     if pipe.llm_rerank is not None:
         from abstain.verify.outcome import rerank
 
@@ -268,4 +274,4 @@ def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 3)
 
 
-__all__ = ["Prepared", "answer_question", "finish", "prepare"]
+__all__ = ["Prepared", "answer_question", "finish", "generate", "prepare"]

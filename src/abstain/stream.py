@@ -71,12 +71,25 @@ def stream_answer(pipe: Pipeline, question: str, workspace: str | None = None
     if getattr(pipe.generator, "streams", False):
         yield from _stream_verified(pipe, question, workspace or pipe.workspace)
         return
+    if pipe.generator.uses_llm:
+        # meta comes before the LLM call, so that the first event never waits on it
+        from abstain.answer import Answer
+        from abstain.respond import generate, prepare
+
+        state = prepare(pipe, question, workspace or pipe.workspace)
+        if isinstance(state, Answer):
+            yield from _finished(state)
+            return
+        yield _prepared_meta(state)
+        yield from _finished(generate(pipe, state), meta=False)
+        return
     answer = pipe.ask(question, workspace=workspace)
     yield from _finished(answer)
 
 
-def _finished(answer: Answer) -> Iterator[Event]:
-    yield meta_event(answer)
+def _finished(answer: Answer, *, meta: bool = True) -> Iterator[Event]:
+    if meta:
+        yield meta_event(answer)
     if not answer.answered:
         assert answer.refusal is not None
         yield Event("refusal", answer.refusal.to_json())

@@ -88,4 +88,4 @@ def load_generator(settings: Settings) -> Generator:
     from abstain.generate.openai_chat import OpenAIChatGenerator
 
     return OpenAIChatGenerator(settings.llm_url, settings.llm_model,
-                               api_key=settings.llm_api_key)
+                               api_key=settings.llm_api_key, timeout=settings.llm_timeout)

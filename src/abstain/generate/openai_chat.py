@@ -5,7 +5,9 @@
 HTTP 5xx and 429 are retried ``max_retries`` times with exponential backoff
 (``backoff`` · 2^attempt seconds, or the server's ``Retry-After`` when shorter
 than 30 s); a read timeout, a 4xx or a body that is not the expected JSON is not
-retried. Every call, failed or not, becomes an :class:`~abstain.answer.LLMCall`;
+retried. ``timeout`` is one overall deadline per call — connect, every read and
+every retry together (:mod:`abstain.generate.deadline`), so a server that trickles
+bytes cannot hold a call past it. Every call, failed or not, becomes an :class:`~abstain.answer.LLMCall`;
 failures raise :class:`~abstain.errors.LLMError` carrying those records.
 
 Log-probabilities are requested (``logprobs: true``); when the server returns
@@ -30,6 +32,7 @@ from abstain.errors import LLMError
 from abstain.evidence import Evidence
 from abstain.generate import ChatResult, Generation, Sentence
 from abstain.generate.cited import SentenceAssembler, is_question, parse_cited
+from abstain.generate.deadline import Deadline, DeadlineExpired
 from abstain.generate.prompts import (
     ANSWER_SYSTEM,
     DEFAULT_CONTEXT_TOKENS,
@@ -139,12 +142,14 @@ class OpenAIChatGenerator:
         body = self._body(messages, max_tokens, stream=False)
         started = time.perf_counter()
         tries = [1]
-        with self._recorded_failures(purpose, started, timeout, tries):
-            response, tries[0] = self._open(body, timeout)
+        deadline = Deadline(timeout or self.timeout)
+        with deadline, self._recorded_failures(purpose, started, deadline, tries):
+            response, tries[0] = self._open(body, deadline)
             try:
                 response.read()
             finally:
                 response.close()
+            deadline.check()
             payload = _json(response.text, self._url)
             try:
                 text = _content(payload["choices"][0]["message"])
@@ -171,8 +176,9 @@ class OpenAIChatGenerator:
         logprob_blocks: list[Any] = []
         usage: dict[str, Any] = {}
         tries = [1]
-        with self._recorded_failures(purpose, started, None, tries):
-            response, tries[0] = self._open(body, None)
+        deadline = Deadline(self.timeout)
+        with deadline, self._recorded_failures(purpose, started, deadline, tries):
+            response, tries[0] = self._open(body, deadline)
             try:
                 for payload in _sse(response.iter_lines(), self._url):
                     usage = payload.get("usage") or usage
@@ -184,6 +190,7 @@ class OpenAIChatGenerator:
                             yield delta
             finally:
                 response.close()
+            deadline.check()
         attempts = tries[0]
         text = "".join(parts)
         call = LLMCall(purpose, self.model, "ok", _ms(started),
@@ -196,17 +203,21 @@ class OpenAIChatGenerator:
         self._client.close()
 
     @contextlib.contextmanager
-    def _recorded_failures(self, purpose: str, started: float, timeout: float | None,
+    def _recorded_failures(self, purpose: str, started: float, deadline: Deadline,
                            tries: list[int]) -> Iterator[None]:
-        """Turn any transport or protocol failure into one LLMError carrying its LLMCall."""
+        """Turn any transport or protocol failure into one LLMError carrying its LLMCall;
+        anything that fails once the deadline has passed is a timeout."""
         try:
             yield
-        except _Failure as failure:
-            failure.attempts = max(failure.attempts, tries[0])
-            raise self._error(purpose, failure, started) from None
-        except httpx.TimeoutException:
-            raise self._error(purpose, self._timeout(timeout, tries[0]), started) from None
-        except httpx.HTTPError as exc:
+        except (_Failure, httpx.HTTPError, DeadlineExpired) as exc:
+            if deadline.expired or isinstance(exc, httpx.TimeoutException) or (
+                    isinstance(exc, _Failure) and exc.outcome == "timeout"):
+                attempts = max(tries[0], getattr(exc, "attempts", 1))
+                raise self._error(purpose, self._timeout(deadline, attempts),
+                                  started) from None
+            if isinstance(exc, _Failure):
+                exc.attempts = max(exc.attempts, tries[0])
+                raise self._error(purpose, exc, started) from None
             raise self._error(purpose, _Failure("http_error", f"{self._url}: {exc}"),
                               started) from None
 
@@ -223,16 +234,19 @@ class OpenAIChatGenerator:
             body["stream_options"] = {"include_usage": True}
         return body
 
-    def _open(self, body: dict[str, Any], timeout: float | None
+    def _open(self, body: dict[str, Any], deadline: Deadline
               ) -> tuple[httpx.Response, int]:
-        """Send with retries; an open response with status < 400, and the tries it took."""
+        """Send with retries within the deadline; an open response with status < 400, and
+        the tries it took."""
         attempt = 0
         while True:
             attempt += 1
             try:
-                request = self._client.build_request("POST", self._url, json=body,
-                                                     timeout=timeout or self.timeout)
+                request = self._client.build_request(
+                    "POST", self._url, json=body, timeout=deadline.timeout(self.timeout),
+                    extensions={"trace": deadline.trace})
                 response = self._client.send(request, stream=True)
+                deadline.watch_response(response)
             except httpx.ConnectError as exc:
                 failure = _Failure("unreachable", f"cannot connect to {self._url} ({exc})",
                                    retryable=True)
@@ -240,7 +254,7 @@ class OpenAIChatGenerator:
                 failure = _Failure("unreachable", f"connecting to {self._url} timed out",
                                    retryable=True)
             except httpx.TimeoutException:
-                raise self._timeout(timeout, attempt) from None
+                raise self._timeout(deadline, attempt) from None
             except httpx.RemoteProtocolError as exc:
                 failure = _Failure("http_error", f"{self._url} closed the connection ({exc})",
                                    retryable=True)
@@ -262,11 +276,14 @@ class OpenAIChatGenerator:
             delay = self.backoff * 2 ** (attempt - 1)
             if failure.retry_after is not None and failure.retry_after < 30:
                 delay = max(delay, failure.retry_after)
+            if delay >= deadline.remaining():
+                raise failure
             time.sleep(delay)
 
-    def _timeout(self, timeout: float | None, attempts: int) -> _Failure:
+    def _timeout(self, deadline: Deadline, attempts: int) -> _Failure:
         failure = _Failure("timeout", f"{self._url} did not answer within "
-                                      f"{timeout or self.timeout:g} s")
+                                      f"{deadline.seconds:g} s (one deadline for the "
+                                      "whole call)")
         failure.attempts = attempts
         return failure
 

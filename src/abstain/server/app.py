@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 
 from abstain import __version__
 from abstain.config import Settings
-from abstain.server import ask, documents, errors, metrics, review
+from abstain.server import ask, documents, errors, metrics, openai_compat, review
 from abstain.server.config import STREAM_THREADS, ServerConfig
 from abstain.server.keys import KeyStore
 from abstain.server.limits import BodyLimitMiddleware
@@ -57,6 +57,7 @@ def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
             pipe = pipeline
         await run_in_threadpool(pipe.embedder.embed_batch, ["ready"])
         svc.stream_threads = anyio.CapacityLimiter(STREAM_THREADS)
+        svc.llm_threads = anyio.CapacityLimiter(cfg.llm_threads)
         observer = app.state.metrics.observe if app.state.metrics is not None else None
         if observer is not None:
             pipe.observers.append(observer)
@@ -84,6 +85,7 @@ def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
     app.include_router(ask.router)
     app.include_router(review.router)
     app.include_router(metrics.router)
+    app.include_router(openai_compat.router)
     app.add_api_route("/health", health, methods=["GET"], tags=["service"],
                       summary="Liveness: the process answers")
     app.add_api_route("/ready", ready, methods=["GET"], tags=["service"],

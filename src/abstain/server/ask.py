@@ -9,10 +9,11 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from abstain.server import answering
 from abstain.server.auth import Workspace
 from abstain.server.errors import ApiError, error_responses
 from abstain.server.models import ANSWER_SCHEMA, AskRequest, json_response
-from abstain.server.sse import EventStream, SSEEncoder, TextEncoder
+from abstain.server.sse import Encoder, EventStream, SSEEncoder, TextEncoder
 from abstain.server.state import Services, services
 
 router = APIRouter(prefix="/v1/workspaces/{ws}", tags=["ask"])
@@ -40,8 +41,8 @@ async def ask(request: Request, body: AskRequest, ws: Workspace) -> JSONResponse
     svc = services(request)
     await known_workspace(svc, ws)
     pipe = svc.ready_pipeline()
-    answer = await run_in_threadpool(lambda: pipe.ask(body.question, workspace=ws))
-    return JSONResponse(answer.to_json())
+    result = await answering.answer(svc, pipe, body.question, ws)
+    return JSONResponse(result.to_json())
 
 
 @router.post("/ask/stream", summary="Stream a verified answer (SSE), or a refusal",
@@ -57,10 +58,17 @@ async def ask_stream(request: Request, body: AskRequest, ws: Workspace,
     started = time.perf_counter()
     svc = services(request)
     await known_workspace(svc, ws)
+    encoder = TextEncoder(started) if format == "text" else SSEEncoder()
+    return await open_stream(svc, body.question, ws, encoder)
+
+
+async def open_stream(svc: Services, question: str, ws: str, encoder: Encoder) -> EventStream:
+    """The question's events as a streaming response, once its first event is computed.
+
+    The first event (meta) is computed before the response starts, so a failure there
+    is still an ordinary JSON error with its status code."""
     pipe = svc.ready_pipeline()
-    events = svc.stream(pipe, body.question, ws)
-    # The first event (meta) is computed before the response starts, so a failure
-    # there is still an ordinary JSON error with its status code.
+    events = svc.stream(pipe, question, ws)
     try:
         first = await run_in_threadpool(next, events, None)
     except BaseException:
@@ -70,5 +78,4 @@ async def ask_stream(request: Request, body: AskRequest, ws: Workspace,
         raise
     if first is None:
         raise ApiError(500, "internal_error", "the answer stream produced no events")
-    encoder = TextEncoder(started) if format == "text" else SSEEncoder()
     return EventStream(first, events, encoder, svc.streams, svc.stream_threads)

@@ -14,6 +14,9 @@ DEFAULT_BURST = 30
 """Requests a key may make at once (token bucket size)."""
 STREAM_THREADS = 200
 """Threads for the later steps of started streams (an LLM stream mostly waits on I/O)."""
+LLM_THREADS = 16
+"""Threads for LLM generation in ``/ask`` and chat completions: at most this many requests
+wait on a language model at once; the rest queue without holding other work up."""
 WORKSPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 
 
@@ -24,9 +27,12 @@ class ServerConfig:
     rate: float = DEFAULT_RATE
     burst: int = DEFAULT_BURST
     title: str = "abstain"
+    llm_threads: int = LLM_THREADS
 
     def __post_init__(self) -> None:
         if self.max_upload_bytes < 1 or self.max_json_bytes < 1:
             raise ValueError("body limits must be >= 1 byte")
         if self.rate < 0 or self.burst < 1:
             raise ValueError("rate must be >= 0 and burst >= 1")
+        if self.llm_threads < 1:
+            raise ValueError("llm_threads must be >= 1")

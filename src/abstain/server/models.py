@@ -9,9 +9,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 TextFormat = Literal["md", "markdown", "txt", "text", "html"]
+
+
+def valid_unicode(value: str) -> str:
+    """Reject text that cannot be UTF-8 (a lone UTF-16 surrogate from a JSON ``\\ud800``)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"not valid Unicode: a lone surrogate at position {exc.start}"
+                         ) from None
+    return value
 
 
 class AskRequest(BaseModel):
@@ -19,6 +29,11 @@ class AskRequest(BaseModel):
 
     question: str = Field(description="The question. Longer than 4,000 characters is refused "
                                       "with reason `question_too_long` (HTTP 200).")
+
+    @field_validator("question")
+    @classmethod
+    def _unicode(cls, value: str) -> str:
+        return valid_unicode(value)
 
 
 class TextDocument(BaseModel):
@@ -30,6 +45,11 @@ class TextDocument(BaseModel):
                                     "replaces the document.")
     format: TextFormat = "md"
     title: str | None = Field(default=None, max_length=512)
+
+    @field_validator("text", "source", "title")
+    @classmethod
+    def _unicode(cls, value: str | None) -> str | None:
+        return None if value is None else valid_unicode(value)
 
 
 _NULLABLE_STR = {"type": ["string", "null"]}

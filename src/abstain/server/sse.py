@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 from starlette.responses import StreamingResponse
@@ -87,7 +87,16 @@ class TextEncoder:
         return f"\n[ERROR]\n{code}: {message}\n"
 
 
-Encoder = SSEEncoder | TextEncoder
+class Encoder(Protocol):
+    """Turns events into the response's text (SSE, plain text, OpenAI chunks)."""
+
+    media_type: str
+
+    def encode(self, event: Event) -> str: ...
+
+    def error(self, code: str, message: str) -> str: ...
+
+
 _Item = Event | Exception | None
 """What the producer thread hands over: an event, the failure, or None at the end."""
 
@@ -128,8 +137,8 @@ class EventStream(StreamingResponse):
                 close()
             loop.call_soon_threadsafe(queue.put_nowait, last)
 
-    async def _chunks(self) -> AsyncIterator[str]:
-        yield self._encoder.encode(self._first)
+    async def _chunks(self) -> AsyncIterator[bytes]:
+        yield self._bytes(self._encoder.encode(self._first))
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[_Item] = asyncio.Queue()
         self._producer = asyncio.ensure_future(
@@ -137,12 +146,23 @@ class EventStream(StreamingResponse):
         while (item := await queue.get()) is not None:
             if isinstance(item, Exception):
                 # Headers are sent: the failure can only be reported in the stream itself.
-                yield self._encoder.error("internal_error", "the answer stream failed")
+                yield self._bytes(self._encoder.error("internal_error",
+                                                      "the answer stream failed"))
                 break
             chunk = self._encoder.encode(item)
             if chunk:
-                yield chunk
+                yield self._bytes(chunk)
         self._finished = True
+
+    def _bytes(self, chunk: str) -> bytes:
+        """UTF-8; text that cannot be encoded (a lone surrogate) becomes an error event."""
+        try:
+            return chunk.encode("utf-8")
+        except UnicodeEncodeError:
+            log.warning("a stream event held text that is not valid UTF-8")
+            return self._encoder.error("invalid_input",
+                                       "the text is not valid Unicode (a lone surrogate)"
+                                       ).encode("utf-8")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         self._stats.open()

@@ -59,6 +59,8 @@ class Services:
     streams: StreamStats = field(default_factory=StreamStats)
     stream_threads: anyio.CapacityLimiter | None = None
     """Threads for the steps of streams already started (set at start-up)."""
+    llm_threads: anyio.CapacityLimiter | None = None
+    """Threads for LLM generation (set at start-up; see server/answering.py)."""
 
     def ready_pipeline(self) -> Pipeline:
         from abstain.server.errors import ApiError

@@ -33,6 +33,8 @@ class Reply:
     status: int = 200
     delay_s: float = 0.0
     """Sleep this long before answering (to provoke client timeouts)."""
+    trickle_s: float = 0.0
+    """Send the reply slowly: sleep this long before each byte (plain) or piece (stream)."""
     body: str | None = None
     """Send this raw body instead (e.g. malformed JSON)."""
     logprob: float | None = None
@@ -159,7 +161,8 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}))
 
-    def _send(self, status: int, text: str, headers: dict[str, str] | None = None) -> None:
+    def _send(self, status: int, text: str, headers: dict[str, str] | None = None, *,
+              trickle_s: float = 0.0) -> None:
         data = text.encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")
@@ -167,7 +170,16 @@ class _Handler(BaseHTTPRequestHandler):
         for key, value in (headers or {}).items():
             self.send_header(key, value)
         self.end_headers()
-        self.wfile.write(data)
+        if not trickle_s:
+            self.wfile.write(data)
+            return
+        try:
+            for i in range(len(data)):
+                time.sleep(trickle_s)
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
+        except OSError:  # the client gave up (e.g. its deadline passed)
+            return
 
     def _chat(self, body: dict[str, Any], reply: Reply) -> None:
         if reply.delay_s:
@@ -192,14 +204,23 @@ class _Handler(BaseHTTPRequestHandler):
                                               for p in pieces]}
         self._send(200, json.dumps({"id": "chatcmpl-scripted", "object": "chat.completion",
                                     "model": self.owner.model, "choices": [choice],
-                                    "usage": usage}), reply.headers)
+                                    "usage": usage}), reply.headers, trickle_s=reply.trickle_s)
 
     def _stream(self, pieces: list[str], reply: Reply, want_logprobs: bool,
                 usage: dict[str, int]) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.end_headers()
+        try:
+            self._stream_pieces(pieces, reply, want_logprobs, usage)
+        except OSError:  # the client gave up (e.g. its deadline passed)
+            return
+
+    def _stream_pieces(self, pieces: list[str], reply: Reply, want_logprobs: bool,
+                       usage: dict[str, int]) -> None:
         for piece in pieces:
+            if reply.trickle_s:
+                time.sleep(reply.trickle_s)
             choice: dict[str, Any] = {"index": 0, "delta": {"content": piece},
                                       "finish_reason": None}
             if want_logprobs:

@@ -1,0 +1,232 @@
+"""One configuration for ``ask``, ``serve`` and ``config show``: flags, environment, a file.
+
+Each option comes from the first of these that sets it::
+
+    a command-line flag  >  an environment variable  >  abstain.toml [workspaces.NAME]
+                         >  abstain.toml (top level)  >  the default
+
+The file is ``--config FILE``, else ``$ABSTAIN_CONFIG``, else ``abstain.toml`` in the
+current directory when there is one. It is read with the standard library's
+:mod:`tomllib`, only here, and only by the CLI and the server at start-up; the library
+itself takes the resulting :class:`AskOptions` (or plain keyword arguments)::
+
+    store = "kb.db"
+    preset = "strict"
+    calibration = "cal.json"
+    llm = "http://localhost:11434/v1"
+    llm_model = "llama3.2"
+
+    [workspaces.legal]          # per-workspace overrides (asking only)
+    strictness = "paranoid"
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from abstain.config import DEFAULT_LLM_TIMEOUT, Settings
+from abstain.errors import ConfigError
+from abstain.stores.base import DEFAULT_WORKSPACE
+
+if TYPE_CHECKING:
+    from abstain.pipeline import Pipeline
+
+ENV_CONFIG = "ABSTAIN_CONFIG"
+CONFIG_NAME = "abstain.toml"
+PRESET_NAMES = ("lenient", "balanced", "strict")
+STRICTNESS_NAMES = ("loose", "balanced", "strict", "paranoid")
+
+ENV_VARS: dict[str, tuple[str, ...]] = {
+    "store": ("ABSTAIN_STORE", "ABSTAIN_DB"),
+    "workspace": ("ABSTAIN_WORKSPACE",),
+    "embedder": ("ABSTAIN_EMBEDDER",),
+    "llm": ("ABSTAIN_LLM_URL",),
+    "llm_model": ("ABSTAIN_LLM_MODEL",),
+}
+WORKSPACE_KEYS = frozenset({"preset", "calibration", "llm", "llm_model", "llm_timeout",
+                            "strictness", "reader", "rewrite", "llm_rerank"})
+"""What a ``[workspaces.NAME]`` table may override (the store and embedder are shared)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AskOptions:
+    """Everything ``abstain ask`` can be told, as one value."""
+
+    store: str | None = None
+    """A SQLite path or a postgresql:// URL; None means the default database."""
+    workspace: str = DEFAULT_WORKSPACE
+    preset: str = "balanced"
+    calibration: str | None = None
+    """A calibration file written by ``abstain calibrate``."""
+    embedder: str | None = None
+    llm: str | None = None
+    """An OpenAI-compatible base URL, or ``local``; None: the extractive answerer."""
+    llm_model: str | None = None
+    llm_timeout: float = DEFAULT_LLM_TIMEOUT
+    """One deadline per LLM call, in seconds (connect and every read together)."""
+    strictness: str = "balanced"
+    reader: bool = False
+    rewrite: bool = False
+    llm_rerank: bool = False
+
+    def __post_init__(self) -> None:
+        preset = self.preset.partition("+")[0]
+        if preset not in PRESET_NAMES:
+            raise ConfigError(f"unknown preset {self.preset!r}; choose from "
+                              f"{', '.join(PRESET_NAMES)}")
+        if self.strictness not in STRICTNESS_NAMES:
+            raise ConfigError(f"unknown strictness {self.strictness!r}; choose from "
+                              f"{', '.join(STRICTNESS_NAMES)}")
+        if self.llm_timeout <= 0:
+            raise ConfigError("llm_timeout must be > 0 seconds")
+
+    def settings(self, environ: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        return Settings(store=self.store, workspace=self.workspace, embedder=self.embedder,
+                        llm_url=self.llm, llm_model=self.llm_model,
+                        llm_api_key=env.get("ABSTAIN_LLM_API_KEY"),
+                        llm_timeout=self.llm_timeout)
+
+    def pipeline_options(self) -> dict[str, Any]:
+        """Keyword arguments of :class:`~abstain.pipeline.Pipeline` (not store/embedder)."""
+        from abstain.confidence import Calibration
+        from abstain.pipeline import PRESETS
+
+        name, _, suffix = self.preset.partition("+")
+        return {"thresholds": PRESETS[name],
+                "calibration": Calibration.load(self.calibration) if self.calibration else None,
+                "strictness": self.strictness, "reader": self.reader or suffix == "reader",
+                "rewrite_query": self.rewrite, "llm_rerank": self.llm_rerank}
+
+    def open_pipeline(self, environ: Mapping[str, str] | None = None) -> Pipeline:
+        from abstain.pipeline import Pipeline
+
+        return Pipeline.from_settings(self.settings(environ), **self.pipeline_options())
+
+    def sharing(self, base: Pipeline, environ: Mapping[str, str] | None = None) -> Pipeline:
+        """A pipeline with these options over ``base``'s store and embedder (close only
+        ``base``; this one's generator is closed by :func:`close_shared`)."""
+        from abstain.generate import load_generator
+        from abstain.pipeline import Pipeline
+
+        generator = load_generator(self.settings(environ)) if self.llm else None
+        return Pipeline(base.store, base.embedder, workspace=self.workspace,
+                        generator=generator, **self.pipeline_options())
+
+
+def close_shared(pipe: Pipeline) -> None:
+    """Close what a :meth:`AskOptions.sharing` pipeline owns: its generator only."""
+    close = getattr(pipe.generator, "close", None)
+    if close is not None:
+        close()
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """The effective options, where each came from, and the per-workspace overrides."""
+
+    options: AskOptions
+    origins: dict[str, str]
+    path: Path | None = None
+    overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """``[workspaces.NAME]`` tables of the file, as given."""
+
+    def for_workspace(self, name: str) -> tuple[AskOptions, dict[str, str]]:
+        """The options for asking in ``name``: its file overrides, unless a flag or an
+        environment variable set the option."""
+        table = self.overrides.get(name, {})
+        values: dict[str, Any] = {"workspace": name}
+        origins = {**self.origins, "workspace": "argument"}
+        for key, value in table.items():
+            if not self.origins[key].startswith(("flag", "env")):
+                values[key] = value
+                origins[key] = f"{self.path} [workspaces.{name}]"
+        return replace(self.options, **values), origins
+
+
+def config_path(explicit: str | None, environ: Mapping[str, str] | None = None,
+                cwd: Path | None = None) -> Path | None:
+    """``--config``, else ``$ABSTAIN_CONFIG``, else ``./abstain.toml`` if it exists."""
+    env = os.environ if environ is None else environ
+    chosen = explicit or env.get(ENV_CONFIG)
+    if chosen:
+        path = Path(chosen)
+        if not path.is_file():
+            raise ConfigError(f"config file {chosen} does not exist")
+        return path
+    local = (cwd or Path.cwd()) / CONFIG_NAME
+    return local if local.is_file() else None
+
+
+def load_file(path: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """Top-level options and ``[workspaces.NAME]`` tables, checked against AskOptions."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    tables = data.pop("workspaces", {})
+    if not isinstance(tables, dict):
+        raise ConfigError(f"{path}: 'workspaces' must be a table of [workspaces.NAME] tables")
+    top = _checked(data, path, "", set(_TYPES))
+    overrides = {}
+    for name, table in tables.items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: [workspaces.{name}] must be a table")
+        overrides[str(name)] = _checked(table, path, f"[workspaces.{name}] ", WORKSPACE_KEYS)
+    return top, overrides
+
+
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    f.name: (bool,) if f.type == "bool" else (int, float) if f.type == "float" else (str,)
+    for f in fields(AskOptions)}
+
+
+def _checked(table: dict[str, Any], path: Path, where: str, allowed: set[str] | frozenset[str]
+             ) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for raw_key, value in table.items():
+        key = raw_key.replace("-", "_")
+        if key not in allowed:
+            raise ConfigError(f"{path}: {where}unknown option {raw_key!r}; known: "
+                              f"{', '.join(sorted(allowed))}")
+        types = _TYPES[key]
+        if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+            kind = " or ".join(t.__name__ for t in types)
+            raise ConfigError(f"{path}: {where}{raw_key} must be {kind}, not {value!r}")
+        if key == "calibration" and not Path(value).is_absolute():
+            value = str(path.parent / value)
+        out[key] = float(value) if key == "llm_timeout" else value
+    return out
+
+
+def resolve(flags: Mapping[str, Any], *, config: str | None = None,
+            environ: Mapping[str, str] | None = None, cwd: Path | None = None) -> Resolved:
+    """The effective options. ``flags`` holds only what was given on the command line."""
+    env = os.environ if environ is None else environ
+    path = config_path(config, env, cwd)
+    top, overrides = load_file(path) if path is not None else ({}, {})
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for f in fields(AskOptions):
+        key = f.name
+        env_hit = next(((v, env[v]) for v in ENV_VARS.get(key, ()) if env.get(v)), None)
+        if flags.get(key) is not None:
+            values[key], origins[key] = flags[key], f"flag --{key.replace('_', '-')}"
+        elif env_hit is not None:
+            values[key], origins[key] = env_hit[1], f"env {env_hit[0]}"
+        elif key in top:
+            values[key], origins[key] = top[key], str(path)
+        else:
+            origins[key] = "default"
+    options = AskOptions(**values)
+    resolved = Resolved(options, origins, path, overrides)
+    if options.workspace in overrides:
+        options, origins = resolved.for_workspace(options.workspace)
+        origins["workspace"] = resolved.origins["workspace"]
+        resolved = Resolved(options, origins, path, overrides)
+    return resolved

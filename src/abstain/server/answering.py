@@ -1,0 +1,57 @@
+"""Answering a question without letting a language model hold up anything else.
+
+Retrieval and the gate run in the shared thread pool, as every other request's blocking
+work does; generation by an LLM runs in a pool of its own (``ServerConfig.llm_threads``).
+So a hung or slow LLM can hold at most that many threads: ``/ready``, ``/health``,
+uploads, refusals and workspaces without an LLM step are never queued behind it. Each
+LLM call is bounded by its generator's overall deadline; a call that failed or timed out
+is recorded in the answer's audit trail and logged here.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import anyio
+from starlette.concurrency import run_in_threadpool
+
+from abstain.answer import Answer
+from abstain.respond import generate, prepare
+
+if TYPE_CHECKING:
+    from abstain.pipeline import Pipeline
+    from abstain.server.state import Services
+
+log = logging.getLogger("abstain.server")
+
+
+def llm_before_gate(pipe: Pipeline) -> bool:
+    """Whether an LLM may be called before the gate decides (query rewrite, LLM rerank,
+    or a clarifying question on zero hits)."""
+    return bool(pipe.rewrite_query or pipe.llm_rerank is not None
+                or (pipe.clarify_on_empty and pipe.generator.uses_llm))
+
+
+async def answer(svc: Services, pipe: Pipeline, question: str, workspace: str) -> Answer:
+    llm_pool = svc.llm_threads
+    if llm_before_gate(pipe):
+        result = await anyio.to_thread.run_sync(
+            lambda: pipe.ask(question, workspace=workspace), limiter=llm_pool)
+    else:
+        state = await run_in_threadpool(prepare, pipe, question, workspace)
+        if isinstance(state, Answer):
+            result = state
+        elif pipe.generator.uses_llm:
+            result = await anyio.to_thread.run_sync(generate, pipe, state, limiter=llm_pool)
+        else:
+            result = await run_in_threadpool(generate, pipe, state)
+    log_llm_failures(result)
+    return result
+
+
+def log_llm_failures(result: Answer) -> None:
+    for call in result.llm_calls:
+        if call.outcome != "ok":
+            log.warning("LLM %s call in workspace %r: %s after %.0f ms (%s)", call.purpose,
+                        result.workspace, call.outcome, call.latency_ms, call.error or "")

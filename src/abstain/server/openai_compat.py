@@ -1,0 +1,188 @@
+"""OpenAI-compatible chat: ``POST /v1/chat/completions`` and ``GET /v1/models``.
+
+Chat front ends and the ``openai`` SDK use abstain as a "model": ``base_url`` is
+``http://host:port/v1``, ``api_key`` an abstain key and ``model`` the workspace. The last
+user message is the question (earlier turns are not used). An answer's
+``message.content`` is the cited answer text; a refusal's ``message.refusal`` is the
+refusal message and ``message.content`` carries the same text, so every UI shows it.
+Both carry an ``abstain`` object (answered, reason, confidence, triage, citations,
+evidence). ``stream: true`` sends ``chat.completion.chunk`` events that release only
+verified sentences, then ``data: [DONE]``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from abstain.generate.prompts import approx_tokens
+from abstain.server import answering
+from abstain.server.ask import known_workspace, open_stream
+from abstain.server.auth import api_key
+from abstain.server.config import WORKSPACE_PATTERN
+from abstain.server.errors import ApiError, error_responses
+from abstain.server.keys import ApiKey
+from abstain.server.models import valid_unicode
+from abstain.server.state import services
+from abstain.stream import Event
+
+router = APIRouter(prefix="/v1", tags=["openai"])
+Key = Annotated[ApiKey, Depends(api_key)]
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    role: str
+    content: str | list[dict[str, Any]] | None = None
+
+    @field_validator("content")
+    @classmethod
+    def _unicode(cls, value: str | list[dict[str, Any]] | None
+                 ) -> str | list[dict[str, Any]] | None:
+        return valid_unicode(value) if isinstance(value, str) else value
+
+    def text(self) -> str:
+        if isinstance(self.content, str):
+            return self.content
+        parts = self.content or []
+        return "\n".join(str(p.get("text", "")) for p in parts if p.get("type") == "text")
+
+
+class ChatRequest(BaseModel):
+    """OpenAI's chat request; sampling options (temperature, max_tokens, …) are accepted
+    and ignored."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str = Field(description="The workspace to answer from.")
+    messages: list[ChatMessage] = Field(min_length=1)
+    stream: bool = False
+
+    def question(self) -> str:
+        for message in reversed(self.messages):
+            if message.role == "user":
+                return message.text()
+        raise ApiError(422, "invalid_request", "messages: no message with role 'user'")
+
+
+def _workspace(key: ApiKey, name: str) -> str:
+    import re
+
+    if not re.match(WORKSPACE_PATTERN, name):
+        raise ApiError(404, "unknown_workspace", f"no workspace (model) named {name!r}")
+    if not key.can_access(name):
+        raise ApiError(403, "forbidden",
+                       f"key {key.id} is for workspace {key.workspace!r}, not {name!r}")
+    return name
+
+
+@router.get("/models", summary="The workspaces this key may ask, as OpenAI models",
+            responses=error_responses(401, 429))
+async def models(request: Request, key: Key) -> JSONResponse:
+    from starlette.concurrency import run_in_threadpool
+
+    pipe = services(request).ready_pipeline()
+    names = await run_in_threadpool(pipe.store.workspaces)
+    visible = [n for n in names if key.can_access(n)]
+    return JSONResponse({"object": "list", "data": [
+        {"id": n, "object": "model", "created": 0, "owned_by": "abstain"} for n in visible]})
+
+
+@router.post("/chat/completions", summary="OpenAI-compatible chat: an answer or a refusal",
+             responses=error_responses(400, 401, 403, 404, 413, 422, 429))
+async def chat_completions(request: Request, body: ChatRequest, key: Key) -> Response:
+    svc = services(request)
+    ws = _workspace(key, body.model)
+    question = body.question()
+    await known_workspace(svc, ws)
+    if body.stream:
+        return await open_stream(svc, question, ws, ChunkEncoder(ws))
+    pipe = svc.ready_pipeline()
+    result = await answering.answer(svc, pipe, question, ws)
+    payload = result.to_json()
+    text = _content(payload)
+    refusal = None if payload["answered"] else text
+    return JSONResponse({
+        "id": _id(), "object": "chat.completion", "created": int(time.time()), "model": ws,
+        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                     "message": {"role": "assistant", "content": text, "refusal": refusal}}],
+        "usage": _usage(question, text),
+        "abstain": abstain_object(payload),
+    })
+
+
+def abstain_object(payload: dict[str, Any]) -> dict[str, Any]:
+    """What a chat client needs to audit the reply, from ``Answer.to_json()``."""
+    refusal = payload.get("refusal") or {}
+    return {"answered": payload["answered"], "reason": refusal.get("reason"),
+            "confidence": payload["confidence"],
+            "display_confidence": payload["display_confidence"],
+            "triage": payload["triage"], "citations": payload["citations"],
+            "evidence": payload.get("evidence", []), "llm_called": payload["llm_called"],
+            "suggestions": refusal.get("suggestions", [])}
+
+
+def _content(payload: dict[str, Any]) -> str:
+    if payload["answered"]:
+        return str(payload["answer"])
+    return str((payload.get("refusal") or {}).get("message", ""))
+
+
+def _usage(question: str, text: str) -> dict[str, int]:
+    prompt, completion = approx_tokens(question), approx_tokens(text)
+    return {"prompt_tokens": prompt, "completion_tokens": completion,
+            "total_tokens": prompt + completion}
+
+
+def _id() -> str:
+    return f"chatcmpl-{uuid.uuid4().hex[:24]}"
+
+
+class ChunkEncoder:
+    """Stream events as OpenAI ``chat.completion.chunk`` server-sent events."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.id = _id()
+        self.created = int(time.time())
+        self.sentences = 0
+
+    def _chunk(self, delta: dict[str, Any], finish: str | None = None,
+               **extra: Any) -> str:
+        chunk = {"id": self.id, "object": "chat.completion.chunk", "created": self.created,
+                 "model": self.model,
+                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish,
+                              "logprobs": None}], **extra}
+        return f"data: {json.dumps(chunk, ensure_ascii=False, separators=(',', ':'))}\n\n"
+
+    def encode(self, event: Event) -> str:
+        data = event.data
+        if event.kind == "meta":
+            return self._chunk({"role": "assistant", "content": ""})
+        if event.kind == "sentence":
+            self.sentences += 1
+            prefix = "" if self.sentences == 1 else " "
+            return self._chunk({"content": prefix + str(data.get("text", ""))})
+        if event.kind == "refusal":
+            message = str(data.get("message", ""))
+            return self._chunk({"content": message, "refusal": message})
+        if event.kind == "retraction":
+            message = str(data.get("message", ""))
+            return self._chunk({"content": f"\n\n{message}", "refusal": message})
+        if event.kind == "done":
+            return (self._chunk({}, "stop", abstain=abstain_object(data))
+                    + "data: [DONE]\n\n")
+        return ""
+
+    def error(self, code: str, message: str) -> str:
+        body = {"error": {"code": code, "message": message, "type": "server_error"}}
+        return f"data: {json.dumps(body)}\n\n"
