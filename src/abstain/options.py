@@ -181,7 +181,7 @@ def load_file(path: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     return top, overrides
 
 
-_TYPES: dict[str, type | tuple[type, ...]] = {
+_TYPES: dict[str, tuple[type, ...]] = {
     f.name: (bool,) if f.type == "bool" else (int, float) if f.type == "float" else (str,)
     for f in fields(AskOptions)}
 
@@ -198,8 +198,8 @@ def _checked(table: dict[str, Any], path: Path, where: str, allowed: set[str] | 
         if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
             kind = " or ".join(t.__name__ for t in types)
             raise ConfigError(f"{path}: {where}{raw_key} must be {kind}, not {value!r}")
-        if key == "calibration" and not Path(value).is_absolute():
-            value = str(path.parent / value)
+        if key == "calibration" and not Path(str(value)).is_absolute():
+            value = str(path.parent / str(value))
         out[key] = float(value) if key == "llm_timeout" else value
     return out
 

@@ -5,40 +5,26 @@ from __future__ import annotations
 import click
 
 from abstain.answer import Answer
-from abstain.cli.common import print_json, settings_from, store_options
+from abstain.cli.common import (
+    ask_options,
+    print_json,
+    resolve_options,
+    settings_from,
+    store_options,
+)
 
 
 @click.command()
 @click.argument("question")
 @store_options
-@click.option("--preset", type=click.Choice(["lenient", "balanced", "strict"]),
-              default="balanced", show_default=True, help="Gate thresholds.")
-@click.option("--calibration", type=click.Path(exists=True, dir_okay=False),
-              help="Calibration file written by `abstain calibrate`.")
-@click.option("--llm", "llm", metavar="URL|local",
-              help="Write the answer with an LLM: an OpenAI-compatible base URL "
-                   "(Ollama, vLLM, llama.cpp, OpenAI) or `local` for the embedded SmolLM2 "
-                   "[env ABSTAIN_LLM_URL; default: the extractive answerer, no LLM].")
-@click.option("--llm-model", metavar="NAME",
-              help="Model name sent to the LLM server [env ABSTAIN_LLM_MODEL]. "
-                   "The API key is read from ABSTAIN_LLM_API_KEY.")
-@click.option("--strictness", type=click.Choice(["loose", "balanced", "strict", "paranoid"]),
-              default="balanced", show_default=True,
-              help="How faithful a verified answer must be (0 / .5 / .7 / .9); below it "
-                   "the answer becomes a refusal. Unsupported sentences are removed "
-                   "except at loose.")
-@click.option("--reader", is_flag=True,
-              help="Use abstain's own reading-level model (docs/MODEL_CARD.md): rerank the "
-                   "top hits and refuse (reason unanswerable) when the best evidence does not "
-                   "answer the question. Off by default: slower, and it also refuses some "
-                   "answerable questions.")
+@ask_options
 @click.option("--json", "as_json", is_flag=True,
               help="Print the answer as JSON (schema in docs/SCHEMA.md).")
 @click.option("--debug", is_flag=True, help="Show every gate check with value, threshold and "
                                             "decision, and the evidence scores.")
-def ask(question: str, db: str | None, store: str | None, workspace: str, preset: str,
-        calibration: str | None, llm: str | None, llm_model: str | None, strictness: str,
-        reader: bool, as_json: bool, debug: bool) -> None:
+@click.pass_context
+def ask(ctx: click.Context, /, question: str, as_json: bool, debug: bool,
+        **_options: object) -> None:
     """Answer QUESTION from the documents, or refuse and say why.
 
     The gate runs before any model is called: no evidence, weak evidence,
@@ -59,14 +45,11 @@ def ask(question: str, db: str | None, store: str | None, workspace: str, preset
           --llm-model llama3.2 --strictness strict
       abstain ask "How do I rotate the API keys?" --llm local --json
       abstain ask "When was the 2.2 line retired?" --reader --debug
-    """
-    from abstain.confidence import Calibration
-    from abstain.pipeline import PRESETS, Pipeline
+      abstain ask "How do I rotate the API keys?" --config abstain.toml
 
-    settings = settings_from(db, store, workspace, llm_url=llm, llm_model=llm_model)
-    cal = Calibration.load(calibration) if calibration else None
-    with Pipeline.from_settings(settings, thresholds=PRESETS[preset], calibration=cal,
-                                strictness=strictness, reader=reader) as pipe:
+    Every option can also be set in abstain.toml (see `abstain config show`).
+    """
+    with resolve_options(ctx).options.open_pipeline() as pipe:
         answer = pipe.ask(question)
     if as_json:
         print_json(answer.audit_trail() if debug else answer.to_json())

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from abstain.config import Settings
 from abstain.errors import AbstainError
+
+if TYPE_CHECKING:
+    from abstain.options import Resolved
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -56,3 +59,77 @@ class FriendlyGroup(click.Group):
         except KeyboardInterrupt:
             fail("interrupted")
         return None
+
+
+ASK_OPTION_NAMES = ("config", "preset", "calibration", "embedder", "llm", "llm_model",
+                    "llm_timeout", "strictness", "reader", "rewrite", "llm_rerank")
+
+
+def ask_options(func: F) -> F:
+    """The options of asking (abstain.toml keys of the same names; docs/CLI.md), shared by
+    ``ask``, ``serve`` and ``config show``. Defaults are left to :mod:`abstain.options` so
+    that each value's origin is known."""
+    decorators = [
+        click.option("--config", "config", metavar="FILE", type=click.Path(dir_okay=False),
+                     help="abstain.toml to read [env ABSTAIN_CONFIG; default: ./abstain.toml "
+                          "if present]. Flags and environment variables override it."),
+        click.option("--preset", type=click.Choice(["lenient", "balanced", "strict"]),
+                     help="Gate thresholds [default: balanced]."),
+        click.option("--calibration", type=click.Path(exists=True, dir_okay=False),
+                     help="Calibration file written by `abstain calibrate`."),
+        click.option("--embedder", metavar="NAME",
+                     help="Embedder the database was built with (as `ingest --embedder`) "
+                          "[env ABSTAIN_EMBEDDER; default: the stored one, else MiniLM]."),
+        click.option("--llm", "llm", metavar="URL|local",
+                     help="Write the answer with an LLM: an OpenAI-compatible base URL "
+                          "(Ollama, vLLM, llama.cpp, OpenAI) or `local` for the embedded "
+                          "SmolLM2 [env ABSTAIN_LLM_URL; default: the extractive answerer, "
+                          "no LLM]."),
+        click.option("--llm-model", metavar="NAME",
+                     help="Model name sent to the LLM server [env ABSTAIN_LLM_MODEL]. "
+                          "The API key is read from ABSTAIN_LLM_API_KEY."),
+        click.option("--llm-timeout", type=click.FloatRange(min=0, min_open=True),
+                     metavar="SECONDS",
+                     help="One deadline per LLM call: connect, every read and every retry "
+                          "together [default: 60]."),
+        click.option("--strictness",
+                     type=click.Choice(["loose", "balanced", "strict", "paranoid"]),
+                     help="How faithful a verified answer must be (0 / .5 / .7 / .9); below "
+                          "it the answer becomes a refusal. Unsupported sentences are "
+                          "removed except at loose [default: balanced]."),
+        click.option("--reader", is_flag=True, default=None,
+                     help="Use abstain's own reading-level model (docs/MODEL_CARD.md): "
+                          "rerank the top hits and refuse (reason unanswerable) when the best "
+                          "evidence does not answer the question. Off by default: slower, "
+                          "and it also refuses some answerable questions."),
+        click.option("--rewrite", is_flag=True, default=None,
+                     help="Let the LLM rewrite the question into a search query first "
+                          "(needs --llm)."),
+        click.option("--llm-rerank", is_flag=True, default=None,
+                     help="Let the LLM grade the evidence 0–3 and drop what does not "
+                          "answer (needs --llm)."),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+def resolve_options(ctx: click.Context) -> Resolved:
+    """The effective options of a command with :func:`ask_options` (and store options)."""
+    from click.core import ParameterSource
+
+    from abstain.options import resolve
+
+    params = ctx.params
+
+    def given(name: str) -> bool:
+        return (name in params and params[name] is not None
+                and ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE)
+
+    flags = {name: params[name] for name in ASK_OPTION_NAMES[1:] if given(name)}
+    store = next((params[n] for n in ("store", "db") if given(n)), None)
+    if store is not None:
+        flags["store"] = store
+    if given("workspace"):
+        flags["workspace"] = params["workspace"]
+    return resolve(flags, config=params.get("config"))

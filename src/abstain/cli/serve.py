@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from abstain.cli.common import print_json
+from abstain.cli.common import ask_options, print_json, resolve_options
 
 if TYPE_CHECKING:
     from abstain.server.keys import KeyStore
@@ -44,6 +44,7 @@ def _require_server_extra() -> None:
               help="SQLite database file [env ABSTAIN_DB; default: the user data directory].")
 @click.option("--store", "store", envvar="ABSTAIN_STORE", metavar="URL",
               help="Store location: a SQLite path or a postgresql:// URL [env ABSTAIN_STORE].")
+@ask_options
 @_KEYS_OPTION
 @click.option("--rate", type=click.FloatRange(min=0), default=None, metavar="N",
               help="Requests per second per key (token bucket refill) [default: 10; 0: off].")
@@ -51,35 +52,43 @@ def _require_server_extra() -> None:
               help="Requests a key may make at once [default: 30].")
 @click.option("--log-level", default="info", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
-def serve(host: str, port: int, db: str | None, store: str | None, keys_path: str | None,
-          rate: float | None, burst: int | None, log_level: str) -> None:
+@click.pass_context
+def serve(ctx: click.Context, /, host: str, port: int, keys_path: str | None,
+          rate: float | None, burst: int | None, log_level: str, **_options: object) -> None:
     """Run the HTTP service: JSON and streaming answers, documents, a web page at /.
 
     Every /v1 request needs 'Authorization: Bearer KEY'; create keys with
     `abstain keys create`. The embedder is loaded once at start-up; GET /ready
-    answers 200 once it is. API reference: /docs and /openapi.json.
+    answers 200 once it is. API reference: /docs and /openapi.json. Chat front
+    ends and the `openai` SDK connect to /v1 (model = the workspace).
+
+    Asking takes the same options as `abstain ask`, from flags, environment or
+    abstain.toml, whose [workspaces.NAME] tables override them per workspace
+    (`abstain config show` prints the effective values).
 
     \b
     Examples:
       abstain keys create --workspace default
       abstain serve --db kb.db --port 8000
+      abstain serve --db kb.db --preset strict --calibration cal.json \
+          --llm http://localhost:11434/v1 --llm-model llama3.2
       curl -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \\
            -d '{"question": "How do I reset the admin password?"}' \\
            http://127.0.0.1:8000/v1/workspaces/default/ask
     """
     _require_server_extra()
-    from abstain.cli.common import settings_from
     from abstain.server import ServerConfig, create_app
     from abstain.server import serve as run
     from abstain.server.config import DEFAULT_BURST, DEFAULT_RATE
 
+    resolved = resolve_options(ctx)
     keys = _key_store(keys_path)
     if not keys.list():
         click.secho("No API keys yet: create one with `abstain keys create --workspace WS`.",
                     fg="yellow", err=True)
     config = ServerConfig(rate=DEFAULT_RATE if rate is None else rate,
                           burst=burst or DEFAULT_BURST)
-    app = create_app(keys=keys, settings=settings_from(db, store, "default"), config=config)
+    app = create_app(keys=keys, options=resolved, config=config)
     click.echo(f"abstain serving on http://{host}:{port}/  (keys: {keys.path})", err=True)
     try:
         run(app, host=host, port=port, log_level=log_level)

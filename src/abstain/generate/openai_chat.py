@@ -7,8 +7,9 @@ HTTP 5xx and 429 are retried ``max_retries`` times with exponential backoff
 than 30 s); a read timeout, a 4xx or a body that is not the expected JSON is not
 retried. ``timeout`` is one overall deadline per call — connect, every read and
 every retry together (:mod:`abstain.generate.deadline`), so a server that trickles
-bytes cannot hold a call past it. Every call, failed or not, becomes an :class:`~abstain.answer.LLMCall`;
-failures raise :class:`~abstain.errors.LLMError` carrying those records.
+bytes cannot hold a call past it. Every call, failed or not, becomes an
+:class:`~abstain.answer.LLMCall`; failures raise :class:`~abstain.errors.LLMError`
+carrying those records.
 
 Log-probabilities are requested (``logprobs: true``); when the server returns
 them the mean token log-probability is kept, and a server that rejects the

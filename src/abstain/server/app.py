@@ -17,6 +17,7 @@ from starlette.concurrency import run_in_threadpool
 
 from abstain import __version__
 from abstain.config import Settings
+from abstain.options import Resolved, close_shared
 from abstain.server import ask, documents, errors, metrics, openai_compat, review
 from abstain.server.config import STREAM_THREADS, ServerConfig
 from abstain.server.keys import KeyStore
@@ -36,11 +37,13 @@ _PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'; frame-ancestors
 
 def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
                settings: Settings | None = None, config: ServerConfig | None = None,
-               stream: StreamFn = stream_answer) -> FastAPI:
-    """Build the app around ``pipeline``, or one opened from ``settings`` at start-up.
+               stream: StreamFn = stream_answer, options: Resolved | None = None) -> FastAPI:
+    """Build the app around ``pipeline``, or one opened at start-up from ``options``
+    (:func:`abstain.options.resolve`: flags, environment, abstain.toml) or ``settings``.
 
     A pipeline passed in stays the caller's to close; one the app opens is closed
-    at shutdown. ``stream`` is the event source of ``…/ask/stream``.
+    at shutdown. ``options``' per-workspace overrides become pipelines that share the
+    store and the embedder. ``stream`` is the event source of ``…/ask/stream``.
     """
     cfg = config or ServerConfig()
     svc = Services(keys=keys, config=cfg, stream=stream,
@@ -49,12 +52,18 @@ def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = pipeline is None
-        if pipeline is None:
+        if pipeline is not None:
+            pipe = pipeline
+        elif options is not None:
+            pipe = await run_in_threadpool(options.options.open_pipeline)
+        else:
             from abstain.pipeline import Pipeline
 
             pipe = await run_in_threadpool(Pipeline.from_settings, settings or Settings())
-        else:
-            pipe = pipeline
+        if options is not None:
+            svc.workspace_pipelines = {
+                name: options.for_workspace(name)[0].sharing(pipe)
+                for name in options.overrides}
         await run_in_threadpool(pipe.embedder.embed_batch, ["ready"])
         svc.stream_threads = anyio.CapacityLimiter(STREAM_THREADS)
         svc.llm_threads = anyio.CapacityLimiter(cfg.llm_threads)
@@ -69,6 +78,9 @@ def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
             svc.pipeline = None
             if observer is not None:
                 pipe.observers.remove(observer)
+            for shared in svc.workspace_pipelines.values():
+                close_shared(shared)
+            svc.workspace_pipelines = {}
             if owned:
                 await run_in_threadpool(pipe.close)
 

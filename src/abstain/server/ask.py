@@ -40,7 +40,7 @@ async def known_workspace(svc: Services, ws: str) -> None:
 async def ask(request: Request, body: AskRequest, ws: Workspace) -> JSONResponse:
     svc = services(request)
     await known_workspace(svc, ws)
-    pipe = svc.ready_pipeline()
+    pipe = svc.pipeline_for(ws)
     result = await answering.answer(svc, pipe, body.question, ws)
     return JSONResponse(result.to_json())
 
@@ -67,7 +67,7 @@ async def open_stream(svc: Services, question: str, ws: str, encoder: Encoder) -
 
     The first event (meta) is computed before the response starts, so a failure there
     is still an ordinary JSON error with its status code."""
-    pipe = svc.ready_pipeline()
+    pipe = svc.pipeline_for(ws)
     events = svc.stream(pipe, question, ws)
     try:
         first = await run_in_threadpool(next, events, None)

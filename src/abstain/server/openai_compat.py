@@ -104,7 +104,7 @@ async def chat_completions(request: Request, body: ChatRequest, key: Key) -> Res
     await known_workspace(svc, ws)
     if body.stream:
         return await open_stream(svc, question, ws, ChunkEncoder(ws))
-    pipe = svc.ready_pipeline()
+    pipe = svc.pipeline_for(ws)
     result = await answering.answer(svc, pipe, question, ws)
     payload = result.to_json()
     text = _content(payload)

@@ -61,6 +61,9 @@ class Services:
     """Threads for the steps of streams already started (set at start-up)."""
     llm_threads: anyio.CapacityLimiter | None = None
     """Threads for LLM generation (set at start-up; see server/answering.py)."""
+    workspace_pipelines: dict[str, Pipeline] = field(default_factory=dict)
+    """Pipelines of workspaces with their own options (abstain.toml [workspaces.NAME]),
+    sharing the main pipeline's store and embedder."""
 
     def ready_pipeline(self) -> Pipeline:
         from abstain.server.errors import ApiError
@@ -69,6 +72,11 @@ class Services:
             raise ApiError(503, "not_ready", "the pipeline is still loading; retry shortly",
                            {"Retry-After": "1"})
         return self.pipeline
+
+    def pipeline_for(self, workspace: str) -> Pipeline:
+        """The pipeline that asks in ``workspace``: its own options, or the main one."""
+        pipe = self.ready_pipeline()
+        return self.workspace_pipelines.get(workspace, pipe)
 
 
 def services(request: Request) -> Services:

@@ -1,0 +1,83 @@
+"""The real `openai` client against a running abstain server: answer, refusal, stream."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.server.conftest import Env
+from tests.server.helpers import ANSWERED, REFUSED, bearer
+
+openai = pytest.importorskip("openai", reason="needs the dev extra: pip install 'abstain[dev]'")
+
+
+def _client(env: Env, key: str | None = None) -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"{env.url}/v1", api_key=key or env.keys.docs,
+                         max_retries=0, timeout=30)
+
+
+def test_a_cited_answer(server: Env) -> None:
+    completion = _client(server).chat.completions.create(
+        model="docs", messages=[{"role": "system", "content": "Be brief."},
+                                {"role": "user", "content": ANSWERED}])
+    expected = server.pipeline.ask(ANSWERED, workspace="docs")
+    message = completion.choices[0].message
+    assert message.content == expected.text and "[1]" in message.content
+    assert message.refusal is None
+    assert completion.choices[0].finish_reason == "stop"
+    extra = completion.model_extra or {}
+    abstain = extra["abstain"]
+    assert abstain["answered"] is True and abstain["reason"] is None
+    assert abstain["citations"] == [c.to_json() for c in expected.citations]
+    assert abstain["evidence"] == expected.to_json()["evidence"]
+    assert completion.usage is not None and completion.usage.total_tokens > 0
+
+
+def test_a_refusal_is_in_refusal_and_content(server: Env) -> None:
+    completion = _client(server).chat.completions.create(
+        model="docs", messages=[{"role": "user", "content": REFUSED}])
+    message = completion.choices[0].message
+    assert message.refusal and message.content == message.refusal
+    abstain = (completion.model_extra or {})["abstain"]
+    assert abstain["answered"] is False and abstain["llm_called"] is False
+    assert abstain["reason"] in {"unknown_entity", "no_evidence"}
+
+
+def test_a_stream_releases_the_answer_in_chunks(server: Env) -> None:
+    stream = _client(server).chat.completions.create(
+        model="docs", messages=[{"role": "user", "content": ANSWERED}], stream=True)
+    chunks = list(stream)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == server.pipeline.ask(ANSWERED, workspace="docs").text
+    assert chunks[0].choices[0].delta.role == "assistant"
+    assert chunks[-1].choices[0].finish_reason == "stop"
+    assert (chunks[-1].model_extra or {})["abstain"]["answered"] is True
+
+
+def test_a_streamed_refusal(server: Env) -> None:
+    stream = _client(server).chat.completions.create(
+        model="docs", messages=[{"role": "user", "content": REFUSED}], stream=True)
+    chunks = list(stream)
+    refusal = "".join(c.choices[0].delta.refusal or "" for c in chunks if c.choices)
+    content = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert refusal and content == refusal
+
+
+def test_models_are_the_workspaces_the_key_may_use(server: Env) -> None:
+    assert [m.id for m in _client(server).models.list()] == ["docs"]
+    admin = {m.id for m in _client(server, server.keys.admin).models.list()}
+    assert {"docs", "fuzz"} <= admin
+
+
+def test_another_workspace_is_forbidden(server: Env) -> None:
+    with pytest.raises(openai.PermissionDeniedError):
+        _client(server).chat.completions.create(
+            model="fuzz", messages=[{"role": "user", "content": ANSWERED}])
+
+
+def test_no_user_message_is_a_clear_error(server: Env) -> None:
+    response = httpx.post(f"{server.url}/v1/chat/completions", headers=bearer(server.keys.docs),
+                          json={"model": "docs", "messages": [{"role": "system",
+                                                               "content": "hi"}]})
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "invalid_request"
