@@ -1,10 +1,10 @@
 """The embedded store: stdlib sqlite3 + FTS5, vectors searched exactly with numpy.
 
-Vectors live in SQLite as float32 blobs. Each process loads them once into a
-matrix grouped by workspace and reloads only when documents changed: every
-document write bumps ``documents_version`` in ``meta`` in its own transaction, so
-writes of any connection or process are seen, and other writes (the query log)
-do not throw the matrix away.
+Vectors live in SQLite as float32 blobs. Each process loads a workspace's vectors
+once into a matrix and reloads them only when that workspace's write generation
+changed: a counter in the ``generations`` table that every write bumps in its own
+transaction, so writes of any connection or process are seen, and one upload
+reloads one workspace once.
 """
 
 from __future__ import annotations
@@ -62,8 +62,10 @@ class SQLiteStore:
         self._local = threading.local()
         self._conns: list[sqlite3.Connection] = []
         self._lock = threading.RLock()
-        self._index: dict[str, _Index] | None = None
-        self._index_version: int | None = None
+        self._index: dict[str, tuple[int, _Index | None]] = {}
+        """workspace -> (write generation it was loaded at, its vectors)"""
+        self.index_loads = 0
+        """How many times a workspace's vectors were (re)loaded (for tests and benchmarks)."""
         self._closed = False
         migrate(self._conn())
 
@@ -134,6 +136,7 @@ class SQLiteStore:
         blobs = {chunk_id: v.tobytes() for chunk_id, v in embedded.items()}
         with self._transaction() as conn:
             self._bind_embedder(conn, embedder)
+            _bump(conn, document.workspace)
             self._delete(conn, document.id)
             conn.execute(
                 "INSERT INTO documents (id, workspace, source, title, content_hash, curated,"
@@ -156,7 +159,6 @@ class SQLiteStore:
                              [(document.id, t) for t in identifiers])
 
     def _delete(self, conn: sqlite3.Connection, document_id: str) -> bool:
-        _documents_changed(conn)
         conn.execute("DELETE FROM chunks_fts WHERE rowid IN "
                      "(SELECT rowid FROM chunks WHERE document_id = ?)", (document_id,))
         return conn.execute("DELETE FROM documents WHERE id = ?", (document_id,)).rowcount > 0
@@ -165,15 +167,20 @@ class SQLiteStore:
         with self._transaction() as conn:
             row = conn.execute("SELECT 1 FROM documents WHERE id = ? AND workspace = ?",
                                (document_id, workspace)).fetchone()
-            return bool(row) and self._delete(conn, document_id)
+            if not row:
+                return False
+            _bump(conn, workspace)
+            return self._delete(conn, document_id)
 
     def set_published(self, workspace: str, document_id: str, published: bool) -> bool:
         with self._transaction() as conn:
-            _documents_changed(conn)
-            return conn.execute(
+            changed = conn.execute(
                 "UPDATE documents SET published = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%SZ',"
                 " 'now') WHERE id = ? AND workspace = ?",
                 (int(published), document_id, workspace)).rowcount > 0
+            if changed:
+                _bump(conn, workspace)
+            return changed
 
     # -- reads -------------------------------------------------------------
     def document_hash(self, workspace: str, source: str) -> str | None:
@@ -279,7 +286,7 @@ class SQLiteStore:
     # -- vector arm --------------------------------------------------------
     def search_vector(self, vector: Vector, *, workspace: str, limit: int,
                       published_only: bool = True) -> list[ArmHit]:
-        index = self._vector_index().get(workspace)
+        index = self._vector_index(workspace)
         if index is None or limit <= 0 or not index.ids:
             return []
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -303,37 +310,41 @@ class SQLiteStore:
                        collapse_to=index.collapse_to[i])
                 for r, i in enumerate(top.tolist(), start=1)]
 
-    def _vector_index(self) -> dict[str, _Index]:
-        conn = self._conn()
-        row = conn.execute("SELECT value FROM meta WHERE key = 'documents_version'").fetchone()
-        version = int(row[0]) if row else 0
-        with self._lock:
-            if self._index is not None and self._index_version == version:
-                return self._index
-            self._index = self._load_index(conn)
-            self._index_version = version
-            return self._index
+    def _vector_index(self, workspace: str) -> _Index | None:
+        """The workspace's vectors, reloaded only when its write generation moved on.
 
-    def _load_index(self, conn: sqlite3.Connection) -> dict[str, _Index]:
+        The generation is read before the rows: a write in between makes the next
+        search reload once more, never serve vectors older than their generation."""
+        conn = self._conn()
+        row = conn.execute("SELECT generation FROM generations WHERE workspace = ?",
+                           (workspace,)).fetchone()
+        generation = int(row[0]) if row else 0
+        with self._lock:
+            cached = self._index.get(workspace)
+            if cached is not None and cached[0] == generation:
+                return cached[1]
+            index = self._load_index(conn, workspace)
+            self._index[workspace] = (generation, index)
+            self.index_loads += 1
+            return index
+
+    def _load_index(self, conn: sqlite3.Connection, workspace: str) -> _Index | None:
         info = self.embedder()
-        rows = conn.execute(
-            "SELECT d.workspace, c.id, c.kind, c.parent_id, d.published, c.embedding"
+        items = conn.execute(
+            "SELECT c.id, c.kind, c.parent_id, d.published, c.embedding"
             " FROM chunks c JOIN documents d ON d.id = c.document_id"
-            " WHERE c.embedding IS NOT NULL ORDER BY d.workspace, c.rowid").fetchall()
-        grouped: dict[str, list[tuple[str, str, str | None, int, bytes]]] = {}
-        for ws, *rest in rows:
-            grouped.setdefault(ws, []).append(tuple(rest))
+            " WHERE d.workspace = ? AND c.embedding IS NOT NULL ORDER BY c.rowid",
+            (workspace,)).fetchall()
+        if not items:
+            return None
         dim = info.dim if info else 0
-        index: dict[str, _Index] = {}
-        for ws, items in grouped.items():
-            matrix = np.frombuffer(b"".join(i[4] for i in items), dtype=np.float32)
-            index[ws] = _Index(
-                ids=[i[0] for i in items],
-                collapse_to=[i[2] if i[1] == "paraphrase" else None for i in items],
-                published=np.array([bool(i[3]) for i in items], dtype=bool),
-                matrix=matrix.reshape(len(items), dim) if dim else matrix.reshape(len(items), -1),
-            )
-        return index
+        matrix = np.frombuffer(b"".join(i[4] for i in items), dtype=np.float32)
+        return _Index(
+            ids=[i[0] for i in items],
+            collapse_to=[i[2] if i[1] == "paraphrase" else None for i in items],
+            published=np.array([bool(i[3]) for i in items], dtype=bool),
+            matrix=matrix.reshape(len(items), dim) if dim else matrix.reshape(len(items), -1),
+        )
 
     # -- embedding cache ---------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vector]:
@@ -358,7 +369,8 @@ class SQLiteStore:
                 [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items.items()])
 
 
-def _documents_changed(conn: sqlite3.Connection) -> None:
-    """Bump ``documents_version`` (inside the caller's transaction): vector indexes reload."""
-    conn.execute("INSERT INTO meta (key, value) VALUES ('documents_version', '1')"
-                 " ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+def _bump(conn: sqlite3.Connection, workspace: str) -> None:
+    """Move the workspace's write generation on (inside the writing transaction)."""
+    conn.execute("INSERT INTO generations (workspace, generation) VALUES (?, 1)"
+                 " ON CONFLICT (workspace) DO UPDATE SET generation = generation + 1",
+                 (workspace,))

@@ -77,6 +77,16 @@ MIGRATIONS: list[str] = [
     CREATE INDEX query_log_workspace ON query_log (workspace, id);
     CREATE INDEX query_log_created ON query_log (created_at);
     """,
+    # 4: a write generation per workspace, bumped by every write in the same transaction;
+    #    it (not the per-connection PRAGMA data_version) decides when vectors are reloaded
+    """
+    CREATE TABLE generations (
+        workspace TEXT PRIMARY KEY,
+        generation INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    INSERT INTO generations (workspace, generation)
+        SELECT DISTINCT workspace, 1 FROM documents;
+    """,
 ]
 
 
