@@ -107,6 +107,7 @@ def test_rate_limit_answers_429_with_retry_after(corpus_pipeline: Pipeline,
         assert limited.status_code == 429
         assert limited.json()["error"]["code"] == "rate_limited"
         assert limited.headers["retry-after"] == "2"
+        assert limited.json()["error"]["message"].endswith("retry in 2 s")
         # Buckets are per key: another key is not slowed down.
         assert client.get(url, headers=bearer(keys.admin)).status_code == 200
 

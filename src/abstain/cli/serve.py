@@ -28,7 +28,8 @@ def _require_server_extra() -> None:
     from abstain.errors import MissingDependency
 
     for module, package in (("fastapi", "fastapi"), ("uvicorn", "uvicorn"),
-                            ("multipart", "python-multipart")):
+                            ("multipart", "python-multipart"),
+                            ("fastapi_offline", "fastapi-offline")):
         try:
             __import__(module)
         except ImportError as exc:

@@ -13,6 +13,7 @@ import anyio
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 
 from abstain import __version__
@@ -84,10 +85,11 @@ def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
             if owned:
                 await run_in_threadpool(pipe.close)
 
-    app = FastAPI(title=cfg.title, version=__version__, lifespan=lifespan,
-                  description="Answers from your documents, or says why it can't. "
-                              "See docs/SERVER.md.",
-                  docs_url="/docs", redoc_url=None)
+    # Swagger UI (/docs) and ReDoc (/redoc) from assets served by this server, not a CDN
+    app = FastAPIOffline(title=cfg.title, version=__version__, lifespan=lifespan,
+                         description="Answers from your documents, or says why it can't. "
+                                     "See docs/SERVER.md.",
+                         docs_url="/docs", redoc_url="/redoc")
     app.state.services = svc
     app.state.metrics = _metrics()
     errors.install(app)

@@ -37,7 +37,7 @@ async def api_key(request: Request,
     wait = svc.limiter.acquire(key.id)
     if wait > 0:
         raise ApiError(429, "rate_limited",
-                       f"too many requests for key {key.id}; retry in {wait:.1f} s",
+                       f"too many requests for key {key.id}; retry in {retry_after(wait)} s",
                        {"Retry-After": retry_after(wait)})
     return key
 

@@ -32,6 +32,7 @@ from abstain.server.state import services
 
 router = APIRouter(prefix="/v1/workspaces/{ws}/documents", tags=["documents"])
 MAX_FILES = 20
+MAX_NAME = 255
 _FORMATS = {".md": "md", ".markdown": "md", ".txt": "txt", ".html": "html", ".htm": "html"}
 
 
@@ -126,7 +127,11 @@ async def _files(request: Request) -> list[TextDocument]:
 def _source_name(filename: str | None) -> str:
     """The file's base name; a client's directories never reach the store."""
     name = PureWindowsPath(PurePosixPath(filename or "").name).name.strip()
-    return name[:255] or "upload"
+    if len(name) > MAX_NAME:
+        suffix = PurePosixPath(name).suffix
+        suffix = suffix if len(suffix) <= 16 else ""
+        name = name[:MAX_NAME - len(suffix)] + suffix  # keep the extension
+    return name or "upload"
 
 
 def _decode(source: str, data: bytes) -> TextDocument:

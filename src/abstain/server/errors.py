@@ -74,6 +74,12 @@ async def _validation_error(request: Request, exc: RequestValidationError) -> JS
     if any(e.get("type") == "json_invalid" for e in errors):
         return JSONResponse(error_body("malformed_json", "the request body is not valid JSON"),
                             status_code=400)
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if (request.method == "POST" and not content_type.endswith("json")
+            and any(tuple(e.get("loc", ()))[:1] == ("body",) for e in errors)):
+        hint = ("send the body as JSON with the header 'Content-Type: application/json'"
+                + (f" (got {content_type!r})" if content_type else ""))
+        return JSONResponse(error_body("invalid_request", hint), status_code=422)
     details = [{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", ""))}
                for e in errors[:20]]
     first = details[0] if details else {"loc": [], "msg": "invalid request"}

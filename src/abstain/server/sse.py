@@ -87,6 +87,17 @@ class TextEncoder:
         return f"\n[ERROR]\n{code}: {message}\n"
 
 
+def utf8(chunk: str, encoder: Encoder) -> bytes:
+    """``chunk`` as UTF-8; text that cannot be encoded (a lone surrogate) becomes the
+    encoder's error event instead of a broken stream."""
+    try:
+        return chunk.encode("utf-8")
+    except UnicodeEncodeError:
+        log.warning("a stream event held text that is not valid UTF-8")
+        return encoder.error("invalid_input",
+                             "the text is not valid Unicode (a lone surrogate)").encode("utf-8")
+
+
 class Encoder(Protocol):
     """Turns events into the response's text (SSE, plain text, OpenAI chunks)."""
 
@@ -155,14 +166,7 @@ class EventStream(StreamingResponse):
         self._finished = True
 
     def _bytes(self, chunk: str) -> bytes:
-        """UTF-8; text that cannot be encoded (a lone surrogate) becomes an error event."""
-        try:
-            return chunk.encode("utf-8")
-        except UnicodeEncodeError:
-            log.warning("a stream event held text that is not valid UTF-8")
-            return self._encoder.error("invalid_input",
-                                       "the text is not valid Unicode (a lone surrogate)"
-                                       ).encode("utf-8")
+        return utf8(chunk, self._encoder)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         self._stats.open()
