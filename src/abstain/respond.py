@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from abstain.align import Focus, focus_evidence, keyword_confidence, phrases
 from abstain.answer import Answer, Check, Citation, LLMCall, Refusal, display_confidence, triage
+from abstain.citations import number_by_first_use
 from abstain.confidence import answer_features, chunk_confidence
 from abstain.errors import LLMError
 from abstain.evidence import Evidence
@@ -197,7 +198,7 @@ def finish(pipe: Pipeline, state: Prepared, generation: Generation, t_gen: float
     if generation.clarifying or (pipe.verifier is not None and generation.sentences):
         from abstain.verify.outcome import verified_answer
 
-        return verified_answer(pipe, state, generation, verdicts)
+        return number_by_first_use(verified_answer(pipe, state, generation, verdicts))
     language, kept, started = state.language, state.evidence, state.started
     timings = state.timings
     base = {**state.base, "checks": (*state.base["checks"], *state.extra_checks)}
@@ -218,11 +219,12 @@ def finish(pipe: Pipeline, state: Prepared, generation: Generation, t_gen: float
         f"{' '.join(s.text.split())} {''.join(f'[{n}]' for n in s.cites)}".strip()
         for s in generation.sentences)
     timings["total_ms"] = _ms(started)
-    return Answer(answered=True, text=answer_text, refusal=None, confidence=state.confidence,
+    return number_by_first_use(Answer(
+                  answered=True, text=answer_text, refusal=None, confidence=state.confidence,
                   display_confidence=display_confidence(True, kept),
                   triage=triage(state.confidence), citations=citations, timings_ms=timings,
                   llm_called=bool(calls), llm_calls=calls, notes=notes, tier=state.tier,
-                  **base)
+                  **base))
 
 
 def refusal_fields(reason: str, result: GateResult) -> dict[str, object]:

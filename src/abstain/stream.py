@@ -19,6 +19,7 @@ in ``retraction`` (or ``refusal`` when nothing was shown yet).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -94,13 +95,17 @@ def _finished(answer: Answer, *, meta: bool = True) -> Iterator[Event]:
         assert answer.refusal is not None
         yield Event("refusal", answer.refusal.to_json())
     else:
+        back = {c.n: c.evidence_n or c.n for c in answer.citations}
         for n, citation_text in enumerate(_sentences(answer), start=1):
-            yield Event("sentence", {"n": n, "text": citation_text})
+            sources = [{"n": k, "evidence_n": back.get(k, k)} for k in
+                       dict.fromkeys(int(m) for m in re.findall(r"\[(\d+)\]", citation_text))]
+            yield Event("sentence", {"n": n, "text": citation_text, "sources": sources})
     yield Event("done", answer.to_json())
 
 
 def _stream_verified(pipe: Pipeline, question: str, workspace: str) -> Iterator[Event]:
     from abstain.answer import Answer
+    from abstain.citations import Numbering
     from abstain.errors import LLMError
     from abstain.generate.prompts import context_texts
     from abstain.respond import finish, prepare
@@ -113,6 +118,7 @@ def _stream_verified(pipe: Pipeline, question: str, workspace: str) -> Iterator[
         return
     yield _prepared_meta(state)
     texts = context_texts(state.evidence)
+    numbering = Numbering()
     verdicts: list[SentenceVerdict] = []
     shown = 0
     t_gen = time.perf_counter()
@@ -133,7 +139,9 @@ def _stream_verified(pipe: Pipeline, question: str, workspace: str) -> Iterator[
                     continue
                 text = verdict.rendered()
             shown += 1
-            yield Event("sentence", {"n": shown, "text": text})
+            text = numbering.apply(text)
+            yield Event("sentence", {"n": shown, "text": text,
+                                     "sources": numbering.sources(text)})
         answer = finish(pipe, state, generation, t_gen,
                         verdicts if pipe.verifier is not None else None)
     except LLMError as exc:
@@ -154,6 +162,4 @@ def _stream_verified(pipe: Pipeline, question: str, workspace: str) -> Iterator[
 
 def _sentences(answer: Answer) -> list[str]:
     """The answer's sentences with their [n] markers, as shown to the reader."""
-    import re
-
     return [s for s in re.split(r"(?<=\])\s+", answer.text) if s]

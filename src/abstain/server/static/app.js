@@ -40,8 +40,14 @@ function appendCited(parent, text) {
   }
 }
 
+// One list item per cited source; a second quote of the same source is added to it.
 function addCitation(c) {
-  if (document.getElementById("cite-" + c.n)) return;
+  const known = document.getElementById("cite-" + c.n);
+  if (known) {
+    const quotes = [...known.querySelectorAll("blockquote")].map((q) => q.textContent);
+    if (c.quote && !quotes.includes(c.quote)) known.append(el("blockquote", {}, c.quote));
+    return;
+  }
   const li = el("li", { id: "cite-" + c.n, value: String(c.n) });
   li.append(el("strong", {}, c.title || c.source), " ", el("span", { class: "source" }, c.source));
   if (c.quote) li.append(el("blockquote", {}, c.quote));
@@ -62,9 +68,10 @@ const handlers = {
     if ($("answer").childNodes.length) $("answer").append(" ");
     appendCited($("answer"), d.text);
     const quote = d.text.replace(/\s*(\[\d+\])+\s*$/, "");
-    for (const m of d.text.matchAll(/\[(\d+)\]/g)) {
-      const ev = ctx.evidence[Number(m[1]) - 1] || {};
-      addCitation({ n: Number(m[1]), source: ev.source || "", title: ev.title || "", quote });
+    // markers are numbered by first use; `sources` maps each to its evidence number
+    for (const s of d.sources || []) {
+      const ev = ctx.evidence[s.evidence_n - 1] || {};
+      addCitation({ n: s.n, source: ev.source || "", title: ev.title || "", quote });
     }
     $("status").textContent = "streaming…";
   },
