@@ -4,10 +4,14 @@ Starts `abstain serve` in a subprocess on the full sample corpus (one key per
 client, default rate limit on), then runs N asyncio clients for D seconds. Each
 request is a random question from tests/data/sample_questions.jsonl (half
 answerable, half not), sent to ``/ask`` (JSON) or ``/ask/stream`` (SSE) at random.
-Reports errors (transport errors, non-200, broken event order) and p50/p95
-latency per outcome (answered / refused) and per endpoint.
+Meanwhile ``--uploaders`` clients each re-upload a small document to the same
+workspace every second (writes in the mix). Reports errors (transport errors,
+non-200, broken event order), p50/p95 latency per outcome (answered / refused)
+and per endpoint, and from ``/ready``: how often the vector index was reloaded
+and how many model calls the query embeddings took (micro-batching).
 
-    python bench/bench_server_load.py [--clients 50] [--duration 120] [--write]
+    python bench/bench_server_load.py [--clients 50] [--duration 120] [--uploaders 1]
+                                      [--no-query-batching] [--write]
 """
 
 from __future__ import annotations
@@ -109,9 +113,27 @@ async def one_request(client: httpx.AsyncClient, rng: random.Random,
 
 
 async def run_clients(url: str, keys: list[str], questions: list[dict[str, str]],
-                      duration: float) -> list[Sample]:
+                      duration: float, uploaders: list[str] | None = None) -> list[Sample]:
     samples: list[Sample] = []
     stop = time.monotonic() + duration
+
+    async def upload_loop(n: int, key: str) -> None:
+        async with httpx.AsyncClient(base_url=url, timeout=120,
+                                     headers={"Authorization": f"Bearer {key}"}) as client:
+            version = 0
+            while time.monotonic() < stop:
+                version += 1
+                started = time.perf_counter()
+                response = await client.post(
+                    f"/v1/workspaces/{WORKSPACE}/documents",
+                    json={"source": f"bench-upload-{n}.md",
+                          "text": f"# Upload {n}\n\nRevision {version} of a small note."})
+                ms = (time.perf_counter() - started) * 1000
+                samples.append(Sample("upload", "uploaded" if response.status_code == 201
+                                      else "error", ms,
+                                      error="" if response.status_code == 201
+                                      else f"HTTP {response.status_code}"))
+                await asyncio.sleep(1.0)
 
     async def client_loop(n: int, key: str) -> None:
         rng = random.Random(n)
@@ -120,7 +142,8 @@ async def run_clients(url: str, keys: list[str], questions: list[dict[str, str]]
             while time.monotonic() < stop:
                 samples.append(await one_request(client, rng, questions))
 
-    await asyncio.gather(*(client_loop(n, key) for n, key in enumerate(keys)))
+    await asyncio.gather(*(client_loop(n, key) for n, key in enumerate(keys)),
+                         *(upload_loop(n, key) for n, key in enumerate(uploaders or [])))
     return samples
 
 
@@ -139,8 +162,11 @@ def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 180) ->
 
 
 def report(samples: list[Sample], clients: int, duration: float,
-           load: tuple[float, float]) -> str:
+           load: tuple[float, float], *, uploaders: int = 0, batching: bool = True,
+           stats: tuple[dict[str, object], dict[str, object]] | None = None) -> str:
     errors = [s for s in samples if s.outcome == "error"]
+    uploads = [s for s in samples if s.endpoint == "upload"]
+    samples = [s for s in samples if s.endpoint != "upload"]
     rows = ["| outcome | endpoint | requests | p50 ms | p95 ms |", "|---|---|---:|---:|---:|"]
     groups: dict[tuple[str, str], list[float]] = defaultdict(list)
     for s in samples:
@@ -155,11 +181,31 @@ def report(samples: list[Sample], clients: int, duration: float,
             if values:
                 p50, p95 = percentiles(values)
                 rows.append(f"| {outcome} | {endpoint} | {len(values)} | {p50:.0f} | {p95:.0f} |")
+    if uploads:
+        p50, p95 = percentiles([s.latency_ms for s in uploads])
+        rows.append(f"| uploaded | json upload | {len(uploads)} | {p50:.0f} | {p95:.0f} |")
+    server = ""
+    if stats is not None:
+        first, last = stats
+        loads = _int(last.get("vector_index_loads")) - _int(first.get("vector_index_loads"))
+        embeds = last.get("query_embeddings")
+        start = first.get("query_embeddings")
+        if isinstance(embeds, dict) and isinstance(start, dict):
+            texts = _int(embeds["texts"]) - _int(start["texts"])
+            calls = _int(embeds["model_calls"]) - _int(start["model_calls"])
+            batched = f"{texts} query embeddings in {calls} model calls"
+        else:
+            batched = "query batching off (one model call per question)"
+        server = (f"- Server: vector index loaded {loads} times during the run "
+                  f"({len(uploads)} uploads); {batched}.")
+    flags = (f" --uploaders {uploaders}" if uploaders else "") + \
+        ("" if batching else " --no-query-batching")
     mismatched = sum(1 for s in samples if s.outcome != "error"
                      and (s.outcome == "answered") != (s.expected == "answer"))
     kinds = sorted({s.error for s in errors})
     return "\n".join([
-        f"`python bench/bench_server_load.py --clients {clients} --duration {duration:.0f}` — "
+        f"`python bench/bench_server_load.py --clients {clients} --duration {duration:.0f}"
+        f"{flags}` — "
         f"{machine()}; server (`abstain serve`, SQLite, MiniLM int8) and clients on the same "
         "machine, over loopback; one key per client with the default rate limit. "
         f"1-minute load average {load[0]:.1f} before and {load[1]:.1f} after the run "
@@ -170,13 +216,14 @@ def report(samples: list[Sample], clients: int, duration: float,
         "(30 answerable, 30 not), half JSON `/ask`, half SSE `/ask/stream`.",
         f"- **Errors: {len(errors)}**" + (f" ({', '.join(kinds)})" if kinds else "")
         + " (transport errors, non-200 responses, or a stream not ordered meta … done).",
+        *([server] if server else []),
         f"- Outcome differs from the question's label in {mismatched} requests "
         "(a gate quality number, not a service error; see the evaluation benchmarks).",
         "",
         *rows,
         "",
         "Latency is measured at the client, from sending the request to the last byte, under "
-        "full load (50 requests in flight on 2 CPU cores), so it is mostly queueing: a "
+        f"full load ({clients} requests in flight on 2 CPU cores), so it is mostly queueing: a "
         "refusal skips generation but still embeds the question and runs both search arms.",
     ])
 
@@ -186,6 +233,10 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--duration", type=float, default=120.0)
+    parser.add_argument("--uploaders", type=int, default=1,
+                        help="Clients that each re-upload a small document every second.")
+    parser.add_argument("--no-query-batching", action="store_true",
+                        help="Run the server with --no-query-batching (the 'before' numbers).")
     parser.add_argument("--db", type=Path, default=ROOT / "bench" / "out" / "server_load.db")
     parser.add_argument("--write", action="store_true",
                         help="Write the numbers into docs/BENCHMARKS.md.")
@@ -193,27 +244,38 @@ def main() -> None:
     questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line]
     with tempfile.TemporaryDirectory(prefix="abstain-bench-") as tmp:
         keys_path = Path(tmp) / "keys.db"
-        keys = prepare(args.db, keys_path, args.clients)
+        keys = prepare(args.db, keys_path, args.clients + args.uploaders)
+        keys, upload_keys = keys[:args.clients], keys[args.clients:]
         port = _free_port()
         url = f"http://127.0.0.1:{port}"
         abstain = Path(sys.executable).with_name("abstain")
         env = {**os.environ, "HF_HUB_OFFLINE": "1"}
         proc = subprocess.Popen([str(abstain), "serve", "--db", str(args.db), "--keys",
-                                 str(keys_path), "--port", str(port), "--log-level", "warning"],
+                                 str(keys_path), "--port", str(port), "--log-level", "warning",
+                                 *(["--no-query-batching"] if args.no_query_batching else [])],
                                 env=env)
         try:
             wait_ready(url, proc)
             asyncio.run(run_clients(url, keys[:5], questions, 5.0))  # warm-up
             before = os.getloadavg()[0]
-            samples = asyncio.run(run_clients(url, keys, questions, args.duration))
+            first = httpx.get(f"{url}/ready", timeout=30).json()
+            samples = asyncio.run(run_clients(url, keys, questions, args.duration,
+                                              upload_keys))
+            last = httpx.get(f"{url}/ready", timeout=30).json()
             after = os.getloadavg()[0]
         finally:
             proc.terminate()
             proc.wait(timeout=30)
-    text = report(samples, args.clients, args.duration, (before, after))
+    text = report(samples, args.clients, args.duration, (before, after),
+                  uploaders=args.uploaders, batching=not args.no_query_batching,
+                  stats=(first, last))
     print(text)
     if args.write:
         write_section("HTTP service load", text)
+
+
+def _int(value: object) -> int:
+    return int(value) if isinstance(value, int | float) else 0
 
 
 if __name__ == "__main__":

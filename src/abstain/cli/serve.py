@@ -51,11 +51,14 @@ def _require_server_extra() -> None:
               help="Requests per second per key (token bucket refill) [default: 10; 0: off].")
 @click.option("--burst", type=click.IntRange(min=1), default=None, metavar="N",
               help="Requests a key may make at once [default: 30].")
+@click.option("--query-batching/--no-query-batching", default=True, show_default=True,
+              help="Let concurrent questions share one query-embedding call.")
 @click.option("--log-level", default="info", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 @click.pass_context
 def serve(ctx: click.Context, /, host: str, port: int, keys_path: str | None,
-          rate: float | None, burst: int | None, log_level: str, **_options: object) -> None:
+          rate: float | None, burst: int | None, query_batching: bool, log_level: str,
+          **_options: object) -> None:
     """Run the HTTP service: JSON and streaming answers, documents, a web page at /.
 
     Every /v1 request needs 'Authorization: Bearer KEY'; create keys with
@@ -88,7 +91,7 @@ def serve(ctx: click.Context, /, host: str, port: int, keys_path: str | None,
         click.secho("No API keys yet: create one with `abstain keys create --workspace WS`.",
                     fg="yellow", err=True)
     config = ServerConfig(rate=DEFAULT_RATE if rate is None else rate,
-                          burst=burst or DEFAULT_BURST)
+                          burst=burst or DEFAULT_BURST, query_batching=query_batching)
     app = create_app(keys=keys, options=resolved, config=config)
     click.echo(f"abstain serving on http://{host}:{port}/  (keys: {keys.path})", err=True)
     try:

@@ -18,6 +18,7 @@ from starlette.concurrency import run_in_threadpool
 
 from abstain import __version__
 from abstain.config import Settings
+from abstain.embed.batching import QueryBatcher
 from abstain.options import Resolved, close_shared
 from abstain.server import ask, documents, errors, metrics, openai_compat, review
 from abstain.server.config import STREAM_THREADS, ServerConfig
@@ -65,6 +66,11 @@ def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
             svc.workspace_pipelines = {
                 name: options.for_workspace(name)[0].sharing(pipe)
                 for name in options.overrides}
+        pipes = [pipe, *svc.workspace_pipelines.values()]
+        if cfg.query_batching:
+            svc.query_batcher = QueryBatcher(pipe.embedder)
+            for each in pipes:
+                each.retriever.embedder = svc.query_batcher
         await run_in_threadpool(pipe.embedder.embed_batch, ["ready"])
         svc.stream_threads = anyio.CapacityLimiter(STREAM_THREADS)
         svc.llm_threads = anyio.CapacityLimiter(cfg.llm_threads)
@@ -79,6 +85,8 @@ def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
             svc.pipeline = None
             if observer is not None:
                 pipe.observers.remove(observer)
+            for each in pipes:
+                each.retriever.embedder = each.embedder
             for shared in svc.workspace_pipelines.values():
                 close_shared(shared)
             svc.workspace_pipelines = {}
@@ -138,8 +146,12 @@ async def ready(request: Request) -> JSONResponse:
         return JSONResponse(errors.error_body("store_unreachable",
                                               f"the store cannot be read: {exc}"),
                             status_code=503, headers={"Retry-After": "5"})
+    batcher = svc.query_batcher
     return JSONResponse({"status": "ready", "model": svc.model, "workspaces": len(workspaces),
-                         "streams_active": svc.streams.active})
+                         "streams_active": svc.streams.active,
+                         "vector_index_loads": getattr(pipe.store, "index_loads", None),
+                         "query_embeddings": None if batcher is None else
+                         {"texts": batcher.texts, "model_calls": batcher.calls}})
 
 
 async def page() -> FileResponse:

@@ -28,6 +28,8 @@ class ServerConfig:
     burst: int = DEFAULT_BURST
     title: str = "abstain"
     llm_threads: int = LLM_THREADS
+    query_batching: bool = True
+    """Concurrent questions share one query-embedding call (abstain.embed.batching)."""
 
     def __post_init__(self) -> None:
         if self.max_upload_bytes < 1 or self.max_json_bytes < 1:

@@ -16,6 +16,7 @@ from abstain.server.ratelimit import RateLimiter
 from abstain.stream import Event
 
 if TYPE_CHECKING:
+    from abstain.embed.batching import QueryBatcher
     from abstain.pipeline import Pipeline
 
 StreamFn = Callable[["Pipeline", str, str], Iterator[Event]]
@@ -61,6 +62,7 @@ class Services:
     """Threads for the steps of streams already started (set at start-up)."""
     llm_threads: anyio.CapacityLimiter | None = None
     """Threads for LLM generation (set at start-up; see server/answering.py)."""
+    query_batcher: QueryBatcher | None = None
     workspace_pipelines: dict[str, Pipeline] = field(default_factory=dict)
     """Pipelines of workspaces with their own options (abstain.toml [workspaces.NAME]),
     sharing the main pipeline's store and embedder."""
