@@ -1,16 +1,18 @@
 """Answering a question without letting a language model hold up anything else.
 
 Retrieval and the gate run in the shared thread pool, as every other request's blocking
-work does; generation by an LLM runs in a pool of its own (``ServerConfig.llm_threads``).
-So a hung or slow LLM can hold at most that many threads: ``/ready``, ``/health``,
-uploads, refusals and workspaces without an LLM step are never queued behind it. Each
-LLM call is bounded by its generator's overall deadline; a call that failed or timed out
-is recorded in the answer's audit trail and logged here.
+work does; generation by an LLM runs in a pool of its own per generator
+(``ServerConfig.llm_threads`` threads each). So a hung or slow LLM can hold at most that
+many threads: ``/ready``, ``/health``, uploads, refusals and workspaces with another
+generator are never queued behind it. Each LLM call is bounded by its generator's
+overall deadline; a call that failed or timed out is recorded in the answer's audit
+trail and logged here (for streams too).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING
 
 import anyio
@@ -18,6 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from abstain.answer import Answer
 from abstain.respond import generate, prepare
+from abstain.stream import Event
 
 if TYPE_CHECKING:
     from abstain.pipeline import Pipeline
@@ -34,7 +37,7 @@ def llm_before_gate(pipe: Pipeline) -> bool:
 
 
 async def answer(svc: Services, pipe: Pipeline, question: str, workspace: str) -> Answer:
-    llm_pool = svc.llm_threads
+    llm_pool = svc.llm_pool(pipe)
     if llm_before_gate(pipe):
         result = await anyio.to_thread.run_sync(
             lambda: pipe.ask(question, workspace=workspace), limiter=llm_pool)
@@ -48,6 +51,23 @@ async def answer(svc: Services, pipe: Pipeline, question: str, workspace: str) -
             result = await run_in_threadpool(generate, pipe, state)
     log_llm_failures(result)
     return result
+
+
+def logged(events: Iterator[Event], workspace: str) -> Generator[Event, None, None]:
+    """Pass a stream's events through, logging a failed LLM generation from its ``done``
+    answer; closing this closes the source (so an LLM stream stops too)."""
+    try:
+        for event in events:
+            if event.kind == "done":
+                for check in event.data.get("checks", ()):
+                    if check.get("name") == "generation" and not check.get("passed"):
+                        log.warning("LLM answer call in workspace %r (stream): %s (%s)",
+                                    workspace, check.get("value"), check.get("detail"))
+            yield event
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()
 
 
 def log_llm_failures(result: Answer) -> None:

@@ -73,10 +73,10 @@ def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
                 each.retriever.embedder = svc.query_batcher
         await run_in_threadpool(pipe.embedder.embed_batch, ["ready"])
         svc.stream_threads = anyio.CapacityLimiter(STREAM_THREADS)
-        svc.llm_threads = anyio.CapacityLimiter(cfg.llm_threads)
         observer = app.state.metrics.observe if app.state.metrics is not None else None
         if observer is not None:
-            pipe.observers.append(observer)
+            for each in pipes:
+                each.observers.append(observer)
         svc.pipeline, svc.model = pipe, pipe.embedder.name
         log.info("abstain server ready (model %s)", svc.model)
         try:
@@ -84,7 +84,8 @@ def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
         finally:
             svc.pipeline = None
             if observer is not None:
-                pipe.observers.remove(observer)
+                for each in pipes:
+                    each.observers.remove(observer)
             for each in pipes:
                 each.retriever.embedder = each.embedder
             for shared in svc.workspace_pipelines.values():

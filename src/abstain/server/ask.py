@@ -68,7 +68,7 @@ async def open_stream(svc: Services, question: str, ws: str, encoder: Encoder) -
     The first event (meta) is computed before the response starts, so a failure there
     is still an ordinary JSON error with its status code."""
     pipe = svc.pipeline_for(ws)
-    events = svc.stream(pipe, question, ws)
+    events = answering.logged(svc.stream(pipe, question, ws), ws)
     try:
         first = await run_in_threadpool(next, events, None)
     except BaseException:

@@ -15,8 +15,8 @@ DEFAULT_BURST = 30
 STREAM_THREADS = 200
 """Threads for the later steps of started streams (an LLM stream mostly waits on I/O)."""
 LLM_THREADS = 16
-"""Threads for LLM generation in ``/ask`` and chat completions: at most this many requests
-wait on a language model at once; the rest queue without holding other work up."""
+"""Threads per LLM generator for ``/ask`` and chat completions: at most this many requests
+wait on one language model at once; the rest queue without holding other work up."""
 WORKSPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 
 

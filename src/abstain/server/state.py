@@ -60,8 +60,8 @@ class Services:
     streams: StreamStats = field(default_factory=StreamStats)
     stream_threads: anyio.CapacityLimiter | None = None
     """Threads for the steps of streams already started (set at start-up)."""
-    llm_threads: anyio.CapacityLimiter | None = None
-    """Threads for LLM generation (set at start-up; see server/answering.py)."""
+    llm_threads: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
+    """Threads for LLM generation, one pool per generator (see server/answering.py)."""
     query_batcher: QueryBatcher | None = None
     workspace_pipelines: dict[str, Pipeline] = field(default_factory=dict)
     """Pipelines of workspaces with their own options (abstain.toml [workspaces.NAME]),
@@ -74,6 +74,13 @@ class Services:
             raise ApiError(503, "not_ready", "the pipeline is still loading; retry shortly",
                            {"Retry-After": "1"})
         return self.pipeline
+
+    def llm_pool(self, pipe: Pipeline) -> anyio.CapacityLimiter:
+        """The thread pool of ``pipe``'s generator (created on first use, in the loop)."""
+        key = id(pipe.generator)
+        if key not in self.llm_threads:
+            self.llm_threads[key] = anyio.CapacityLimiter(self.config.llm_threads)
+        return self.llm_threads[key]
 
     def pipeline_for(self, workspace: str) -> Pipeline:
         """The pipeline that asks in ``workspace``: its own options, or the main one."""

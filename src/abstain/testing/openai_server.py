@@ -164,16 +164,16 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, text: str, headers: dict[str, str] | None = None, *,
               trickle_s: float = 0.0) -> None:
         data = text.encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        for key, value in (headers or {}).items():
-            self.send_header(key, value)
-        self.end_headers()
-        if not trickle_s:
-            self.wfile.write(data)
-            return
         try:
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            if not trickle_s:
+                self.wfile.write(data)
+                return
             for i in range(len(data)):
                 time.sleep(trickle_s)
                 self.wfile.write(data[i:i + 1])
