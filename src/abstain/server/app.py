@@ -63,9 +63,14 @@ def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
 
             pipe = await run_in_threadpool(Pipeline.from_settings, settings or Settings())
         if options is not None:
-            svc.workspace_pipelines = {
-                name: options.for_workspace(name)[0].sharing(pipe)
-                for name in options.overrides}
+            try:
+                svc.workspace_pipelines = {
+                    name: options.for_workspace(name)[0].sharing(pipe)
+                    for name in options.overrides}
+            except BaseException:
+                if owned:
+                    await run_in_threadpool(pipe.close)
+                raise
         pipes = [pipe, *svc.workspace_pipelines.values()]
         if cfg.query_batching:
             svc.query_batcher = QueryBatcher(pipe.embedder)
