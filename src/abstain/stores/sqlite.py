@@ -232,12 +232,11 @@ class SQLiteStore:
 
     def term_counts(self, workspace: str, phrases: Sequence[str], *,
                     published_only: bool = True) -> TermCounts:
-        indexes = self._vector_index()  # every searchable chunk has a vector
-        index = indexes.get(workspace)
+        index = self._vector_index(workspace)  # every searchable chunk has a vector
         total = 0 if index is None else (
             int(index.published.sum()) if published_only else len(index.ids))
-        every = sum(len(i.ids) for i in indexes.values())
         conn = self._conn()
+        every: int | None = None
         counts: dict[str, int] = {}
         for phrase in dict.fromkeys(phrases):
             words = tokens(phrase)
@@ -252,6 +251,10 @@ class SQLiteStore:
                 " LIMIT ?)", ('"' + " ".join(words) + '"', workspace, int(not published_only),
                               TERM_COUNT_CAP)).fetchone()[0])
             if n >= TERM_COUNT_CAP and len(words) == 1:
+                if every is None:  # searchable chunks of the whole store, as the vocabulary
+                    every = max(1, int(conn.execute(
+                        "SELECT count(*) FROM chunks WHERE embedding IS NOT NULL"
+                    ).fetchone()[0]))
                 n = max(n, round(self._vocabulary_count(conn, words[0]) * total / every))
             counts[phrase] = n
         return TermCounts(total, counts)
