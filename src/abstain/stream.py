@@ -79,10 +79,10 @@ def stream_answer(pipe: Pipeline, question: str, workspace: str | None = None
 
         state = prepare(pipe, question, workspace or pipe.workspace)
         if isinstance(state, Answer):
-            yield from _finished(state)
+            yield from _finished(pipe.observe(state))
             return
         yield _prepared_meta(state)
-        yield from _finished(generate(pipe, state), meta=False)
+        yield from _finished(pipe.observe(generate(pipe, state)), meta=False)
         return
     answer = pipe.ask(question, workspace=workspace)
     yield from _finished(answer)

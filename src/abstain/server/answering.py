@@ -38,7 +38,7 @@ def llm_before_gate(pipe: Pipeline) -> bool:
 
 async def answer(svc: Services, pipe: Pipeline, question: str, workspace: str) -> Answer:
     llm_pool = svc.llm_pool(pipe)
-    if llm_before_gate(pipe):
+    if llm_before_gate(pipe):  # pipe.ask observes the answer (log, query log, metrics)
         result = await anyio.to_thread.run_sync(
             lambda: pipe.ask(question, workspace=workspace), limiter=llm_pool)
     else:
@@ -49,6 +49,7 @@ async def answer(svc: Services, pipe: Pipeline, question: str, workspace: str) -
             result = await anyio.to_thread.run_sync(generate, pipe, state, limiter=llm_pool)
         else:
             result = await run_in_threadpool(generate, pipe, state)
+        result = await run_in_threadpool(pipe.observe, result)
     log_llm_failures(result)
     return result
 
