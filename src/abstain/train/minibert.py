@@ -19,6 +19,9 @@ import torch.nn.functional as F
 from torch import nn
 
 HEADS = 3
+DROPOUT = 0.1
+"""BERT's hidden dropout (embeddings, after attention and feed-forward); attention
+probabilities are not dropped (the fused attention kernels run as they are)."""
 WORDS = "embeddings.word_embeddings.weight"
 MINILM_L6 = {"vocab_size": 30522, "hidden_size": 384, "num_hidden_layers": 6,
              "num_attention_heads": 12, "intermediate_size": 1536,
@@ -33,12 +36,13 @@ class _Embeddings(nn.Module):
         self.position_embeddings = nn.Embedding(c["max_position_embeddings"], h)
         self.token_type_embeddings = nn.Embedding(c["type_vocab_size"], h)
         self.LayerNorm = nn.LayerNorm(h, eps=c["layer_norm_eps"])
+        self.dropout = nn.Dropout(DROPOUT)
 
     def forward(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor) -> torch.Tensor:
         positions = torch.arange(input_ids.shape[1], device=input_ids.device).unsqueeze(0)
         x = (self.word_embeddings(input_ids) + self.position_embeddings(positions)
              + self.token_type_embeddings(token_type_ids))
-        return self.LayerNorm(x)
+        return self.dropout(self.LayerNorm(x))
 
 
 class _Dense(nn.Module):
@@ -73,6 +77,7 @@ class _Layer(nn.Module):
     def __init__(self, c: dict[str, Any]) -> None:
         super().__init__()
         self.heads = c["num_attention_heads"]
+        self.dropout = nn.Dropout(DROPOUT)
         self.attention = _Attention(c)
         self.intermediate = _Intermediate(c["hidden_size"], c["intermediate_size"])
         self.output = _Dense(c["intermediate_size"], c["hidden_size"], c["layer_norm_eps"])
@@ -88,9 +93,9 @@ class _Layer(nn.Module):
                                              split(att.value(x)), attn_mask=bias)
         ctx = ctx.transpose(1, 2).reshape(b, n, h)
         out = self.attention.output
-        x = out.LayerNorm(x + out.dense(ctx))
+        x = out.LayerNorm(x + self.dropout(out.dense(ctx)))
         mid = F.gelu(self.intermediate.dense(x))
-        return self.output.LayerNorm(x + self.output.dense(mid))
+        return self.output.LayerNorm(x + self.dropout(self.output.dense(mid)))
 
 
 class _LayerList(nn.Module):
