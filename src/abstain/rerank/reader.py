@@ -1,7 +1,9 @@
-"""abstain's own reading-level model: MiniLM-L6 cross-encoder, int8 ONNX, two heads.
+"""abstain's own reading-level model: MiniLM-L6 cross-encoder, int8 ONNX, two heads
+(three from the v2 recipes).
 
 Head 0 (*answers*): does this window answer the question? Head 1 (*supports*):
-does this window state what the sentence claims? A passage is read as sentence
+does this window state what the sentence claims? Head 2 (*relevance*, v2 models only): is the
+passage about what is asked? A passage is read as sentence
 windows (:mod:`abstain.rerank.windows`) and scores as its best window.
 Runs with onnxruntime + tokenizers only; the tokenizer is all-MiniLM-L6-v2's.
 """
@@ -64,7 +66,8 @@ class OnnxReader:
 
     # -- pairs ---------------------------------------------------------------
     def logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
-        """Raw logits, shape ``(len(a), 2)``: column 0 answers, column 1 supports.
+        """Raw logits, shape ``(len(a), heads)``: column 0 answers, column 1 supports, and
+        column 2 relevance for a model trained with that head (v2 recipes).
 
         Pairs are tokenised together, sorted by length and run in batches padded to
         their longest pair."""
@@ -90,6 +93,8 @@ class OnnxReader:
                 feeds["attention_mask"][row, :n] = 1
             with self._lock:
                 result = self._session.run(["logits"], feeds)[0]
+            if out.shape[1] != result.shape[1]:
+                out = np.zeros((len(a), result.shape[1]), dtype=np.float32)
             out[idx] = result
         return out
 

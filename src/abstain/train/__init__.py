@@ -9,6 +9,15 @@ measures it on held-out articles. The stages, one module each::
     export                     -> reader-minilm-int8.onnx (onnx + onnxruntime quantize)
     evaluate                   -> metrics.json (onnxruntime only)
 
+The v2 recipes (``squad2-*``: SQuAD 2.0 train + SNLI, three heads) run a second path, built
+to train on a lent GPU machine with nothing but torch (``scripts/device_train.sh``)::
+
+    recipes                    -> what a v2 recipe builds and how it trains
+    trainset                   -> trainset.npz.xz  (pairs, tokenized once; cache.py reads it)
+    minibert                   -> base.npz + the encoder in plain torch
+    loop                       -> checkpoint-*.pt (time budget, resume), validation AUROCs
+    device                     -> prepare / train (+ int8 ONNX via export) / assemble
+
 Training data is read from ``--data-dir`` (or ``$ABSTAIN_DATA_DIR``, default
 ``../shared/data``); it is never copied into the package.
 """

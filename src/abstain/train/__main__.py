@@ -5,6 +5,12 @@ Examples::
     python -m abstain.train fit --recipe full --out .data/reader/full
     python -m abstain.train export --checkpoint .data/reader/full/checkpoint-epoch2.pt
     python -m abstain.train all --recipe full --data-dir ../shared/data
+    python -m abstain.train all --recipe squad2-smoke      # v2: SQuAD 2.0 train, three heads
+    python -m abstain.train fit --recipe squad2-cpu --out .data/reader/cpu   # again to resume
+
+The v2 recipes (``squad2-*``) tokenize their pairs once into OUT/trainset.npz.xz and train
+from it; ``fit`` goes on from OUT's checkpoint when there is one. For one GPU run, see
+``scripts/device_train.sh``.
 """
 
 from __future__ import annotations
@@ -47,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     data = data_dir(args.data_dir)
     out = Path(args.out or f".data/reader/{args.recipe}")
     out.mkdir(parents=True, exist_ok=True)
+    from abstain.train import recipes
+
+    if args.recipe in recipes.RECIPES:
+        return _v2(args.command, args.recipe, data, out, args.seed, args.threads)
 
     if args.command in ("pairs", "fit", "all"):
         from dataclasses import replace
@@ -93,6 +103,30 @@ def main(argv: list[str] | None = None) -> int:
                                  threads=args.threads)
         (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
         print(json.dumps(metrics, indent=2))
+    return 0
+
+
+def _v2(command: str, recipe: str, data: Path, out: Path, seed: int, threads: int) -> int:
+    """pairs: build the tokenized set; fit / all: build it unless there, then train (going on
+    from OUT's checkpoint), export int8 ONNX and validate; export / evaluate: part of fit."""
+    from abstain.train import cache, device, fit, minibert, trainset
+
+    if not (out / cache.FILE).exists() or command == "pairs":
+        from abstain.train import recipes
+
+        meta = trainset.write(data, recipes.RECIPES[recipe], seed, out)
+        print(json.dumps({k: meta[k] for k in ("pairs", "val_pairs", "kinds", "bytes")},
+                         indent=2), flush=True)
+    if command == "pairs":
+        return 0
+    if command not in ("fit", "all"):
+        raise SystemExit(f"{command}: v2 recipes export and validate within fit/all")
+    if not (out / "base.npz").exists():
+        minibert.pack(fit.base_model_dir(), out)
+    _threads(threads)
+    resume = out / "run" if (out / "run" / "state.json").exists() else None
+    device.train(out, out / "run", device="auto", budget_s=None, resume=resume,
+                 max_steps=None, save_optimizer=True)
     return 0
 
 

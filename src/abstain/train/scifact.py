@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import heapq
 import io
 import math
 import re
@@ -103,4 +104,4 @@ class BM25:
                 tf = self.docs[i][t]
                 norm = tf + self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
                 scores[i] += self.idf[t] * tf * (self.k1 + 1) / norm
-        return sorted(scores, key=lambda i: -scores[i])[:k]
+        return heapq.nlargest(k, scores, key=scores.__getitem__)

@@ -39,19 +39,33 @@ class Article:
     questions: tuple[Question, ...]
 
 
+TRAIN_FILE = Path("squad2-train-rebuilt") / "train-v2.0.rebuilt.json.gz"
+"""SQuAD 2.0 train, rebuilt: 442 articles (impossible questions carry no plausible answers)."""
+DEV19_FILE = Path("squad2-train-rebuilt") / "dev-v2.0.19-articles.json.gz"
+"""The 19 official dev articles outside the gate benchmark: validation only."""
+
+
 def load_articles(data: Path) -> list[Article]:
-    with gzip.open(data / SQUAD_FILE, "rt", encoding="utf-8") as fh:
+    """The benchmark half (``squad2-dev-half``); only the v1 recipes train on its odd half."""
+    return load_file(data / SQUAD_FILE)
+
+
+def load_file(path: Path) -> list[Article]:
+    """Articles of a SQuAD 2.0 JSON file (gzipped); questions without an id get
+    ``title/paragraph/number``."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
         raw = json.load(fh)["data"]
     articles = []
     for a_idx, article in enumerate(raw):
         paragraphs, questions = [], []
         for p_idx, para in enumerate(article["paragraphs"]):
             paragraphs.append(para["context"])
-            for qa in para["qas"]:
-                spans = qa["plausible_answers"] if qa["is_impossible"] else qa["answers"]
+            for q_idx, qa in enumerate(para["qas"]):
+                spans = (qa.get("plausible_answers", []) if qa["is_impossible"]
+                         else qa["answers"])
                 questions.append(Question(
-                    qa["id"], qa["question"].strip(), a_idx, article["title"], p_idx,
-                    para["context"], bool(qa["is_impossible"]),
+                    qa["id"] or f"{article['title']}/{p_idx}/{q_idx}", qa["question"].strip(),
+                    a_idx, article["title"], p_idx, para["context"], bool(qa["is_impossible"]),
                     tuple(s["text"] for s in spans), tuple(s["answer_start"] for s in spans)))
         articles.append(Article(a_idx, article["title"], tuple(paragraphs), tuple(questions)))
     return articles
@@ -65,15 +79,16 @@ def split(articles: list[Article], part: str) -> list[Article]:
     return [a for a in articles if a.index % 2 == keep]
 
 
-def span_windows(context: str, starts: tuple[int, ...], spans: tuple[str, ...]
-                 ) -> tuple[list[str], set[int]]:
+def span_windows(context: str, starts: tuple[int, ...], spans: tuple[str, ...],
+                 windows: list[str] | None = None) -> tuple[list[str], set[int]]:
     """The context's windows and the indexes of those holding an answer span.
 
     Windows are located in the context by their first words; a window holds a
     span when the span's start offset falls inside it, or, failing that, when
-    the span's text occurs in it.
+    the span's text occurs in it. ``windows``: the context's windows, when already cut.
     """
-    windows = sentence_windows(context, max_windows=10_000)
+    if windows is None:
+        windows = sentence_windows(context, max_windows=10_000)
     bounds, cursor = [], 0
     for w in windows:
         head = " ".join(w.split()[:3])

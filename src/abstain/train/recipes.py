@@ -1,0 +1,102 @@
+"""Recipes of the v2 reader (three heads, SQuAD 2.0 train + SNLI): what goes into the
+training set (:mod:`abstain.train.trainset`) and how it trains (:mod:`abstain.train.loop`).
+
+Plain values only, so the machine that trains reads a recipe back from the training set's
+metadata with nothing but the standard library.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """What goes into the set and how the model trains on it (``abstain.train.loop``)."""
+
+    name: str
+    notes: str = ""
+    max_articles: int | None = None
+    """Train articles used (None: all 442 less the held-out share)."""
+    holdout: float = 0.05
+    """Share of train articles kept out of training (seeded hash of the title)."""
+    own_negatives: float = 0.6
+    mined_negatives: float = 0.4
+    perturbations: bool = True
+    relevance_rate: float = 0.5
+    """Share of questions that also give relevance pairs (1 positive, 2 negatives)."""
+    snli: int | None = None
+    """SNLI pairs used (None: all 19,666)."""
+    support_synthetic: int = 24
+    """Synthetic support sentences per article."""
+    val_articles: int | None = None
+    """Dev articles used for validation (None: all 19)."""
+    val_questions: int | None = None
+    # -- training -------------------------------------------------------------
+    max_length: int = 128
+    """Tokens of a question/claim × window pair (answers, supports)."""
+    passage_length: int = 192
+    """Tokens of a question × paragraph pair (relevance)."""
+    epochs: int = 3
+    batch_size: int = 128
+    lr: float = 1e-4
+    freeze_layers: int = 0
+    max_steps: int | None = None
+    time_budget_s: float = 360.0
+    """Training stops by then (per run)."""
+    fit_schedule: bool = True
+    """True: after a few timed steps the learning-rate schedule is fitted to the steps that fit
+    the budget (one run does it all). False: the schedule spans every planned step and each run
+    stops at the budget, to be resumed by the next (CPU)."""
+    checkpoint_every_s: float = 60.0
+    extra: dict[str, float] = field(default_factory=dict)
+
+    def max_lengths(self) -> tuple[int, int, int]:
+        return self.max_length, self.max_length, self.passage_length
+
+
+RECIPES = {
+    "squad2-full": Recipe(
+        "squad2-full", notes="all train articles less 5% held out, both perturbation and BM25 "
+        "negatives, relevance on half the questions, all SNLI; 3 epochs or what fits 6 "
+        "minutes of one GPU"),
+    "squad2-cpu": Recipe(
+        "squad2-cpu", notes="the same pairs sized for 2 CPU cores: 60 articles, frozen lower "
+        "layers, short budget per run, resumed run after run",
+        max_articles=60, snli=3000, relevance_rate=0.3, max_length=96, passage_length=160,
+        epochs=1, batch_size=16, lr=5e-5, freeze_layers=3, time_budget_s=1800.0,
+        fit_schedule=False,
+        checkpoint_every_s=300.0, val_articles=4, val_questions=400),
+    "squad2-smoke": Recipe(
+        "squad2-smoke", notes="the whole path at tiny scale (minutes on a CPU)",
+        max_articles=2, snli=120, support_synthetic=6, relevance_rate=0.3, max_length=64,
+        passage_length=96, epochs=1, batch_size=8, max_steps=30, freeze_layers=3,
+        time_budget_s=240.0, checkpoint_every_s=30.0, val_articles=1, val_questions=60),
+}
+
+
+PAIR_FIELDS = ("max_articles", "holdout", "own_negatives", "mined_negatives", "perturbations",
+               "relevance_rate", "snli", "support_synthetic", "val_articles", "val_questions",
+               "passage_length")
+"""The fields that decide the training set's content; the others only how it trains."""
+
+
+def from_dict(raw: dict[str, Any]) -> Recipe:
+    """A recipe as saved in a training set's metadata (unknown keys ignored)."""
+    names = {f.name for f in fields(Recipe)}
+    return Recipe(**{k: v for k, v in raw.items() if k in names})
+
+
+def for_set(raw: dict[str, Any]) -> Recipe:
+    """The recipe to train a saved set with: this checkout's recipe of that name when it builds
+    the same pairs (its training settings may have changed since), else the saved one."""
+    saved = from_dict(raw)
+    current = RECIPES.get(saved.name)
+    if current is not None and same_pairs(current, saved):
+        return current
+    return saved
+
+
+def same_pairs(a: Recipe, b: Recipe) -> bool:
+    return all(getattr(a, f) == getattr(b, f) for f in PAIR_FIELDS)
