@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from abstain.embed import HashingEmbedder
-from abstain.errors import EmbedderMismatch, IngestError
+from abstain.errors import EmbedderMismatch, IngestError, InputError
 from abstain.evidence import ChunkKind
 from abstain.ingest.chunk import ChunkingConfig, chunk_document
 from abstain.ingest.parse import ParsedDocument, Section, parse_file
@@ -79,9 +79,13 @@ def test_broken_files_are_reported_and_skipped(pipe: Pipeline, tmp_path: Path, n
     assert reason.lower() in report.skipped[0][1].lower()
 
 
-def test_missing_path_is_reported(pipe: Pipeline, tmp_path: Path) -> None:
-    report = pipe.ingest([tmp_path / "nope.md"])
-    assert report.skipped and "no such file" in report.skipped[0][1]
+def test_a_missing_path_is_an_error_and_nothing_is_ingested(pipe: Pipeline,
+                                                            tmp_path: Path) -> None:
+    good = tmp_path / "good.md"
+    good.write_text("# Good\n\nThis file is fine.")
+    with pytest.raises(InputError, match=r"no such file or directory: .*nope\.md"):
+        pipe.ingest([good, tmp_path / "nope.md"])
+    assert pipe.store.list_documents() == []
 
 
 def test_reingest_unchanged_is_noop_and_changed_replaces(pipe: Pipeline, tmp_path: Path) -> None:

@@ -7,9 +7,11 @@ with ``answered=False``. Exceptions are for things a caller must fix::
     ├── ConfigError              bad settings, incompatible options
     │   └── MissingDependency    an optional extra is not installed
     ├── InputError               a question or file the pipeline cannot take
-    │   └── IngestError          one file could not be parsed (ingest goes on)
+    │   ├── IngestError          one file could not be parsed (ingest goes on)
+    │   └── SourceConflict       a write would replace a document of another origin
     ├── StoreError               the store cannot be opened or used
     │   ├── EmbedderMismatch     the store was embedded with another model
+    │   ├── NoDatabase           a database file to read from does not exist
     │   └── UnknownWorkspace     the workspace holds no documents
     └── ModelError               an embedder / LLM / reranker call failed
         └── LLMError             an OpenAI-compatible server failed or misbehaved
@@ -55,6 +57,10 @@ class IngestError(InputError):
         self.reason = reason
 
 
+class SourceConflict(InputError):
+    """Ingesting would replace a document that came from somewhere else (docs/INGEST.md)."""
+
+
 class StoreError(AbstainError):
     """The document store cannot be opened, migrated or queried."""
 
@@ -63,8 +69,21 @@ class EmbedderMismatch(StoreError):
     """The store holds vectors from a different embedding model."""
 
 
+class NoDatabase(StoreError):
+    """A command that only reads was pointed at a database file that does not exist."""
+
+    def __init__(self, location: str) -> None:
+        super().__init__(f"there is no database at {location}")
+        self.location = location
+
+
 class UnknownWorkspace(StoreError):
-    """The named workspace does not exist in the store."""
+    """The named workspace does not exist in the store (``location`` names the store)."""
+
+    def __init__(self, message: str, *, workspace: str = "", location: str = "") -> None:
+        super().__init__(message)
+        self.workspace = workspace
+        self.location = location
 
 
 class ModelError(AbstainError):

@@ -30,12 +30,14 @@ class Document:
     id: str
     workspace: str
     source: str
-    """The path or name as given at ingest."""
+    """A file's resolved path (docs/INGEST.md), or the name a text document was given."""
     title: str
     content_hash: str
     curated: bool = False
     published: bool = True
     metadata: dict[str, Any] = field(default_factory=dict)
+    origin: str = ""
+    """``file`` (source is a resolved path), ``text`` (source is a name), or "" (older stores)."""
 
 
 @dataclass(frozen=True, slots=True)

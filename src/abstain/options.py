@@ -103,10 +103,13 @@ class AskOptions:
                 "strictness": self.strictness, "reader": self.reader or suffix == "reader",
                 "rewrite_query": self.rewrite, "llm_rerank": self.llm_rerank}
 
-    def open_pipeline(self, environ: Mapping[str, str] | None = None) -> Pipeline:
+    def open_pipeline(self, environ: Mapping[str, str] | None = None, *,
+                      create_store: bool = True) -> Pipeline:
+        """``create_store=False`` (commands that only read): a missing SQLite file is an error."""
         from abstain.pipeline import Pipeline
 
-        return Pipeline.from_settings(self.settings(environ), **self.pipeline_options())
+        return Pipeline.from_settings(self.settings(environ), create_store=create_store,
+                                      **self.pipeline_options())
 
     def sharing(self, base: Pipeline, environ: Mapping[str, str] | None = None) -> Pipeline:
         """A pipeline with these options over ``base``'s store and embedder (close only

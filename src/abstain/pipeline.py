@@ -23,7 +23,7 @@ from abstain.ingest.chunk import ChunkingConfig
 from abstain.rerank import DEFAULT_RERANK_DEPTH, Reranker
 from abstain.rerank.answerability import reading_stages
 from abstain.retrieve import Retrieval, Retriever
-from abstain.stores.base import Store, open_store
+from abstain.stores.base import Store, check_workspace, open_store
 from abstain.verify import LexicalVerifier, Strictness, Verifier
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ class Pipeline:
                               "(an OpenAI-compatible URL or the local model)")
         self.store = store
         self.embedder = embedder
-        self.workspace = workspace
+        self.workspace = check_workspace(workspace)
         self.retrieval = retrieval or RetrievalConfig()
         self.chunking = chunking or ChunkingConfig()
         self.paraphraser = paraphraser
@@ -125,14 +125,19 @@ class Pipeline:
         return self.generator  # type: ignore[return-value]
 
     @classmethod
-    def from_settings(cls, settings: Settings, **kwargs: Any) -> Pipeline:
+    def from_settings(cls, settings: Settings, *, create_store: bool = True,
+                      **kwargs: Any) -> Pipeline:
         """Open the settings' store; ``settings.llm_url`` (URL or ``local``) sets the generator
-        unless one is passed."""
+        unless one is passed. ``create_store=False``: a missing SQLite file is an error."""
+        store = open_store(settings.store, create=create_store)
         if settings.llm_url and kwargs.get("generator") is None:
             from abstain.generate import load_generator
 
-            kwargs["generator"] = load_generator(settings)
-        store = open_store(settings.store)
+            try:
+                kwargs["generator"] = load_generator(settings)
+            except BaseException:
+                store.close()
+                raise
         try:
             embedder = load_embedder(settings.embedder or _stored_embedder(store))
             return cls(store, embedder, workspace=settings.workspace, **kwargs)
@@ -142,8 +147,14 @@ class Pipeline:
 
     # -- documents ---------------------------------------------------------
     def ingest(self, paths: Sequence[str | Path], *, workspace: str | None = None,
+               prune: bool = False, follow_symlinks: bool = False,
                on_progress: Callable[[str, int], None] | None = None) -> IngestReport:
-        return self._ingester(workspace, on_progress).ingest_paths(paths)
+        """Ingest files and folders (docs/INGEST.md). ``prune``: also remove the documents
+        under each folder whose file is gone. ``follow_symlinks``: ingest symlinks that
+        lead out of the folder. A path that does not exist raises InputError."""
+        ingester = self._ingester(workspace, on_progress)
+        ingester.follow_symlinks = follow_symlinks
+        return ingester.ingest_paths(paths, prune=prune)
 
     def ingest_text(self, text: str, *, source: str, fmt: str = "md", title: str | None = None,
                     workspace: str | None = None) -> IngestReport:
@@ -224,21 +235,28 @@ def _stored_embedder(store: Store) -> str | None:
 
 def ask(question: str, docs: Sequence[str | Path], *, preset: str = "balanced",
         embedder: Embedder | None = None, **kwargs: Any) -> Answer:
-    """One-shot: ingest ``docs`` (paths, or raw Markdown strings) into a temporary store, ask."""
-    import tempfile
+    """One-shot: answer from ``docs`` (paths, or Markdown text with a line break in it).
 
-    from abstain.stores.sqlite import SQLiteStore
+    A path that does not exist raises InputError. The documents are ingested once
+    into a store in the user cache directory named by their content hashes (and the
+    embedder), so asking again about the same documents reuses it.
+    """
+    from abstain.oneshot import oneshot_store
 
     if preset not in PRESETS:
         raise ConfigError(f"unknown preset {preset!r}; choose from {', '.join(PRESETS)}")
-    with tempfile.TemporaryDirectory(prefix="abstain-") as tmp:
-        store = SQLiteStore(Path(tmp) / "oneshot.db")
-        with Pipeline(store, embedder or load_embedder(), thresholds=PRESETS[preset],
-                      **kwargs) as pipe:
-            paths = [d for d in docs if isinstance(d, Path) or (len(str(d)) < 4096
-                                                               and Path(str(d)).exists())]
-            if paths:
-                pipe.ingest(paths)
-            for n, text in enumerate(d for d in docs if d not in paths):
-                pipe.ingest_text(str(text), source=f"text-{n + 1}")
-            return pipe.ask(question)
+    model = embedder or _default_embedder()
+    with oneshot_store(docs, model, chunking=kwargs.get("chunking"),
+                       paraphraser=kwargs.get("paraphraser")) as store, Pipeline(
+            store, model, thresholds=PRESETS[preset], **kwargs) as pipe:
+        return pipe.ask(question)
+
+
+_EMBEDDERS: dict[str, Embedder] = {}
+
+
+def _default_embedder() -> Embedder:
+    """The default embedder, loaded once per process for one-shot questions."""
+    if "default" not in _EMBEDDERS:
+        _EMBEDDERS["default"] = load_embedder()
+    return _EMBEDDERS["default"]

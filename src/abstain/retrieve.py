@@ -48,7 +48,8 @@ class Retriever:
             if workspace not in known:
                 names = ", ".join(known) or "none yet"
                 raise UnknownWorkspace(
-                    f"workspace {workspace!r} has no documents (workspaces: {names})")
+                    f"workspace {workspace!r} has no documents (workspaces: {names})",
+                    workspace=workspace, location=str(self.store))
         cfg = self.config
         timings: dict[str, float] = {}
         started = time.perf_counter()

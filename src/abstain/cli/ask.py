@@ -49,7 +49,7 @@ def ask(ctx: click.Context, /, question: str, as_json: bool, debug: bool,
 
     Every option can also be set in abstain.toml (see `abstain config show`).
     """
-    with resolve_options(ctx).options.open_pipeline() as pipe:
+    with resolve_options(ctx).options.open_pipeline(create_store=False) as pipe:
         answer = pipe.ask(question)
     if as_json:
         print_json(answer.audit_trail() if debug else answer.to_json())
@@ -128,7 +128,7 @@ def demo(db: str | None, questions: tuple[str, ...]) -> None:
         db = str(Path(user_data_dir("abstain", appauthor=False)) / "demo.db")
     corpus = Path(str(resources.files("abstain").joinpath("sample_corpus")))
     db = str(Path(db).resolve())
-    os.chdir(corpus.parent)  # sources are then recorded as sample_corpus/…
+    os.chdir(corpus.parent)  # older demo databases recorded sources as sample_corpus/…
     click.secho(f"Ingesting the sample corpus into {db} …", bold=True)
     with Pipeline.from_settings(settings_from(db, None, "default")) as pipe:
         report = pipe.ingest([corpus.name])

@@ -21,7 +21,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 def store_options(func: F) -> F:
     """--db / --store and --workspace, as every command that touches a store takes them."""
     func = click.option("--workspace", "-w", envvar="ABSTAIN_WORKSPACE", default="default",
-                        show_default=True, help="Workspace (tenant) to read or write.")(func)
+                        show_default=True, callback=_workspace,
+                        help="Workspace (tenant) to read or write: letters, digits, '_', "
+                             "'.', '-'.")(func)
     func = click.option("--store", "store", envvar="ABSTAIN_STORE", metavar="URL",
                         help="Store location: a SQLite path or a postgresql:// URL "
                              "[env ABSTAIN_STORE].")(func)
@@ -30,6 +32,16 @@ def store_options(func: F) -> F:
                         help="SQLite database file [env ABSTAIN_DB; default: the user data "
                              "directory].")(func)
     return func
+
+
+def _workspace(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from abstain.errors import InputError
+    from abstain.stores.base import check_workspace
+
+    try:
+        return check_workspace(value)
+    except InputError as exc:
+        raise click.BadParameter(str(exc)) from exc
 
 
 def settings_from(db: str | None, store: str | None, workspace: str,
@@ -55,7 +67,7 @@ class FriendlyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except AbstainError as exc:
-            fail(str(exc))
+            fail(str(exc), _hint(exc))
         except KeyboardInterrupt:
             fail("interrupted")
         return None
@@ -133,3 +145,17 @@ def resolve_options(ctx: click.Context) -> Resolved:
     if given("workspace"):
         flags["workspace"] = params["workspace"]
     return resolve(flags, config=params.get("config"))
+
+
+def _hint(exc: AbstainError) -> str | None:
+    """What to run next, for the errors a new user meets first."""
+    from abstain.errors import NoDatabase, UnknownWorkspace
+
+    if isinstance(exc, NoDatabase):
+        return f"Create it by adding documents: abstain ingest FOLDER --db {exc.location}"
+    if isinstance(exc, UnknownWorkspace) and exc.location:
+        where = (f"--store {exc.location}" if "://" in exc.location
+                 else f"--db {exc.location}")
+        return (f"The store is {exc.location}. Add documents with: "
+                f"abstain ingest FOLDER {where} --workspace {exc.workspace}")
+    return None

@@ -35,67 +35,78 @@ def cli() -> None:
 @store_options
 @click.option("--embedder", envvar="ABSTAIN_EMBEDDER", metavar="SPEC",
               help="minilm (default), hashing, or openai:MODEL@BASE_URL.")
+@click.option("--prune", is_flag=True,
+              help="Sync each FOLDER: also remove its documents whose files are gone.")
+@click.option("--follow-symlinks", is_flag=True,
+              help="Ingest symlinks that lead outside the folder (skipped by default).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def ingest(paths: tuple[str, ...], db: str | None, store: str | None, workspace: str,
-           embedder: str | None, quiet: bool, as_json: bool) -> None:
+           embedder: str | None, prune: bool, follow_symlinks: bool, quiet: bool,
+           as_json: bool) -> None:
     """Add files or folders (.md .markdown .txt .html .htm .pdf) to a workspace.
 
-    Unchanged files are skipped; a changed file replaces its old chunks in one
-    transaction; broken or unsupported files are reported and skipped.
+    A file's document is named by its resolved path, so relative and absolute
+    spellings are one document (docs/INGEST.md). Unchanged files are skipped;
+    a changed file replaces its old version at once, when all its chunks are
+    embedded; broken, non-UTF-8 or unsupported files are reported and skipped.
+    A path that does not exist is an error, and nothing is ingested.
 
     \b
     Examples:
       abstain ingest handbook/ faq.md --db kb.db
+      abstain ingest handbook/ --prune --db kb.db     sync: drop deleted files too
       abstain ingest contracts/ --workspace legal
     """
+    from abstain.ingest.sources import check_paths_exist
     from abstain.pipeline import Pipeline
 
+    check_paths_exist(paths)
     settings = settings_from(db, store, workspace, embedder=embedder)
     with Pipeline.from_settings(settings) as pipe:
-        files = sum(1 for _ in _iter(paths))
-        bar = None if (quiet or as_json) else _progress(files)
+        files = sum(1 for _ in _iter(paths, follow_symlinks))
+        bar = None if (quiet or as_json) else _Bar(files)
         try:
-            report = pipe.ingest(list(paths), on_progress=bar.update if bar else None)
+            report = pipe.ingest(list(paths), prune=prune, follow_symlinks=follow_symlinks,
+                                 on_progress=bar.update if bar else None)
         finally:
             if bar is not None:
                 bar.close()
     if as_json:
-        print_json({"added": report.added, "updated": report.updated,
-                    "unchanged": report.unchanged,
-                    "skipped": [{"source": s, "reason": r} for s, r in report.skipped],
-                    "chunks": report.chunks, "embedded": report.embedded})
+        print_json(report.to_json())
         return
     for source, reason in report.skipped:
         click.secho(f"skipped {source}: {reason}", fg="yellow", err=True)
+    for source in report.removed:
+        click.echo(f"removed {source} (file is gone)", err=True)
     click.echo(f"{report.summary()} in workspace {workspace!r}")
 
 
-def _iter(paths: tuple[str, ...]) -> list[tuple[str, Path]]:
+def _iter(paths: tuple[str, ...], follow_symlinks: bool) -> list[tuple[str, Path]]:
     from abstain.ingest import iter_files
 
-    return list(iter_files(paths))
+    return list(iter_files(paths, follow_symlinks=follow_symlinks))
 
 
 class _Bar:
-    def __init__(self, total: int) -> None:
+    """Chunks written (the total is unknown until each file is parsed), files as postfix."""
+
+    def __init__(self, files: int) -> None:
         from tqdm import tqdm
 
-        self._bar = tqdm(total=total, unit="file", desc="ingest", leave=False,
-                         disable=None, mininterval=0.2)
+        self._files, self._done = files, 0
+        self._bar = tqdm(unit="chunk", desc="ingest", leave=False, disable=None,
+                         mininterval=0.2)
 
     def update(self, event: str, n: int) -> None:
-        if event == "file":
+        if event == "chunks":
             self._bar.update(n)
-        else:
-            self._bar.set_postfix_str(f"{event} +{n}", refresh=False)
+        elif event == "file":
+            self._done += n
+            self._bar.set_postfix_str(f"{self._done}/{self._files} files")
 
     def close(self) -> None:
         self._bar.close()
-
-
-def _progress(total: int) -> _Bar:
-    return _Bar(total)
 
 
 @cli.command()
@@ -119,8 +130,9 @@ def search(question: str, db: str | None, store: str | None, workspace: str, top
     from abstain.pipeline import Pipeline
 
     settings = settings_from(db, store, workspace)
-    with Pipeline.from_settings(settings, retrieval=RetrievalConfig(candidates=candidates,
-                                                                   top_k=top_k)) as pipe:
+    with Pipeline.from_settings(settings, create_store=False,
+                                retrieval=RetrievalConfig(candidates=candidates,
+                                                          top_k=top_k)) as pipe:
         result = pipe.search(question)
     if as_json:
         print_json({"question": question, "hits": [e.to_json() for e in result.evidence]})
@@ -154,7 +166,7 @@ def docs_list(db: str | None, store: str | None, workspace: str, all_workspaces:
     from abstain.stores import open_store
 
     settings = settings_from(db, store, workspace)
-    st = open_store(settings.store)
+    st = open_store(settings.store, create=False)
     try:
         rows = st.list_documents(None if all_workspaces else workspace)
     finally:
@@ -178,7 +190,7 @@ def docs_rm(document_ids: tuple[str, ...], db: str | None, store: str | None,
     from abstain.stores import open_store
 
     settings = settings_from(db, store, workspace)
-    st = open_store(settings.store)
+    st = open_store(settings.store, create=False)
     missing = 0
     try:
         for doc_id in document_ids:

@@ -123,15 +123,10 @@ def keys_create(workspace: str | None, admin: bool, label: str, keys_path: str |
       abstain keys create --workspace support --label "inbox bot"
       KEY=$(abstain keys create --admin | tail -n 1)
     """
-    from abstain.errors import InputError
-    from abstain.server.config import WORKSPACE_PATTERN
+    from abstain.stores.base import check_workspace
 
     if workspace is not None:
-        import re
-
-        if not re.match(WORKSPACE_PATTERN, workspace):
-            raise InputError(f"invalid workspace name {workspace!r}: use letters, digits, "
-                             "'_', '.', '-' (at most 64)")
+        check_workspace(workspace)
     store = _key_store(keys_path)
     try:
         record, secret = store.create(workspace=workspace, admin=admin, label=label)

@@ -1,30 +1,45 @@
 """Ingestion: files -> parsed sections -> parent/child chunks -> vectors -> store.
 
-Re-ingesting an unchanged file is a no-op (content hash); a changed file
-replaces its chunks in one transaction; a broken or unsupported file is
-reported and skipped while the rest goes in. Vectors are cached by text hash,
-so unchanged passages are never embedded twice.
+Which files, and the source each one is identified by, is decided in
+:mod:`abstain.ingest.sources` (docs/INGEST.md states the rule). Re-ingesting an
+unchanged file is a no-op (content hash); a broken or unsupported file is
+reported and skipped while the rest goes in; a path that does not exist is an
+error before anything is read. Vectors are cached by text hash, so unchanged
+passages are never embedded twice.
+
+A document is chunked, embedded and written ``batch_chunks`` searchable chunks at
+a time, so memory stays flat and progress is reported per batch. A document of
+one batch is written in one transaction; a larger one is staged batch by batch
+where no search reads it, then replaces the old version in one transaction: it
+becomes visible complete or not at all, also when the process is killed.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+import os
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
 
 from abstain.embed.base import Embedder, embed_texts
-from abstain.errors import IngestError, InputError
+from abstain.errors import IngestError, InputError, SourceConflict
 from abstain.evidence import Chunk, ChunkKind, Document
 from abstain.identifiers import find_identifiers
-from abstain.ingest.chunk import ChunkingConfig, chunk_document, paraphrase_chunks
+from abstain.ingest.chunk import ChunkingConfig, iter_chunks, paraphrase_chunks
 from abstain.ingest.parse import SUPPORTED_SUFFIXES, ParsedDocument, parse_file, parse_string
-from abstain.stores.base import EmbedderInfo, Store
+from abstain.ingest.sources import FileSource, Skip, check_paths_exist, iter_sources, roots
+from abstain.stores.base import DocumentInfo, EmbedderInfo, Store, check_workspace
 
 Paraphraser = Callable[[Chunk], Sequence[str]]
 """Returns paraphrases / hypothetical questions for one child chunk (e.g. from an LLM)."""
+
+BATCH_CHUNKS = 512
+"""Searchable chunks embedded and written per batch."""
 
 
 @dataclass
@@ -33,6 +48,8 @@ class IngestReport:
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    """Documents deleted by ``prune`` because their file is gone."""
     chunks: int = 0
     embedded: int = 0
     """Passages actually run through the embedder (cache misses)."""
@@ -40,20 +57,27 @@ class IngestReport:
     def summary(self) -> str:
         parts = [f"{len(self.added)} added", f"{len(self.updated)} updated",
                  f"{len(self.unchanged)} unchanged", f"{len(self.skipped)} skipped",
-                 f"{self.chunks} chunks"]
+                 f"{len(self.removed)} removed", f"{self.chunks} chunks"]
         return ", ".join(parts)
 
+    def merge(self, other: IngestReport) -> None:
+        for name in ("added", "updated", "unchanged", "skipped", "removed"):
+            getattr(self, name).extend(getattr(other, name))
+        self.chunks += other.chunks
+        self.embedded += other.embedded
 
-def iter_files(paths: Iterable[str | Path]) -> Iterable[tuple[str, Path]]:
-    """(source as given, path) for each file; directories are walked in sorted order."""
-    for given in paths:
-        path = Path(given)
-        if path.is_dir():
-            for child in sorted(path.rglob("*")):
-                if child.is_file() and not child.name.startswith("."):
-                    yield str(child), child
-        else:
-            yield str(given), path
+    def to_json(self) -> dict[str, object]:
+        return {"added": self.added, "updated": self.updated, "unchanged": self.unchanged,
+                "skipped": [{"source": s, "reason": r} for s, r in self.skipped],
+                "removed": self.removed, "chunks": self.chunks, "embedded": self.embedded}
+
+
+def iter_files(paths: Iterable[str | Path], *, follow_symlinks: bool = False
+               ) -> Iterable[tuple[str, Path]]:
+    """(source, path) for each file that would be ingested; directories in sorted order."""
+    for item in iter_sources(paths, follow_symlinks=follow_symlinks):
+        if isinstance(item, FileSource):
+            yield item.source, item.path
 
 
 def document_id(workspace: str, source: str) -> str:
@@ -78,29 +102,42 @@ class Ingester:
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     paraphraser: Paraphraser | None = None
     on_progress: Callable[[str, int], None] | None = None
-    """Called with (event, n): ("file", 1) per file, ("embed", n) per embedded batch."""
+    """Called with (event, n): ("file", 1) per file, ("embed", n) per embedded batch,
+    ("chunks", n) per batch of searchable chunks written or staged."""
+    follow_symlinks: bool = False
+    batch_chunks: int = BATCH_CHUNKS
+    _legacy: dict[str, DocumentInfo] = field(default_factory=dict, init=False, repr=False)
+    """Documents of older stores, keyed by their as-typed source made absolute here."""
 
-    def ingest_paths(self, paths: Iterable[str | Path]) -> IngestReport:
+    def __post_init__(self) -> None:
+        check_workspace(self.workspace)
+        if self.batch_chunks < 1:
+            raise ValueError("batch_chunks must be >= 1")
+
+    def ingest_paths(self, paths: Iterable[str | Path], *, prune: bool = False) -> IngestReport:
+        """Ingest files and folders; ``prune`` also removes the documents under each folder
+        whose file is gone (a folder sync). A path that does not exist raises InputError."""
+        given = list(paths)
+        check_paths_exist(given)
         report = IngestReport()
-        for source, path in iter_files(paths):
+        seen: set[str] = set()
+        self._legacy = {os.path.realpath(d.source): d for d in
+                        self.store.list_documents(self.workspace) if d.origin == ""}
+        for item in iter_sources(given, follow_symlinks=self.follow_symlinks):
+            seen.add(item.source)
             try:
-                if not path.exists():
-                    raise IngestError(source, "no such file or directory")
-                if path.suffix.lower() not in SUPPORTED_SUFFIXES:
-                    raise IngestError(source, f"unsupported file type {path.suffix or '(none)'}")
-                raw = path.read_bytes()
-                digest = hashlib.sha256(raw).hexdigest()
-                if self.store.document_hash(self.workspace, source) == digest:
-                    report.unchanged.append(source)
+                if isinstance(item, Skip):
+                    report.skipped.append((item.source, item.reason))
                 else:
-                    parsed = parse_file(path)
-                    self._write(source, digest, parsed, report)
+                    self._ingest_file(item, report)
             except IngestError as exc:
-                report.skipped.append((source, exc.reason))
+                report.skipped.append((item.source, exc.reason))
             except OSError as exc:
-                report.skipped.append((source, f"cannot read: {exc}"))
+                report.skipped.append((item.source, f"cannot read: {exc.strerror or exc}"))
             finally:
                 self._progress("file", 1)
+        if prune:
+            self._prune(roots(given), seen, report)
         return report
 
     def ingest_text(self, text: str, *, source: str, fmt: str = "md",
@@ -109,49 +146,114 @@ class Ingester:
             raise InputError(f"{source}: the document is empty")
         report = IngestReport()
         digest = hashlib.sha256(text.encode()).hexdigest()
-        if self.store.document_hash(self.workspace, source) == digest:
+        existing = self.store.document(self.workspace, source)
+        _check_origin(existing, source, "text", self.workspace)
+        if existing is not None and existing.content_hash == digest:
             report.unchanged.append(source)
             return report
         parsed = parse_string(text, name=title or source, fmt=fmt)
         if title:
             parsed = ParsedDocument(title, parsed.sections, parsed.metadata)
-        self._write(source, digest, parsed, report)
+        self._write(source, digest, parsed, report, origin="text", existed=existing is not None)
         return report
 
-    def _write(self, source: str, digest: str, parsed: ParsedDocument,
-               report: IngestReport) -> None:
+    def _ingest_file(self, item: FileSource, report: IngestReport) -> None:
+        suffix = item.path.suffix.lower()
+        if suffix not in SUPPORTED_SUFFIXES:
+            raise IngestError(item.source, f"unsupported file type {suffix or '(none)'}")
+        digest = file_hash(item.path)
+        existing = self.store.document(self.workspace, item.source)
+        _check_origin(existing, item.source, "file", self.workspace)
+        if existing is not None and existing.content_hash == digest:
+            report.unchanged.append(item.source)
+            return
+        parsed = parse_file(item.path)
+        legacy = self._legacy.get(item.source) if existing is None else None
+        self._write(item.source, digest, parsed, report, origin="file",
+                    existed=existing is not None or legacy is not None)
+        if legacy is not None:  # the same file, stored under its old as-typed source
+            self.store.delete_document(self.workspace, legacy.id)
+
+    def _prune(self, folders: list[Path], seen: set[str], report: IngestReport) -> None:
+        for doc in self.store.list_documents(self.workspace):
+            if doc.origin != "file" or doc.source in seen or os.path.exists(doc.source):
+                continue
+            under = any(Path(doc.source).is_relative_to(root) for root in folders)
+            if under and self.store.delete_document(self.workspace, doc.id):
+                report.removed.append(doc.source)
+
+    def _write(self, source: str, digest: str, parsed: ParsedDocument, report: IngestReport,
+               *, origin: str, existed: bool) -> None:
         if not parsed.sections:
             raise IngestError(source, "no text found")
-        existed = self.store.document_hash(self.workspace, source) is not None
         doc_id = document_id(self.workspace, source)
         meta = dict(parsed.metadata)
         document = Document(
             id=doc_id, workspace=self.workspace, source=source, title=parsed.title,
             content_hash=digest, curated=bool(meta.pop("curated", False)),
-            published=bool(meta.pop("published", True)), metadata=meta,
+            published=bool(meta.pop("published", True)), metadata=meta, origin=origin,
         )
-        chunks = chunk_document(doc_id, parsed, self.chunking)
-        if self.paraphraser is not None:
-            chunks = self._with_paraphrases(doc_id, chunks)
-        searchable = [c for c in chunks if c.kind is not ChunkKind.PARENT]
-        vectors = self._vectors([embedding_text(document.title, c) for c in searchable], report)
-        idents = find_identifiers(f"{parsed.title}\n{parsed.text}", quoted=False)
-        self.store.write_document(document, chunks, vectors,
-                                  EmbedderInfo(self.embedder.name, self.embedder.dim), idents)
+        info = EmbedderInfo(self.embedder.name, self.embedder.dim)
+        idents: dict[str, None] = dict.fromkeys(find_identifiers(parsed.title, quoted=False))
+        batches = self._batches(self._chunks(doc_id, parsed))
+        first = next(batches, [])
+        second = next(batches, None)
+        if second is None:
+            vectors = self._embed_batch(document, first, idents, report)
+            self.store.write_document(document, first, vectors, info, list(idents))
+        else:
+            self._write_staged(document, chain([first, second], batches), idents, report)
         (report.updated if existed else report.added).append(source)
-        report.chunks += len(searchable)
 
-    def _with_paraphrases(self, doc_id: str, chunks: list[Chunk]) -> list[Chunk]:
-        assert self.paraphraser is not None
-        out: list[Chunk] = []
+    def _write_staged(self, document: Document, batches: Iterable[list[Chunk]],
+                      idents: dict[str, None], report: IngestReport) -> None:
+        info = EmbedderInfo(self.embedder.name, self.embedder.dim)
+        staging_id = f"{document.id}/{uuid.uuid4().hex}"
+        self.store.discard_staged(document.id)  # what a killed ingest of it left behind
+        staged = 0
+        try:
+            for batch in batches:
+                vectors = self._embed_batch(document, batch, idents, report)
+                self.store.stage_chunks(staging_id, document, batch, vectors, info)
+                staged += len(batch)
+            self.store.commit_staged(staging_id, document, info, list(idents), staged)
+        except BaseException:
+            self.store.discard_staged(document.id)
+            raise
+
+    def _embed_batch(self, document: Document, batch: list[Chunk], idents: dict[str, None],
+                     report: IngestReport) -> np.ndarray:
+        searchable = [c for c in batch if c.kind is not ChunkKind.PARENT]
+        for chunk in batch:
+            if chunk.kind is ChunkKind.PARENT:
+                idents.update(dict.fromkeys(find_identifiers(chunk.text, quoted=False)))
+        vectors = self._vectors([embedding_text(document.title, c) for c in searchable], report)
+        report.chunks += len(searchable)
+        self._progress("chunks", len(searchable))
+        return vectors
+
+    def _chunks(self, doc_id: str, parsed: ParsedDocument) -> Iterator[Chunk]:
         n = 0
-        for chunk in chunks:
-            out.append(chunk)
-            if chunk.kind is ChunkKind.CHILD:
+        for chunk in iter_chunks(doc_id, parsed, self.chunking):
+            yield chunk
+            if self.paraphraser is not None and chunk.kind is ChunkKind.CHILD:
                 extra = paraphrase_chunks(doc_id, chunk, self.paraphraser(chunk), n)
                 n += len(extra)
-                out.extend(extra)
-        return out
+                yield from extra
+
+    def _batches(self, chunks: Iterator[Chunk]) -> Iterator[list[Chunk]]:
+        """Runs of chunks holding at most ``batch_chunks`` searchable ones."""
+        batch: list[Chunk] = []
+        searchable = 0
+        for chunk in chunks:
+            if chunk.kind is not ChunkKind.PARENT:
+                if searchable == self.batch_chunks:
+                    yield batch
+                    batch, searchable = [], 0
+                searchable += 1
+            batch.append(chunk)
+        if batch:
+            yield batch
 
     def _vectors(self, texts: list[str], report: IngestReport) -> np.ndarray:
         hashes = [text_hash(t) for t in texts]
@@ -171,3 +273,24 @@ class Ingester:
     def _progress(self, event: str, n: int) -> None:
         if self.on_progress is not None:
             self.on_progress(event, n)
+
+
+def file_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _check_origin(existing: DocumentInfo | None, source: str, origin: str,
+                  workspace: str) -> None:
+    """A file may not replace a text document of the same source, nor the reverse."""
+    if existing is None or existing.origin in ("", origin):
+        return
+    other = "an uploaded/text document" if existing.origin == "text" else "a file's document"
+    raise SourceConflict(
+        f"{source}: workspace {workspace!r} already holds {other} with this source "
+        f"(id {existing.id}); this ingest would replace it. Give the document another "
+        f"source name, use another workspace, or delete the old one first "
+        f"(abstain docs rm {existing.id} -w {workspace})")

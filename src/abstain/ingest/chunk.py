@@ -8,7 +8,7 @@ sentence boundaries. Children are what both retrieval arms search.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from abstain.evidence import Chunk, ChunkKind
@@ -31,22 +31,25 @@ class ChunkingConfig:
 def chunk_document(doc_id: str, parsed: ParsedDocument,
                    config: ChunkingConfig | None = None) -> list[Chunk]:
     """Parents and children, in document order; children point at their parent."""
+    return list(iter_chunks(doc_id, parsed, config))
+
+
+def iter_chunks(doc_id: str, parsed: ParsedDocument,
+                config: ChunkingConfig | None = None) -> Iterator[Chunk]:
+    """:func:`chunk_document` one chunk at a time (a parent before its children)."""
     config = config or ChunkingConfig()
-    chunks: list[Chunk] = []
     n_parent = n_child = 0
     for section in parsed.sections:
         pieces = [p for b in section.blocks for p in _fit(b, config.child_chars)]
         for parent_blocks in _pack(pieces, config.parent_chars, config.min_child_chars):
             parent_id = f"{doc_id}-p{n_parent}"
-            chunks.append(Chunk(parent_id, doc_id, ChunkKind.PARENT, "\n\n".join(parent_blocks),
-                                n_parent, None, section.heading_path))
+            yield Chunk(parent_id, doc_id, ChunkKind.PARENT, "\n\n".join(parent_blocks),
+                        n_parent, None, section.heading_path)
             n_parent += 1
             for child_blocks in _pack(parent_blocks, config.child_chars, config.min_child_chars):
-                chunks.append(Chunk(f"{doc_id}-c{n_child}", doc_id, ChunkKind.CHILD,
-                                    "\n".join(child_blocks), n_child, parent_id,
-                                    section.heading_path))
+                yield Chunk(f"{doc_id}-c{n_child}", doc_id, ChunkKind.CHILD,
+                            "\n".join(child_blocks), n_child, parent_id, section.heading_path)
                 n_child += 1
-    return chunks
 
 
 def paraphrase_chunks(doc_id: str, child: Chunk, texts: Iterable[str], start: int) -> list[Chunk]:

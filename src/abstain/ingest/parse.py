@@ -1,8 +1,10 @@
 """Read .md, .txt, .html and .pdf files into titled sections of text blocks.
 
 Parsing is done by well-kept libraries: markdown-it-py (Markdown),
-BeautifulSoup (HTML) and pypdf (PDF). Only the tiny front-matter block of a
-Markdown file (``key: value`` lines between ``---`` fences) is read by hand.
+BeautifulSoup (HTML), pypdf (PDF) and PyYAML (Markdown front matter, see
+:mod:`abstain.ingest.frontmatter`). Text must be UTF-8: anything else is an
+:class:`~abstain.errors.IngestError` that says how to convert it, for files given
+to the CLI and for HTTP uploads alike (:func:`decode_text`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from abstain.errors import IngestError
+from abstain.ingest.frontmatter import split_front_matter
 from abstain.text import clean
 
 SUPPORTED_SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
@@ -50,46 +53,33 @@ def parse_file(path: Path) -> ParsedDocument:
         raise IngestError(str(path), f"cannot read: {exc.strerror or exc}") from exc
     if suffix == ".pdf":
         return parse_pdf(data, fallback_title=path.stem)
-    text = _decode(data, path)
+    text = decode_text(data, str(path))
     if suffix in (".html", ".htm"):
         return parse_html(text, fallback_title=path.stem)
     if suffix in (".md", ".markdown"):
-        return parse_markdown(text, fallback_title=path.stem)
+        return parse_markdown(text, fallback_title=path.stem, source=str(path))
     return parse_text(text, fallback_title=path.stem)
 
 
 def parse_string(text: str, *, name: str = "text", fmt: str = "md") -> ParsedDocument:
-    parser = {"md": parse_markdown, "markdown": parse_markdown, "html": parse_html,
-              "txt": parse_text, "text": parse_text}.get(fmt)
+    if fmt in ("md", "markdown"):
+        return parse_markdown(text, fallback_title=name, source=name)
+    parser = {"html": parse_html, "txt": parse_text, "text": parse_text}.get(fmt)
     if parser is None:
         raise IngestError(name, f"unknown format {fmt!r}")
     return parser(text, fallback_title=name)
 
 
-def _decode(data: bytes, path: Path) -> str:
+def decode_text(data: bytes, source: str) -> str:
+    """UTF-8 text (a BOM is dropped); anything else is an error saying how to convert it."""
     if b"\x00" in data[:4096]:
-        raise IngestError(str(path), "looks like a binary file, not text")
+        raise IngestError(source, "looks like a binary file, not text")
     try:
         return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
-_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.DOTALL)
-
-
-def _front_matter(text: str) -> tuple[dict[str, Any], str]:
-    match = _FRONT_MATTER.match(text)
-    if not match:
-        return {}, text
-    meta: dict[str, Any] = {}
-    for line in match.group(1).splitlines():
-        key, sep, value = line.partition(":")
-        if not sep or not key.strip():
-            continue
-        value = value.strip().strip("\"'")
-        meta[key.strip().lower()] = {"true": True, "false": False}.get(value.lower(), value)
-    return meta, text[match.end():]
+    except UnicodeDecodeError as exc:
+        raise IngestError(source, f"not UTF-8 text (invalid byte 0x{data[exc.start]:02x} at "
+                                  f"offset {exc.start}); convert it first, e.g. "
+                                  "iconv -f latin1 -t utf-8 FILE > FILE.utf8") from exc
 
 
 class _SectionBuilder:
@@ -117,10 +107,10 @@ class _SectionBuilder:
         return tuple(self.sections)
 
 
-def parse_markdown(text: str, *, fallback_title: str) -> ParsedDocument:
+def parse_markdown(text: str, *, fallback_title: str, source: str | None = None) -> ParsedDocument:
     from markdown_it import MarkdownIt
 
-    meta, body = _front_matter(text)
+    meta, body = split_front_matter(text, source=source or fallback_title)
     tokens = MarkdownIt("commonmark").enable("table").parse(body)
     builder = _SectionBuilder()
     first_heading: str | None = None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from abstain.stores.base import WORKSPACE_PATTERN as _WORKSPACE_PATTERN
+
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024
 """Document uploads (multipart files or JSON text)."""
 MAX_JSON_BYTES = 64 * 1024
@@ -17,7 +19,8 @@ STREAM_THREADS = 200
 LLM_THREADS = 16
 """Threads per LLM generator for ``/ask`` and chat completions: at most this many requests
 wait on one language model at once; the rest queue without holding other work up."""
-WORKSPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+WORKSPACE_PATTERN = _WORKSPACE_PATTERN
+"""The one workspace-name rule (``abstain.stores.base.check_workspace``)."""
 
 
 @dataclass(frozen=True, slots=True)

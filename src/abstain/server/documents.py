@@ -1,7 +1,9 @@
 """Upload (multipart files or JSON text), list and delete a workspace's documents.
 
-Each document is written in one store transaction, so a failed or cancelled
-upload leaves nothing half-written.
+Each document becomes visible whole or not at all, so a failed or cancelled
+upload leaves nothing half-written. Unreadable files (not UTF-8, a broken PDF,
+empty) are skipped and reported as the CLI reports them; when no file is
+readable the upload is a 422. A batch naming one file twice is rejected whole.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from abstain.errors import IngestError
+from abstain.errors import IngestError, SourceConflict
 from abstain.ingest import IngestReport, document_id
-from abstain.ingest.parse import SUPPORTED_SUFFIXES, ParsedDocument, parse_pdf
+from abstain.ingest.parse import SUPPORTED_SUFFIXES, ParsedDocument, decode_text, parse_pdf
 from abstain.server.auth import Workspace
 from abstain.server.errors import ApiError, error_responses
 from abstain.server.models import (
@@ -39,34 +41,37 @@ _FORMATS = {".md": "md", ".markdown": "md", ".txt": "txt", ".html": "html", ".ht
 @router.post("", status_code=201, summary="Add or replace documents",
              openapi_extra={"requestBody": UPLOAD_BODY},
              responses={201: json_response(INGEST_SCHEMA, "What was ingested"),
-                        **error_responses(400, 401, 403, 413, 415, 422, 429)})
+                        **error_responses(400, 401, 403, 409, 413, 415, 422, 429)})
 async def upload(request: Request, ws: Workspace) -> JSONResponse:
     """Multipart `file` fields (.md .txt .html .pdf), or JSON `{"text", "source", "format",
     "title"}`. Re-sending a source replaces that document; an unchanged one is a no-op."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    skipped: list[tuple[str, str]] = []
     if content_type == "multipart/form-data":
-        items = await _files(request)
+        items, skipped = await _files(request)
     elif content_type == "application/json" or content_type.endswith("+json"):
         items = [_text_document(await request.body())]
     else:
         raise ApiError(415, "unsupported_media_type",
                        "send multipart/form-data with 'file' fields, or application/json")
+    if not items:  # every file was unreadable: an error, as for one file
+        raise ApiError(422, "unreadable_document",
+                       "; ".join(f"{source}: {reason}" for source, reason in skipped))
     pipe = services(request).ready_pipeline()
 
     def ingest() -> IngestReport:
-        report = IngestReport()
+        report = IngestReport(skipped=list(skipped))
         for doc in items:
-            one = pipe.ingest_text(doc.text, source=doc.source, fmt=doc.format,
-                                   title=doc.title, workspace=ws)
-            for name in ("added", "updated", "unchanged", "skipped"):
-                getattr(report, name).extend(getattr(one, name))
-            report.chunks += one.chunks
+            report.merge(pipe.ingest_text(doc.text, source=doc.source, fmt=doc.format,
+                                          title=doc.title, workspace=ws))
         return report
 
     try:
         report = await run_in_threadpool(ingest)
     except IngestError as exc:
         raise ApiError(422, "unreadable_document", str(exc)) from exc
+    except SourceConflict as exc:
+        raise ApiError(409, "source_conflict", str(exc)) from exc
     sources = [*report.added, *report.updated, *report.unchanged]
     return JSONResponse({
         "added": report.added, "updated": report.updated, "unchanged": report.unchanged,
@@ -108,7 +113,9 @@ def _text_document(raw: bytes) -> TextDocument:
         raise ApiError(422, "invalid_request", f"{where}: {first['msg']}") from exc
 
 
-async def _files(request: Request) -> list[TextDocument]:
+async def _files(request: Request) -> tuple[list[TextDocument], list[tuple[str, str]]]:
+    """The readable files, and (source, reason) for each unreadable one, as the CLI
+    reports them. Two files with one name reject the whole upload."""
     try:
         form = await request.form(max_files=MAX_FILES, max_fields=MAX_FILES)
     except ApiError:
@@ -119,7 +126,21 @@ async def _files(request: Request) -> list[TextDocument]:
         uploads = [v for v in form.getlist("file") if isinstance(v, UploadFile)]
         if not uploads:
             raise ApiError(422, "invalid_request", "send at least one 'file' field")
-        return [_decode(_source_name(u.filename), await u.read()) for u in uploads]
+        names = [_source_name(u.filename) for u in uploads]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ApiError(422, "duplicate_source",
+                           f"{', '.join(twice)}: sent more than once in one upload; a name "
+                           "identifies a document in its workspace, so nothing was ingested. "
+                           "Rename the files or upload them separately.")
+        docs: list[TextDocument] = []
+        skipped: list[tuple[str, str]] = []
+        for name, upload in zip(names, uploads, strict=True):
+            try:
+                docs.append(_decode(name, await upload.read()))
+            except IngestError as exc:
+                skipped.append((name, exc.reason))
+        return docs, skipped
     finally:
         await form.close()
 
@@ -141,18 +162,12 @@ def _decode(source: str, data: bytes) -> TextDocument:
                        f"{source}: unsupported file type {suffix or '(none)'}; "
                        f"supported: {', '.join(SUPPORTED_SUFFIXES)}")
     if suffix == ".pdf":
-        try:
-            parsed = parse_pdf(data, fallback_title=PurePosixPath(source).stem)
-        except IngestError as exc:
-            raise ApiError(422, "unreadable_document", str(exc)) from exc
+        parsed = parse_pdf(data, fallback_title=PurePosixPath(source).stem)
         return TextDocument(text=_as_markdown(parsed), source=source, format="md",
                             title=parsed.title)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ApiError(422, "unreadable_document", f"{source}: not UTF-8 text") from exc
+    text = decode_text(data, source)  # the CLI's decoder: UTF-8 or a reported skip
     if not text.strip():
-        raise ApiError(422, "unreadable_document", f"{source}: the document is empty")
+        raise IngestError(source, "the document is empty")
     return TextDocument(text=text, source=source, format=_FORMATS[suffix])  # type: ignore[arg-type]
 
 

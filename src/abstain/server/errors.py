@@ -19,7 +19,8 @@ from abstain.errors import AbstainError, InputError, UnknownWorkspace
 log = logging.getLogger("abstain.server")
 
 _CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-          405: "method_not_allowed", 406: "not_acceptable", 413: "payload_too_large",
+          405: "method_not_allowed", 406: "not_acceptable", 409: "conflict",
+          413: "payload_too_large",
           415: "unsupported_media_type", 422: "invalid_request", 429: "rate_limited",
           500: "internal_error", 503: "not_ready"}
 

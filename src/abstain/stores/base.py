@@ -9,6 +9,7 @@ conformance suite (``tests/stores/``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -16,10 +17,20 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from abstain.errors import EmbedderMismatch
+from abstain.errors import EmbedderMismatch, InputError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
 
 DEFAULT_WORKSPACE = "default"
+WORKSPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+"""Workspace names: the CLI, the Python API and the HTTP API all accept exactly these."""
+
+
+def check_workspace(name: str) -> str:
+    """``name`` if it is a valid workspace name, else an InputError saying what is allowed."""
+    if not re.fullmatch(WORKSPACE_PATTERN, name):
+        raise InputError(f"invalid workspace name {name!r}: use 1 to 64 letters, digits, "
+                         "'_', '.' or '-', starting with a letter or digit")
+    return name
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +44,8 @@ class DocumentInfo:
     published: bool
     chunks: int
     updated_at: str
+    origin: str = ""
+    """``file``, ``text``, or "" for documents written before origins were recorded."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +117,10 @@ class Store(Protocol):
 
     def document_hash(self, workspace: str, source: str) -> str | None: ...
 
+    def document(self, workspace: str, source: str) -> DocumentInfo | None:
+        """The document with this source in the workspace (its identity), if any."""
+        ...
+
     def embedder(self) -> EmbedderInfo | None: ...
 
     # -- writes (each one transaction) ------------------------------------
@@ -118,6 +135,30 @@ class Store(Protocol):
         ...
 
     def delete_document(self, workspace: str, document_id: str) -> bool: ...
+
+    # -- large documents: staged batch by batch, then made visible at once ---
+    def stage_chunks(self, staging_id: str, document: Document, chunks: Sequence[Chunk],
+                     vectors: npt.NDArray[np.float32], embedder: EmbedderInfo) -> None:
+        """Append one batch (one transaction) to a staging area that no search reads.
+
+        ``staging_id`` starts with ``document.id + "/"``; ``vectors`` as in
+        ``write_document``. A process killed while staging leaves only staged rows,
+        which :meth:`discard_staged` removes.
+        """
+        ...
+
+    def commit_staged(self, staging_id: str, document: Document, embedder: EmbedderInfo,
+                      identifiers: Sequence[str], expected_chunks: int) -> None:
+        """In one transaction: replace the document by its staged chunks and drop the staging.
+
+        Raises :class:`~abstain.errors.StoreError` (changing nothing) unless exactly
+        ``expected_chunks`` chunks are staged under ``staging_id``.
+        """
+        ...
+
+    def discard_staged(self, document_id: str) -> int:
+        """Drop every staging of this document (e.g. left by a killed ingest); rows removed."""
+        ...
 
     def set_published(self, workspace: str, document_id: str, published: bool) -> bool: ...
 
@@ -145,6 +186,11 @@ def vectors_by_chunk(chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32],
             for c, v in zip(searchable, vectors, strict=True)}
 
 
+def check_staging_id(staging_id: str, document_id: str) -> None:
+    if not staging_id.startswith(f"{document_id}/"):
+        raise ValueError(f"staging id {staging_id!r} must start with {document_id + '/'!r}")
+
+
 def embedder_mismatch(where: str, current: EmbedderInfo, new: EmbedderInfo, *,
                       option: str) -> EmbedderMismatch:
     """The one error for a store built with another embedding model."""
@@ -154,11 +200,13 @@ def embedder_mismatch(where: str, current: EmbedderInfo, new: EmbedderInfo, *,
         f"Use the same embedder, or another database ({option}).")
 
 
-def open_store(location: str | None = None) -> Store:
+def open_store(location: str | None = None, *, create: bool = True) -> Store:
     """Open a store from a path or URL.
 
     ``postgresql://…`` opens PostgreSQL; anything else is a SQLite file path
     (``sqlite:///path`` also works); ``None`` is the default SQLite database.
+    ``create=False`` (for commands that only read) makes a missing SQLite file a
+    :class:`~abstain.errors.NoDatabase` error instead of a new empty database.
     """
     from abstain.config import default_db_path
 
@@ -169,4 +217,4 @@ def open_store(location: str | None = None) -> Store:
     from abstain.stores.sqlite import SQLiteStore
 
     path = (location or "").removeprefix("sqlite:///").removeprefix("sqlite://")
-    return SQLiteStore(path or default_db_path())
+    return SQLiteStore(path or default_db_path(), create=create)

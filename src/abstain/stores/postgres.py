@@ -32,6 +32,7 @@ from abstain.stores.base import (
     EmbedderInfo,
     StoredChunk,
     TermCounts,
+    check_staging_id,
     embedder_mismatch,
     vectors_by_chunk,
 )
@@ -140,14 +141,7 @@ class PostgresStore:
         ws = document.workspace
         with self._tx(ws) as conn:
             self._bind_embedder(conn, embedder)
-            conn.execute("DELETE FROM documents WHERE id = %s AND workspace = %s",
-                         (document.id, ws))
-            conn.execute(
-                "INSERT INTO documents (id, workspace, source, title, content_hash, curated,"
-                " published, metadata) VALUES (%s, %s, %s, %s, %s, %s, %s, %s::jsonb)",
-                (document.id, ws, document.source, document.title, document.content_hash,
-                 document.curated, document.published,
-                 json.dumps(document.metadata, default=str)))
+            _replace_document(conn, document)
             with conn.cursor() as cur:
                 cur.executemany(
                     "INSERT INTO chunks (id, document_id, workspace, published, kind, parent_id,"
@@ -161,6 +155,66 @@ class PostgresStore:
                     "INSERT INTO identifiers (document_id, workspace, token) VALUES (%s, %s, %s)"
                     " ON CONFLICT DO NOTHING", [(document.id, ws, t) for t in identifiers])
         self._embedder = embedder
+
+    def stage_chunks(self, staging_id: str, document: Document, chunks: Sequence[Chunk],
+                     vectors: Vector, embedder: EmbedderInfo) -> None:
+        check_staging_id(staging_id, document.id)
+        embedded = vectors_by_chunk(chunks, vectors, embedder)
+        ws = document.workspace
+        with self._tx(ws) as conn:
+            self._bind_embedder(conn, embedder)
+            row = conn.execute("SELECT coalesce(max(n), -1) FROM staged_chunks"
+                               " WHERE staging_id = %s", (staging_id,)).fetchone()
+            start = int(row[0]) + 1 if row else 0
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO staged_chunks (staging_id, n, workspace, id, kind, parent_id,"
+                    " ordinal, text, heading_path, headings, embedding)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    [(staging_id, start + i, ws, c.id, c.kind.value, c.parent_id, c.ordinal,
+                      c.text, list(c.heading_path), " ".join((document.title, *c.heading_path)),
+                      embedded.get(c.id)) for i, c in enumerate(chunks)])
+
+    def commit_staged(self, staging_id: str, document: Document, embedder: EmbedderInfo,
+                      identifiers: Sequence[str], expected_chunks: int) -> None:
+        check_staging_id(staging_id, document.id)
+        ws = document.workspace
+        with self._tx(ws) as conn:
+            self._bind_embedder(conn, embedder)
+            row = conn.execute("SELECT count(*) FROM staged_chunks WHERE staging_id = %s"
+                               " AND workspace = %s", (staging_id, ws)).fetchone()
+            staged = int(row[0]) if row else 0
+            if staged != expected_chunks:
+                raise StoreError(f"{document.source}: {staged} chunks are staged, "
+                                 f"{expected_chunks} expected (another ingest of the same "
+                                 "document discarded them?); ingest it again")
+            _replace_document(conn, document)
+            conn.execute(
+                "INSERT INTO chunks (id, document_id, workspace, published, kind, parent_id,"
+                " ordinal, text, heading_path, headings, embedding)"
+                " SELECT id, %s, workspace, %s, kind, parent_id, ordinal, text, heading_path,"
+                " headings, embedding FROM staged_chunks WHERE staging_id = %s"
+                " AND workspace = %s ORDER BY n",
+                (document.id, document.published, staging_id, ws))
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO identifiers (document_id, workspace, token) VALUES (%s, %s, %s)"
+                    " ON CONFLICT DO NOTHING", [(document.id, ws, t) for t in identifiers])
+            conn.execute("DELETE FROM staged_chunks WHERE staging_id = %s AND workspace = %s",
+                         (staging_id, ws))
+        self._embedder = embedder
+
+    def discard_staged(self, document_id: str) -> int:
+        with self._tx(None) as conn:
+            ws = conn.execute("SELECT DISTINCT workspace FROM staged_chunks WHERE"
+                              " staging_id LIKE %s", (_like_prefix(document_id),)).fetchall()
+        removed = 0
+        for (workspace,) in ws:
+            with self._tx(workspace) as conn:
+                removed += conn.execute(
+                    "DELETE FROM staged_chunks WHERE staging_id LIKE %s AND workspace = %s",
+                    (_like_prefix(document_id), workspace)).rowcount
+        return removed
 
     def delete_document(self, workspace: str, document_id: str) -> bool:
         with self._tx(workspace) as conn:
@@ -184,18 +238,26 @@ class PostgresStore:
                                " AND source = %s", (workspace, source)).fetchone()
         return None if row is None else str(row[0])
 
+    def document(self, workspace: str, source: str) -> DocumentInfo | None:
+        rows = self._documents(workspace, source)
+        return rows[0] if rows else None
+
     def list_documents(self, workspace: str | None = None) -> list[DocumentInfo]:
+        return self._documents(workspace, None)
+
+    def _documents(self, workspace: str | None, source: str | None) -> list[DocumentInfo]:
         query = ("SELECT d.id, d.workspace, d.source, d.title, d.content_hash, d.curated,"
                  " d.published, to_char(d.updated_at AT TIME ZONE 'UTC',"
                  " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), (SELECT count(*) FROM chunks c"
-                 " WHERE c.document_id = d.id AND c.kind = 'child') FROM documents d"
+                 " WHERE c.document_id = d.id AND c.kind = 'child'), d.origin FROM documents d"
                  " WHERE (d.workspace = %s OR %s::text IS NULL)"
+                 " AND (d.source = %s OR %s::text IS NULL)"
                  " ORDER BY d.workspace COLLATE \"C\", d.source COLLATE \"C\"")
         with self._tx(workspace) as conn:
-            rows = conn.execute(query, (workspace, workspace)).fetchall()
+            rows = conn.execute(query, (workspace, workspace, source, source)).fetchall()
         return [DocumentInfo(id=r[0], workspace=r[1], source=r[2], title=r[3], content_hash=r[4],
-                             curated=r[5], published=r[6], chunks=int(r[8]), updated_at=r[7])
-                for r in rows]
+                             curated=r[5], published=r[6], chunks=int(r[8]), updated_at=r[7],
+                             origin=r[9]) for r in rows]
 
     def workspaces(self) -> list[str]:
         with self._tx(None) as conn:
@@ -313,6 +375,23 @@ class PostgresStore:
                             " VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
                             [(model, h, np.asarray(v, dtype=np.float32))
                              for h, v in items.items()])
+
+
+def _replace_document(conn: Conn, document: Document) -> None:
+    """Delete the document (its chunks and identifiers cascade) and insert its new row."""
+    conn.execute("DELETE FROM documents WHERE id = %s AND workspace = %s",
+                 (document.id, document.workspace))
+    conn.execute(
+        "INSERT INTO documents (id, workspace, source, title, content_hash, curated,"
+        " published, metadata, origin) VALUES (%s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s)",
+        (document.id, document.workspace, document.source, document.title,
+         document.content_hash, document.curated, document.published,
+         json.dumps(document.metadata, default=str), document.origin))
+
+
+def _like_prefix(document_id: str) -> str:
+    escaped = document_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"{escaped}/%"
 
 
 def _terms(query: str) -> list[str]:

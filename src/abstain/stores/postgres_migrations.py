@@ -136,6 +136,25 @@ MIGRATIONS: list[str] = [
     CREATE INDEX query_log_workspace ON query_log (workspace, id);
     CREATE INDEX query_log_created ON query_log (created_at);
     """ + _POLICY.format(table="query_log"),
+    # 3 (issue 14): where a document came from (file | text), and staged chunks of
+    # large documents, written batch by batch and moved into ``chunks`` at once
+    """
+    ALTER TABLE documents ADD COLUMN origin text NOT NULL DEFAULT '';
+    CREATE TABLE staged_chunks (
+        staging_id text NOT NULL,
+        n integer NOT NULL,
+        workspace text NOT NULL CHECK (workspace <> ''),
+        id text NOT NULL,
+        kind text NOT NULL,
+        parent_id text,
+        ordinal integer NOT NULL,
+        text text NOT NULL,
+        heading_path text[] NOT NULL,
+        headings text NOT NULL,
+        embedding vector,
+        PRIMARY KEY (staging_id, n)
+    );
+    """ + _POLICY.format(table="staged_chunks"),
 ]
 
 
@@ -195,7 +214,8 @@ def _hand_to_app_role(conn: Conn) -> None:
         END $$;
         GRANT USAGE, CREATE ON SCHEMA public TO {APP_ROLE};
     """.encode())
-    for table in ("meta", "schema_migrations", "embedding_cache", *TENANT_TABLES, "query_log"):
+    for table in ("meta", "schema_migrations", "embedding_cache", *TENANT_TABLES, "query_log",
+                  "staged_chunks"):
         conn.execute(f"ALTER TABLE {table} OWNER TO {APP_ROLE}".encode())
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import Stemmer
 
-from abstain.errors import EmbedderMismatch, StoreError
+from abstain.errors import EmbedderMismatch, NoDatabase, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
 from abstain.query import fts5_query, tokens
 from abstain.stores.base import (
@@ -30,6 +30,7 @@ from abstain.stores.base import (
     EmbedderInfo,
     StoredChunk,
     TermCounts,
+    check_staging_id,
     embedder_mismatch,
     vectors_by_chunk,
 )
@@ -52,8 +53,12 @@ class _Index:
 
 
 class SQLiteStore:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        """Open (and migrate) the database at ``path``; with ``create=False`` a missing file
+        is a :class:`~abstain.errors.NoDatabase` error instead of a new empty database."""
         self.path = str(path)
+        if not create and self.path != ":memory:" and not Path(self.path).expanduser().exists():
+            raise NoDatabase(self.path)
         if self.path != ":memory:":
             try:
                 Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
@@ -68,6 +73,9 @@ class SQLiteStore:
         """How many times a workspace's vectors were (re)loaded (for tests and benchmarks)."""
         self._closed = False
         migrate(self._conn())
+
+    def __str__(self) -> str:
+        return self.path
 
     # -- connections -------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -138,13 +146,7 @@ class SQLiteStore:
             self._bind_embedder(conn, embedder)
             _bump(conn, document.workspace)
             self._delete(conn, document.id)
-            conn.execute(
-                "INSERT INTO documents (id, workspace, source, title, content_hash, curated,"
-                " published, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (document.id, document.workspace, document.source, document.title,
-                 document.content_hash, int(document.curated), int(document.published),
-                 json.dumps(document.metadata, default=str)),
-            )
+            self._insert_document(conn, document)
             for chunk in chunks:
                 cur = conn.execute(
                     "INSERT INTO chunks (id, document_id, kind, parent_id, ordinal, text,"
@@ -157,6 +159,66 @@ class SQLiteStore:
                                  (cur.lastrowid, headings[chunk.id], chunk.text))
             conn.executemany("INSERT OR IGNORE INTO identifiers (document_id, token) VALUES (?, ?)",
                              [(document.id, t) for t in identifiers])
+
+    @staticmethod
+    def _insert_document(conn: sqlite3.Connection, document: Document) -> None:
+        conn.execute(
+            "INSERT INTO documents (id, workspace, source, title, content_hash, curated,"
+            " published, metadata, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (document.id, document.workspace, document.source, document.title,
+             document.content_hash, int(document.curated), int(document.published),
+             json.dumps(document.metadata, default=str), document.origin),
+        )
+
+    def stage_chunks(self, staging_id: str, document: Document, chunks: Sequence[Chunk],
+                     vectors: Vector, embedder: EmbedderInfo) -> None:
+        check_staging_id(staging_id, document.id)
+        embedded = vectors_by_chunk(chunks, vectors, embedder)
+        with self._transaction() as conn:
+            self._bind_embedder(conn, embedder)
+            row = conn.execute("SELECT coalesce(max(n), -1) FROM staged_chunks"
+                               " WHERE staging_id = ?", (staging_id,)).fetchone()
+            start = int(row[0]) + 1
+            conn.executemany(
+                "INSERT INTO staged_chunks (staging_id, n, id, kind, parent_id, ordinal, text,"
+                " heading_path, headings, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(staging_id, start + i, c.id, c.kind.value, c.parent_id, c.ordinal, c.text,
+                  json.dumps(list(c.heading_path)), " ".join((document.title, *c.heading_path)),
+                  embedded[c.id].tobytes() if c.id in embedded else None)
+                 for i, c in enumerate(chunks)])
+
+    def commit_staged(self, staging_id: str, document: Document, embedder: EmbedderInfo,
+                      identifiers: Sequence[str], expected_chunks: int) -> None:
+        check_staging_id(staging_id, document.id)
+        with self._transaction() as conn:
+            self._bind_embedder(conn, embedder)
+            staged = int(conn.execute("SELECT count(*) FROM staged_chunks WHERE staging_id = ?",
+                                      (staging_id,)).fetchone()[0])
+            if staged != expected_chunks:
+                raise StoreError(f"{document.source}: {staged} chunks are staged, "
+                                 f"{expected_chunks} expected (another ingest of the same "
+                                 "document discarded them?); ingest it again")
+            self._delete(conn, document.id)
+            self._insert_document(conn, document)
+            conn.execute(
+                "INSERT INTO chunks (id, document_id, kind, parent_id, ordinal, text,"
+                " heading_path, embedding) SELECT id, ?, kind, parent_id, ordinal, text,"
+                " heading_path, embedding FROM staged_chunks WHERE staging_id = ? ORDER BY n",
+                (document.id, staging_id))
+            conn.execute(
+                "INSERT INTO chunks_fts (rowid, headings, body) SELECT c.rowid, s.headings,"
+                " s.text FROM staged_chunks s JOIN chunks c ON c.id = s.id"
+                " WHERE s.staging_id = ? AND s.kind <> 'parent' ORDER BY c.rowid",
+                (staging_id,))
+            conn.executemany("INSERT OR IGNORE INTO identifiers (document_id, token) VALUES (?, ?)",
+                             [(document.id, t) for t in identifiers])
+            conn.execute("DELETE FROM staged_chunks WHERE staging_id = ?", (staging_id,))
+
+    def discard_staged(self, document_id: str) -> int:
+        with self._transaction() as conn:
+            return conn.execute("DELETE FROM staged_chunks WHERE staging_id >= ?"
+                                " AND staging_id < ?",
+                                (f"{document_id}/", f"{document_id}0")).rowcount
 
     def _delete(self, conn: sqlite3.Connection, document_id: str) -> bool:
         conn.execute("DELETE FROM chunks_fts WHERE rowid IN "
@@ -189,18 +251,24 @@ class SQLiteStore:
             (workspace, source)).fetchone()
         return None if row is None else str(row[0])
 
+    def document(self, workspace: str, source: str) -> DocumentInfo | None:
+        rows = self._documents(" WHERE d.workspace = ? AND d.source = ?", (workspace, source))
+        return rows[0] if rows else None
+
     def list_documents(self, workspace: str | None = None) -> list[DocumentInfo]:
+        if workspace is None:
+            return self._documents("", ())
+        return self._documents(" WHERE d.workspace = ?", (workspace,))
+
+    def _documents(self, where: str, params: tuple[str, ...]) -> list[DocumentInfo]:
         sql = ("SELECT d.id, d.workspace, d.source, d.title, d.content_hash, d.curated,"
                " d.published, d.updated_at, (SELECT count(*) FROM chunks c"
-               " WHERE c.document_id = d.id AND c.kind = 'child') FROM documents d")
-        params: tuple[str, ...] = ()
-        if workspace is not None:
-            sql += " WHERE d.workspace = ?"
-            params = (workspace,)
-        rows = self._conn().execute(sql + " ORDER BY d.workspace, d.source", params).fetchall()
+               " WHERE c.document_id = d.id AND c.kind = 'child'), d.origin FROM documents d")
+        rows = self._conn().execute(sql + where + " ORDER BY d.workspace, d.source",
+                                    params).fetchall()
         return [DocumentInfo(id=r[0], workspace=r[1], source=r[2], title=r[3], content_hash=r[4],
                              curated=bool(r[5]), published=bool(r[6]), chunks=int(r[8]),
-                             updated_at=r[7]) for r in rows]
+                             updated_at=r[7], origin=r[9]) for r in rows]
 
     def workspaces(self) -> list[str]:
         return [r[0] for r in self._conn().execute(

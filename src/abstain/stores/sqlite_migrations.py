@@ -87,6 +87,24 @@ MIGRATIONS: list[str] = [
     INSERT INTO generations (workspace, generation)
         SELECT DISTINCT workspace, 1 FROM documents;
     """,
+    # 5 (issue 14): where a document came from (file | text), and staged chunks of
+    # large documents, written batch by batch and moved into ``chunks`` at once
+    """
+    ALTER TABLE documents ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+    CREATE TABLE staged_chunks (
+        staging_id TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        parent_id TEXT,
+        ordinal INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        heading_path TEXT NOT NULL,
+        headings TEXT NOT NULL,
+        embedding BLOB,
+        PRIMARY KEY (staging_id, n)
+    ) WITHOUT ROWID;
+    """,
 ]
 
 
