@@ -163,7 +163,8 @@ class Pipeline:
 
     def _ingester(self, workspace: str | None,
                   on_progress: Callable[[str, int], None] | None) -> Ingester:
-        return Ingester(self.store, self.embedder, workspace or self.workspace, self.chunking,
+        return Ingester(self.store, self.embedder,
+                        self.workspace if workspace is None else workspace, self.chunking,
                         self.paraphraser, on_progress)
 
     # -- questions ---------------------------------------------------------

@@ -223,3 +223,61 @@ def test_term_counts_are_whole_word_stemmed_phrases_per_workspace(store: Store) 
                              "cache ttl app": 0, "released": 2, "missing": 0, "": 0}
     assert store.term_counts("b", ["queuepool", "queue"]).counts == {"queuepool": 0, "queue": 1}
     assert store.term_counts("nowhere", ["queue"]).total == 0
+
+
+# -- document identity and staged (large) documents: issue 14 ---------------------------
+
+
+def test_document_looks_up_by_source_with_its_origin(store: Store) -> None:
+    doc = Document("d1", "a", "/p1/docs/a.md", "T", "h1", origin="file")
+    store.write_document(doc, _chunks("d1", ["alpha"]), _unit([1, 0, 0, 0]), EMB)
+    info = store.document("a", "/p1/docs/a.md")
+    assert info is not None and (info.id, info.origin, info.content_hash) == ("d1", "file", "h1")
+    assert store.document("a", "/p2/docs/a.md") is None
+    assert store.document("b", "/p1/docs/a.md") is None
+    assert [d.origin for d in store.list_documents("a")] == ["file"]
+
+
+def _stage_two_batches(store: Store, doc: Document, staging_id: str) -> list[Chunk]:
+    chunks = _chunks(doc.id, ["staged alpha", "staged bravo", "staged charlie"])
+    store.stage_chunks(staging_id, doc, chunks[:2], _unit([1, 0, 0, 0]), EMB)
+    store.stage_chunks(staging_id, doc, chunks[2:], _unit([0, 1, 0, 0], [0, 0, 1, 0]), EMB)
+    return chunks
+
+
+def test_staged_chunks_are_invisible_until_committed_then_replace_at_once(store: Store) -> None:
+    _write(store, _doc("d1"), ["old words"], _unit([0, 0, 0, 1]), idents=("E1",))
+    new = _doc("d1", content_hash="h2")
+    chunks = _stage_two_batches(store, new, "d1/run1")
+    q = _unit([1, 0, 0, 0])[0]
+    assert store.search_text("staged", workspace="a", limit=5) == []
+    assert [h.chunk_id for h in store.search_vector(q, workspace="a", limit=5)] == ["d1-c0"]
+    assert store.document_hash("a", "d1.md") == "h1"
+    store.commit_staged("d1/run1", new, EMB, ["E2"], expected_chunks=len(chunks))
+    assert store.document_hash("a", "d1.md") == "h2"
+    assert store.search_text("old", workspace="a", limit=5) == []
+    assert {h.chunk_id for h in store.search_text("staged", workspace="a", limit=5)} == {
+        "d1-c0", "d1-c1", "d1-c2"}
+    assert [h.chunk_id for h in store.search_vector(q, workspace="a", limit=1)] == ["d1-c0"]
+    assert store.get_chunks(["d1-c2"])["d1-c2"].parent_text == (
+        "staged alpha\n\nstaged bravo\n\nstaged charlie")
+    assert store.identifiers("a") == ["E2"]
+    assert [d.chunks for d in store.list_documents("a")] == [3]
+    assert store.discard_staged("d1") == 0  # the commit dropped its staging
+
+
+def test_discarded_or_incomplete_staging_changes_nothing(store: Store) -> None:
+    from abstain.errors import StoreError
+
+    _write(store, _doc("d1"), ["old words"], _unit([0, 0, 0, 1]))
+    new = _doc("d1", content_hash="h2")
+    chunks = _stage_two_batches(store, new, "d1/run1")
+    with pytest.raises(StoreError, match="ingest it again"):
+        store.commit_staged("d1/run1", new, EMB, [], expected_chunks=len(chunks) + 1)
+    assert store.discard_staged("d1") == len(chunks)
+    with pytest.raises(StoreError):
+        store.commit_staged("d1/run1", new, EMB, [], expected_chunks=len(chunks))
+    assert store.document_hash("a", "d1.md") == "h1"
+    assert [h.chunk_id for h in store.search_text("old", workspace="a", limit=5)] == ["d1-c0"]
+    with pytest.raises(ValueError):
+        store.stage_chunks("other/run", new, chunks[:1], _unit([1, 0, 0, 0])[:0], EMB)

@@ -1,0 +1,181 @@
+"""Document identity, symlinks and folder sync (issue 14, points 1-3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from abstain.embed import HashingEmbedder
+from abstain.errors import InputError, SourceConflict
+from abstain.pipeline import Pipeline
+from abstain.stores.sqlite import SQLiteStore
+
+
+@pytest.fixture
+def pipe(tmp_path: Path) -> Pipeline:
+    return Pipeline(SQLiteStore(tmp_path / "kb.db"), HashingEmbedder())
+
+
+def _project(base: Path, name: str, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        f = base / name / "docs" / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text)
+    return base / name
+
+
+def _sources(pipe: Pipeline) -> list[str]:
+    return [d.source for d in pipe.store.list_documents("default")]
+
+
+def test_two_projects_docs_are_two_documents(pipe: Pipeline, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    p1 = _project(tmp_path, "p1", {"a.md": "# A\n\nProject one alpha."})
+    p2 = _project(tmp_path, "p2", {"a.md": "# A\n\nProject two bravo."})
+    monkeypatch.chdir(p1)
+    first = pipe.ingest(["docs"])
+    monkeypatch.chdir(p2)
+    second = pipe.ingest(["docs"])
+    assert (first.added, second.added, second.updated) == (
+        [str(p1.resolve() / "docs" / "a.md")], [str(p2.resolve() / "docs" / "a.md")], [])
+    assert len(_sources(pipe)) == 2
+
+
+def test_relative_absolute_and_dotted_spellings_are_one_document(
+        pipe: Pipeline, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p1 = _project(tmp_path, "p1", {"a.md": "# A\n\nalpha", "sub/b.md": "# B\n\nbravo"})
+    monkeypatch.chdir(p1)
+    assert len(pipe.ingest(["docs"]).added) == 2
+    again = pipe.ingest([p1 / "docs", "./docs/../docs/sub/b.md", p1 / "docs" / "a.md"])
+    assert (again.added, again.updated, len(again.unchanged)) == ([], [], 2)
+    assert _sources(pipe) == [str(p1.resolve() / "docs" / "a.md"),
+                              str(p1.resolve() / "docs" / "sub" / "b.md")]
+
+
+def test_text_and_file_documents_never_overwrite_each_other(pipe: Pipeline,
+                                                           tmp_path: Path) -> None:
+    f = tmp_path / "a.md"
+    f.write_text("# A\n\nfrom the file")
+    source = str(f.resolve())
+    pipe.ingest_text("# A\n\nfrom an upload", source=source)
+    with pytest.raises(SourceConflict, match=r"abstain docs rm [0-9a-f]+ -w default"):
+        pipe.ingest([f])
+    pipe.store.delete_document("default", pipe.store.list_documents()[0].id)
+    pipe.ingest([f])
+    with pytest.raises(SourceConflict, match="another source name"):
+        pipe.ingest_text("# A\n\nfrom an upload", source=source)
+    assert [d.origin for d in pipe.store.list_documents()] == ["file"]
+
+
+def test_documents_of_older_stores_are_taken_over_not_duplicated(
+        pipe: Pipeline, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from abstain.evidence import Document
+    from abstain.ingest import document_id
+    from abstain.ingest.chunk import chunk_document
+    from abstain.ingest.parse import parse_file
+    from abstain.stores.base import EmbedderInfo
+
+    p1 = _project(tmp_path, "p1", {"a.md": "# A\n\nalpha"})
+    monkeypatch.chdir(p1)
+    parsed = parse_file(Path("docs/a.md"))
+    legacy = Document(document_id("default", "docs/a.md"), "default", "docs/a.md", "A", "old")
+    chunks = chunk_document(legacy.id, parsed)
+    emb = pipe.embedder
+    vectors = emb.embed_batch([c.text for c in chunks[1:]])
+    pipe.store.write_document(legacy, chunks, vectors, EmbedderInfo(emb.name, emb.dim))
+    report = pipe.ingest(["docs"])
+    assert report.updated == [str(p1.resolve() / "docs" / "a.md")]
+    assert _sources(pipe) == report.updated
+
+
+def test_symlinks_out_of_the_folder_are_skipped_unless_followed(pipe: Pipeline,
+                                                               tmp_path: Path) -> None:
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("the root password is hunter2")
+    (tmp_path / "outside" / "more.md").write_text("# More\n\noutside folder text")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nalpha")
+    (docs / "passwd.txt").symlink_to(secret)
+    (docs / "linked").symlink_to(tmp_path / "outside", target_is_directory=True)
+    (docs / "again.md").symlink_to(docs / "a.md")  # inside: the same document as a.md
+    report = pipe.ingest([docs])
+    assert report.added == [str(docs / "a.md")]
+    assert sorted(s for s, _ in report.skipped) == [str(docs / "linked"),
+                                                    str(docs / "passwd.txt")]
+    assert all("--follow-symlinks" in r for _, r in report.skipped)
+    assert pipe.store.search_text("hunter2", workspace="default", limit=5) == []
+    followed = pipe.ingest([docs], follow_symlinks=True)
+    assert sorted(followed.added) == [str(docs / "linked" / "more.md"),
+                                      str(docs / "linked" / "secret.txt"),
+                                      str(docs / "passwd.txt")]
+    assert followed.unchanged == [str(docs / "a.md")]
+
+
+def test_symlink_loops_end(pipe: Pipeline, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "sub" / "a.md").write_text("# A\n\nalpha")
+    (docs / "sub" / "up").symlink_to(docs, target_is_directory=True)
+    (docs / "sub" / "top").symlink_to(tmp_path, target_is_directory=True)
+    assert pipe.ingest([docs]).added == [str(docs / "sub" / "a.md")]
+    assert pipe.ingest([docs], follow_symlinks=True).unchanged == [str(docs / "sub" / "a.md")]
+
+
+def test_prune_removes_documents_whose_files_are_gone_under_that_folder_only(
+        pipe: Pipeline, tmp_path: Path) -> None:
+    p1 = _project(tmp_path, "p1", {"a.md": "# A\n\nalpha", "sub/b.md": "# B\n\nbravo"})
+    p2 = _project(tmp_path, "p2", {"c.md": "# C\n\ncharlie"})
+    pipe.ingest([p1 / "docs", p2 / "docs"])
+    pipe.ingest_text("# Note\n\nan uploaded note", source="note.md")
+    (p1 / "docs" / "sub" / "b.md").unlink()
+    (p2 / "docs" / "c.md").unlink()
+    kept = pipe.ingest([p1 / "docs"])
+    assert kept.removed == [] and len(_sources(pipe)) == 4
+    synced = pipe.ingest([p1 / "docs"], prune=True)
+    assert synced.removed == [str(p1 / "docs" / "sub" / "b.md")]
+    assert "1 removed" in synced.summary()
+    assert _sources(pipe) == [str(p1 / "docs" / "a.md"), str(p2 / "docs" / "c.md"), "note.md"]
+    assert pipe.store.search_text("bravo", workspace="default", limit=5) == []
+
+
+def test_missing_paths_raise_before_anything_is_read(pipe: Pipeline, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nalpha")
+    with pytest.raises(InputError, match="no such file or directory: .*typo.md, .*gone/"):
+        pipe.ingest([tmp_path / "a.md", str(tmp_path / "typo.md"), f"{tmp_path}/gone/"])
+    assert _sources(pipe) == []
+
+
+@pytest.mark.parametrize("name", ["../evil ws", "", "a/b", "x" * 65, "-lead", "tab\t",
+                                  "new\n"])
+def test_invalid_workspace_names_are_refused_by_the_python_api(pipe: Pipeline,
+                                                               name: str) -> None:
+    with pytest.raises(InputError, match="invalid workspace name"):
+        pipe.ingest_text("# A\n\nalpha", source="a.md", workspace=name)
+    with pytest.raises(InputError, match="invalid workspace name"):
+        Pipeline(pipe.store, pipe.embedder, workspace=name)
+
+
+def test_non_utf8_text_is_skipped_and_reported_with_the_fix(pipe: Pipeline,
+                                                           tmp_path: Path) -> None:
+    f = tmp_path / "latin.txt"
+    f.write_bytes("Café olé, naïve façade.".encode("latin-1"))
+    report = pipe.ingest([f])
+    assert report.added == []
+    [(source, reason)] = report.skipped
+    assert source == str(f) and "not UTF-8" in reason and "iconv" in reason
+
+
+def test_iter_files_walks_in_sorted_order_without_hidden_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from abstain.ingest import iter_files
+
+    for rel in ("b.md", "a/z.md", "a/.x.md", ".git/config.md", "c.txt"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    got = [Path(s).relative_to(tmp_path).as_posix() for s, _ in iter_files([tmp_path])]
+    assert got == ["b.md", "c.txt", "a/z.md"]
+    monkeypatch.chdir(tmp_path)
+    assert [s for s, _ in iter_files(["b.md"])] == [str(tmp_path.resolve() / "b.md")]
