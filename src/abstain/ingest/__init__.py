@@ -194,6 +194,7 @@ class Ingester:
             published=bool(meta.pop("published", True)), metadata=meta, origin=origin,
         )
         info = EmbedderInfo(self.embedder.name, self.embedder.dim)
+        self.store.discard_staged(doc_id)  # what a killed ingest of it left behind
         idents: dict[str, None] = dict.fromkeys(find_identifiers(parsed.title, quoted=False))
         batches = self._batches(self._chunks(doc_id, parsed))
         first = next(batches, [])
@@ -209,7 +210,6 @@ class Ingester:
                       idents: dict[str, None], report: IngestReport) -> None:
         info = EmbedderInfo(self.embedder.name, self.embedder.dim)
         staging_id = f"{document.id}/{uuid.uuid4().hex}"
-        self.store.discard_staged(document.id)  # what a killed ingest of it left behind
         staged = 0
         try:
             for batch in batches:

@@ -215,10 +215,12 @@ class SQLiteStore:
             conn.execute("DELETE FROM staged_chunks WHERE staging_id = ?", (staging_id,))
 
     def discard_staged(self, document_id: str) -> int:
+        where = " FROM staged_chunks WHERE staging_id >= ? AND staging_id < ?"
+        span = (f"{document_id}/", f"{document_id}0")  # '0' follows '/'
+        if self._conn().execute("SELECT 1" + where + " LIMIT 1", span).fetchone() is None:
+            return 0
         with self._transaction() as conn:
-            return conn.execute("DELETE FROM staged_chunks WHERE staging_id >= ?"
-                                " AND staging_id < ?",
-                                (f"{document_id}/", f"{document_id}0")).rowcount
+            return conn.execute("DELETE" + where, span).rowcount
 
     def _delete(self, conn: sqlite3.Connection, document_id: str) -> bool:
         conn.execute("DELETE FROM chunks_fts WHERE rowid IN "
