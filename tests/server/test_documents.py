@@ -131,3 +131,48 @@ def test_upload_cut_off_mid_body_writes_nothing(server: Env, scratch: httpx.Clie
         sock.sendall(head.encode() + body[: len(body) // 2])
     assert scratch.get("/health").status_code == 200
     assert _sources(scratch) == []
+
+
+def test_a_batch_naming_one_file_twice_is_rejected_whole(scratch: httpx.Client) -> None:
+    files = [("file", ("a.md", b"# A\n\nfirst", "text/markdown")),
+             ("file", ("b.md", b"# B\n\nother", "text/markdown")),
+             ("file", ("dir/a.md", b"# A\n\nsecond", "text/markdown"))]
+    response = scratch.post(WS, files=files)
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "duplicate_source"
+    assert error["message"].startswith("a.md: sent more than once in one upload")
+    assert "nothing was ingested" in error["message"]
+    assert _sources(scratch) == []
+
+
+def test_non_utf8_files_are_skipped_and_reported_as_the_cli_reports_them(
+        scratch: httpx.Client) -> None:
+    from abstain.errors import IngestError
+    from abstain.ingest.parse import decode_text
+
+    latin = "Café".encode("latin-1")
+    with pytest.raises(IngestError) as cli_error:
+        decode_text(latin, "latin.txt")
+    files = [("file", ("latin.txt", latin, "text/plain")),
+             ("file", ("ok.md", b"# OK\n\nfine", "text/markdown"))]
+    response = scratch.post(WS, files=files)
+    assert response.status_code == 201, response.text
+    assert response.json()["skipped"] == [{"source": "latin.txt",
+                                           "reason": cli_error.value.reason}]
+    assert _sources(scratch) == ["ok.md"]
+    only = scratch.post(WS, files=files[:1])
+    assert only.status_code == 422
+    assert only.json()["error"]["message"] == f"latin.txt: {cli_error.value.reason}"
+
+
+@pytest.mark.parametrize("name", ["..evil", "a b", "x" * 65, "-lead"])
+def test_workspace_names_follow_the_one_rule(server: Env, name: str) -> None:
+    from abstain.errors import InputError
+    from abstain.stores.base import check_workspace
+
+    with pytest.raises(InputError):
+        check_workspace(name)
+    response = httpx.get(f"{server.url}/v1/workspaces/{name}/documents",
+                         headers=bearer(server.keys.admin))
+    assert response.status_code in (404, 422), response.text

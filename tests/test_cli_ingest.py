@@ -1,0 +1,103 @@
+"""`abstain ingest` as a new user meets it: paths, sync, symlinks, errors (issue 14)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from abstain.cli import cli
+
+
+def _ingest(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["ingest", *args, "--embedder", "hashing", "-q"])
+    return result.exit_code, result.output
+
+
+def test_missing_path_exits_non_zero_and_ingests_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "kb.db"
+    (tmp_path / "a.md").write_text("# A\n\nalpha")
+    code, out = _ingest(str(tmp_path / "a.md"), str(tmp_path / "missing.md"), "--db", str(db))
+    assert code == 1
+    assert "Error: no such file or directory: " in out and "missing.md" in out
+    assert "nothing was ingested" in out
+    assert not db.exists()
+
+
+def test_prune_syncs_a_folder_and_reports_removals(tmp_path: Path) -> None:
+    db = str(tmp_path / "kb.db")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nalpha")
+    (docs / "b.md").write_text("# B\n\nbravo")
+    assert _ingest(str(docs), "--db", db)[0] == 0
+    (docs / "b.md").unlink()
+    code, out = _ingest(str(docs), "--db", db, "--prune")
+    assert code == 0, out
+    assert f"removed {docs / 'b.md'} (file is gone)" in out
+    assert "0 added, 0 updated, 1 unchanged, 0 skipped, 1 removed, 0 chunks" in out
+    result = CliRunner().invoke(cli, ["ingest", str(docs), "--db", db, "--embedder", "hashing",
+                                      "--prune", "--json"])
+    assert json.loads(result.output)["removed"] == []
+
+
+def test_symlinks_leaving_the_folder_are_reported(tmp_path: Path) -> None:
+    db = str(tmp_path / "kb.db")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nalpha")
+    (tmp_path / "secret.txt").write_text("hunter2")
+    (docs / "passwd.txt").symlink_to(tmp_path / "secret.txt")
+    code, out = _ingest(str(docs), "--db", db)
+    assert code == 0
+    assert f"skipped {docs / 'passwd.txt'}: symlink leads outside" in out
+    assert "--follow-symlinks" in out
+    code, out = _ingest(str(docs), "--db", db, "--follow-symlinks")
+    assert "1 added, 0 updated, 1 unchanged" in out
+
+
+def test_non_utf8_is_reported_as_the_server_reports_it(tmp_path: Path) -> None:
+    (tmp_path / "latin.txt").write_bytes("Café".encode("latin-1"))
+    code, out = _ingest(str(tmp_path / "latin.txt"), "--db", str(tmp_path / "kb.db"))
+    assert code == 0
+    assert "not UTF-8 text (invalid byte 0xe9 at offset 3); convert it first" in out
+
+
+@pytest.mark.parametrize("command", [["ask", "anything"], ["search", "anything"],
+                                     ["docs", "list"]])
+def test_reading_a_missing_database_names_it_and_creates_nothing(tmp_path: Path,
+                                                                 command: list[str]) -> None:
+    db = tmp_path / "nothere.db"
+    result = CliRunner().invoke(cli, [*command, "--db", str(db)])
+    assert result.exit_code == 1
+    assert f"Error: there is no database at {db}" in result.output
+    assert f"abstain ingest FOLDER --db {db}" in result.output
+    assert not db.exists()
+
+
+def test_asking_an_empty_database_names_it_and_the_ingest_command(tmp_path: Path) -> None:
+    from abstain.stores.sqlite import SQLiteStore
+
+    db = tmp_path / "empty.db"
+    SQLiteStore(db).close()
+    result = CliRunner().invoke(cli, ["ask", "anything", "--db", str(db), "-w", "team"])
+    assert result.exit_code == 1
+    assert "Error: workspace 'team' has no documents (workspaces: none yet)" in result.output
+    assert (f"The store is {db}. Add documents with: abstain ingest FOLDER --db {db} "
+            "--workspace team") in result.output
+
+
+@pytest.mark.parametrize("name", ["../evil ws", "a/b", "x" * 65])
+def test_invalid_workspace_names_are_refused_by_every_command(tmp_path: Path, name: str) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nalpha")
+    db = str(tmp_path / "kb.db")
+    for args in (["ingest", str(tmp_path / "a.md"), "--embedder", "hashing"],
+                 ["ask", "q"], ["docs", "list"]):
+        result = CliRunner().invoke(cli, [*args, "--db", db, "--workspace", name])
+        assert result.exit_code == 2, result.output
+        assert "invalid workspace name" in result.output
+    result = CliRunner().invoke(cli, ["keys", "create", "--workspace", name, "--keys",
+                                      str(tmp_path / "keys.db")])
+    assert result.exit_code == 1 and "invalid workspace name" in result.output

@@ -1,0 +1,69 @@
+"""abstain.ask(q, docs=...): a missing path raises; the same documents reuse one store."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import abstain
+from abstain.embed import HashingEmbedder
+from abstain.errors import InputError
+from abstain.oneshot import split_docs
+
+
+class Counting(HashingEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts = 0
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts += len(texts)
+        return super().embed_batch(texts)
+
+
+def _folder(tmp_path: Path) -> Path:
+    docs = tmp_path / "handbook"
+    docs.mkdir()
+    (docs / "backups.md").write_text("# Backups\n\nBackups run nightly at 02:00. "
+                                     "The retention window is 30 days.")
+    (docs / "ports.md").write_text("# Ports\n\nThe API listens on port 8443.")
+    return docs
+
+
+def test_the_same_documents_are_embedded_once(tmp_path: Path) -> None:
+    docs = _folder(tmp_path)
+    emb = Counting()
+    first = abstain.ask("What is the retention window?", docs=[docs], embedder=emb)
+    after_first = emb.texts
+    second = abstain.ask("What is the retention window?", docs=[str(docs)], embedder=emb)
+    assert emb.texts - after_first == 1  # only the question
+    assert first.to_json()["answer"] == second.to_json()["answer"]
+    (docs / "ports.md").write_text("# Ports\n\nThe API listens on port 9443.")
+    abstain.ask("Which port?", docs=[docs], embedder=emb)
+    assert emb.texts - after_first > 2  # changed content: a new store
+
+
+def test_a_missing_path_raises_instead_of_being_read_as_text(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file or directory: .*handbok/"):
+        abstain.ask("q", docs=[f"{tmp_path}/handbok/"], embedder=HashingEmbedder())
+    with pytest.raises(InputError, match="notes.md"):
+        abstain.ask("q", docs=["notes.md"], embedder=HashingEmbedder())
+    with pytest.raises(InputError):
+        abstain.ask("q", docs=[tmp_path / "nope"], embedder=HashingEmbedder())
+
+
+def test_text_documents_still_work() -> None:
+    answer = abstain.ask("What is the retention window?",
+                         docs=["# Backups\n\nThe retention window is 30 days."],
+                         embedder=HashingEmbedder())
+    assert answer.evidence and "30 days" in answer.evidence[0].text
+
+
+def test_what_is_a_path_and_what_is_text(tmp_path: Path) -> None:
+    paths, texts = split_docs([tmp_path, "docs/", "a.md", "x/y", "The answer is 42.",
+                               "one\ntwo", "hello"])
+    assert paths == [tmp_path, "docs/", "a.md", "x/y"]
+    assert texts == ["The answer is 42.", "one\ntwo", "hello"]
