@@ -1,19 +1,29 @@
 """Ingestion throughput as a share of the raw embedder throughput.
 
-Ingests the bundled sample corpus (copied N times under different names so
-nothing comes from the embedding cache) into a fresh store, then embeds exactly
-the same passages with the bare embedder. Share = raw time / ingest time.
+Corpus case: ingests the bundled sample corpus (copied N times under different
+names so nothing comes from the embedding cache) into a fresh store, then embeds
+exactly the same passages with the bare embedder. Share = raw time / ingest time.
+
+Large-file case (``--large-mb``): one generated .txt file of that size (distinct
+paragraphs), ingested in a fresh process, against embedding its passages with the
+bare embedder in another fresh process; peak RSS of each process, and the RSS
+after each written batch (flat memory: it should not grow with the chunks).
 
     python bench/bench_ingest.py --copies 4 [--write]
+    python bench/bench_ingest.py --large-mb 2 [--write]
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
+import random
+import resource
 import shutil
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from _common import ROOT, machine, write_section
 
@@ -32,8 +42,13 @@ CORPUS = ROOT / "src" / "abstain" / "sample_corpus"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--copies", type=int, default=4)
+    parser.add_argument("--large-mb", type=float, default=0.0,
+                        help="Run the large-file case with a file of this many MB instead.")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
+    if args.large_mb:
+        large_file(args.large_mb, args.write)
+        return
     embedder = MiniLMEmbedder()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "corpus"
@@ -76,6 +91,120 @@ Goal: ingestion ≥ 90% of the raw embedder throughput.
 
 | passages | ingest | raw embedder | share |
 |---|---|---|---|
+{line}
+""")
+
+
+_WORDS = ("backup restore node cluster replica shard index query latency window retention "
+          "policy token rotate secret audit export import schedule nightly weekly region "
+          "failover quorum snapshot archive tier storage network port gateway proxy cache "
+          "limit quota metric alert threshold upgrade rollback release version config").split()
+
+
+def _write_large(path: Path, mb: float) -> None:
+    """Paragraphs of 2 to 6 sentences, each one distinct (a counter and random words)."""
+    rng = random.Random(14)
+    target = int(mb * 1024 * 1024)
+    size, n = 0, 0
+    with path.open("w") as out:
+        while size < target:
+            sentences = []
+            for _ in range(rng.randint(2, 6)):
+                n += 1
+                words = " ".join(rng.choices(_WORDS, k=rng.randint(8, 18)))
+                sentences.append(f"Step {n} says the {words} matters.")
+            para = " ".join(sentences) + "\n\n"
+            out.write(para)
+            size += len(para)
+
+
+def _rss_mb() -> float:
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * resource.getpagesize() / 2**20
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _ingest_child(path: str, db: str, out: Any) -> None:
+    from abstain.ingest import Ingester
+
+    embedder = MiniLMEmbedder()
+    embedder.embed_batch(["warm up"])
+    base = _rss_mb()
+    samples: list[tuple[int, float]] = []
+    done = 0
+
+    def progress(event: str, n: int) -> None:
+        nonlocal done
+        if event == "chunks":
+            done += n
+            samples.append((done, _rss_mb()))
+
+    t0 = time.perf_counter()
+    report = Ingester(SQLiteStore(db), embedder, "default",
+                      on_progress=progress).ingest_paths([path])
+    out.put({"seconds": time.perf_counter() - t0, "chunks": report.chunks,
+             "added": len(report.added), "base_mb": base, "peak_mb": _peak_mb(),
+             "samples": samples})
+
+
+def _raw_child(path: str, out: Any) -> None:
+    embedder = MiniLMEmbedder()
+    embedder.embed_batch(["warm up"])
+    parsed = parse_file(Path(path))
+    texts = [embedding_text(parsed.title, c) for c in chunk_document("x", parsed)
+             if c.kind is not ChunkKind.PARENT]
+    base = _rss_mb()
+    t0 = time.perf_counter()
+    embed_texts(embedder, texts)
+    out.put({"seconds": time.perf_counter() - t0, "passages": len(texts), "base_mb": base,
+             "peak_mb": _peak_mb()})
+
+
+def _in_child(target: Any, *args: Any) -> dict[str, Any]:
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=target, args=(*args, queue))
+    proc.start()
+    result: dict[str, Any] = queue.get()
+    proc.join()
+    return result
+
+
+def large_file(mb: float, write: bool) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "large.txt"
+        _write_large(path, mb)
+        size_mb = path.stat().st_size / 2**20
+        raw = _in_child(_raw_child, str(path))
+        ing = _in_child(_ingest_child, str(path), str(Path(tmp) / "kb.db"))
+    assert ing["added"] == 1 and ing["chunks"] == raw["passages"], (ing, raw)
+    share = raw["seconds"] / ing["seconds"]
+    samples = ing["samples"]
+    quarter = samples[len(samples) // 4][1]
+    growth = samples[-1][1] - quarter
+    line = (f"| {size_mb:.1f} MB, {ing['chunks']} passages | {ing['seconds']:.0f} s "
+            f"({ing['chunks'] / ing['seconds']:.0f}/s) | {raw['seconds']:.0f} s "
+            f"({raw['passages'] / raw['seconds']:.0f}/s) | {share:.0%} | "
+            f"{ing['peak_mb']:.0f} MB (model loaded: {ing['base_mb']:.0f} MB) | "
+            f"{raw['peak_mb']:.0f} MB | {quarter:.0f} → {samples[-1][1]:.0f} MB "
+            f"({growth:+.0f} MB) over {len(samples)} batches |")
+    print(line)
+    if write:
+        write_section("Ingestion of one large file", f"""
+Machine: {machine()}. `python bench/bench_ingest.py --large-mb {mb:g} --write`.
+One generated .txt file of distinct paragraphs, ingested by `Ingester` (parse, chunk,
+then embed + write in batches of 512 passages, staged and made visible at once) in a
+fresh process, against embedding the very same passages with the bare embedder
+(`embed_texts`, all passages sorted by length) in another fresh process. Peak RSS is
+each process's maximum resident set; the last column is the ingesting process's RSS
+after a quarter of the batches and after the last one (flat memory: no growth with
+the number of chunks). Goal: ≥ 90% of the raw embedder throughput.
+
+| file | ingest | raw embedder | share | ingest peak RSS | raw peak RSS | RSS during ingest |
+|---|---|---|---|---|---|---|
 {line}
 """)
 

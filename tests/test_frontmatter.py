@@ -50,7 +50,7 @@ def test_lists_dates_titles_and_other_keys() -> None:
 def test_invalid_values_name_the_file_and_key(tmp_path: Path, front: str, message: str) -> None:
     f = tmp_path / "doc.md"
     f.write_text(f"---\n{front}\n---\n# T\n\nbody text")
-    with pytest.raises(IngestError, match="doc.md") as info:
+    with pytest.raises(IngestError, match=r"doc\.md") as info:
         parse_file(f)
     assert message in str(info.value)
 

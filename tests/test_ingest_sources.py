@@ -143,7 +143,7 @@ def test_prune_removes_documents_whose_files_are_gone_under_that_folder_only(
 
 def test_missing_paths_raise_before_anything_is_read(pipe: Pipeline, tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text("# A\n\nalpha")
-    with pytest.raises(InputError, match="no such file or directory: .*typo.md, .*gone/"):
+    with pytest.raises(InputError, match=r"no such file or directory: .*typo\.md, .*gone/"):
         pipe.ingest([tmp_path / "a.md", str(tmp_path / "typo.md"), f"{tmp_path}/gone/"])
     assert _sources(pipe) == []
 

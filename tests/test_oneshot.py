@@ -47,9 +47,9 @@ def test_the_same_documents_are_embedded_once(tmp_path: Path) -> None:
 
 
 def test_a_missing_path_raises_instead_of_being_read_as_text(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="no such file or directory: .*handbok/"):
+    with pytest.raises(InputError, match=r"no such file or directory: .*handbok/"):
         abstain.ask("q", docs=[f"{tmp_path}/handbok/"], embedder=HashingEmbedder())
-    with pytest.raises(InputError, match="notes.md"):
+    with pytest.raises(InputError, match=r"notes\.md"):
         abstain.ask("q", docs=["notes.md"], embedder=HashingEmbedder())
     with pytest.raises(InputError):
         abstain.ask("q", docs=[tmp_path / "nope"], embedder=HashingEmbedder())

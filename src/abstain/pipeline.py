@@ -152,20 +152,19 @@ class Pipeline:
         """Ingest files and folders (docs/INGEST.md). ``prune``: also remove the documents
         under each folder whose file is gone. ``follow_symlinks``: ingest symlinks that
         lead out of the folder. A path that does not exist raises InputError."""
-        ingester = self._ingester(workspace, on_progress)
-        ingester.follow_symlinks = follow_symlinks
-        return ingester.ingest_paths(paths, prune=prune)
+        return self._ingester(workspace, on_progress, follow_symlinks).ingest_paths(
+            paths, prune=prune)
 
     def ingest_text(self, text: str, *, source: str, fmt: str = "md", title: str | None = None,
                     workspace: str | None = None) -> IngestReport:
         return self._ingester(workspace, None).ingest_text(text, source=source, fmt=fmt,
                                                            title=title)
 
-    def _ingester(self, workspace: str | None,
-                  on_progress: Callable[[str, int], None] | None) -> Ingester:
+    def _ingester(self, workspace: str | None, on_progress: Callable[[str, int], None] | None,
+                  follow_symlinks: bool = False) -> Ingester:
         return Ingester(self.store, self.embedder,
                         self.workspace if workspace is None else workspace, self.chunking,
-                        self.paraphraser, on_progress)
+                        self.paraphraser, on_progress, follow_symlinks)
 
     # -- questions ---------------------------------------------------------
     def search(self, question: str, *, workspace: str | None = None,
