@@ -89,18 +89,25 @@ def _iter(paths: tuple[str, ...], follow_symlinks: bool) -> list[tuple[str, Path
 
 
 class _Bar:
-    """Chunks written (the total is unknown until each file is parsed), files as postfix."""
+    """Chunks done (the total is unknown until each file is parsed), files as postfix.
+
+    It moves per embedder batch ("embed"); a written batch ("chunks") adds the chunks
+    that came from the embedding cache."""
 
     def __init__(self, files: int) -> None:
         from tqdm import tqdm
 
-        self._files, self._done = files, 0
+        self._files, self._done, self._embedded = files, 0, 0
         self._bar = tqdm(unit="chunk", desc="ingest", leave=False, disable=None,
                          mininterval=0.2)
 
     def update(self, event: str, n: int) -> None:
-        if event == "chunks":
+        if event == "embed":
+            self._embedded += n
             self._bar.update(n)
+        elif event == "chunks":
+            self._bar.update(max(0, n - self._embedded))
+            self._embedded = 0
         elif event == "file":
             self._done += n
             self._bar.set_postfix_str(f"{self._done}/{self._files} files")
