@@ -68,25 +68,29 @@ def test_text_and_file_documents_never_overwrite_each_other(pipe: Pipeline,
     assert [d.origin for d in pipe.store.list_documents()] == ["file"]
 
 
-def test_documents_of_older_stores_are_taken_over_not_duplicated(
+def test_unchanged_documents_of_older_stores_are_taken_over_not_duplicated(
         pipe: Pipeline, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from abstain.evidence import Document
-    from abstain.ingest import document_id
+    from abstain.ingest import document_id, file_hash
     from abstain.ingest.chunk import chunk_document
     from abstain.ingest.parse import parse_file
     from abstain.stores.base import EmbedderInfo
 
-    p1 = _project(tmp_path, "p1", {"a.md": "# A\n\nalpha"})
+    def legacy(source: str, digest: str) -> None:  # as an older abstain wrote it
+        chunks = chunk_document(document_id("default", source), parse_file(Path(source)))
+        emb = pipe.embedder
+        doc = Document(chunks[0].document_id, "default", source, "T", digest)
+        pipe.store.write_document(doc, chunks, emb.embed_batch([c.text for c in chunks[1:]]),
+                                  EmbedderInfo(emb.name, emb.dim))
+
+    p1 = _project(tmp_path, "p1", {"a.md": "# A\n\nalpha", "b.md": "# B\n\nbravo"})
     monkeypatch.chdir(p1)
-    parsed = parse_file(Path("docs/a.md"))
-    legacy = Document(document_id("default", "docs/a.md"), "default", "docs/a.md", "A", "old")
-    chunks = chunk_document(legacy.id, parsed)
-    emb = pipe.embedder
-    vectors = emb.embed_batch([c.text for c in chunks[1:]])
-    pipe.store.write_document(legacy, chunks, vectors, EmbedderInfo(emb.name, emb.dim))
+    legacy("docs/a.md", file_hash(Path("docs/a.md")))
+    legacy("docs/b.md", "an older version of b.md, or an upload named docs/b.md")
     report = pipe.ingest(["docs"])
     assert report.updated == [str(p1.resolve() / "docs" / "a.md")]
-    assert _sources(pipe) == report.updated
+    assert report.added == [str(p1.resolve() / "docs" / "b.md")]
+    assert _sources(pipe) == [*report.updated, *report.added, "docs/b.md"]
 
 
 def test_symlinks_out_of_the_folder_are_skipped_unless_followed(pipe: Pipeline,

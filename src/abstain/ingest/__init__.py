@@ -169,6 +169,8 @@ class Ingester:
             return
         parsed = parse_file(item.path)
         legacy = self._legacy.get(item.source) if existing is None else None
+        if legacy is not None and legacy.content_hash != digest:
+            legacy = None  # only an unchanged file is surely the same document
         self._write(item.source, digest, parsed, report, origin="file",
                     existed=existing is not None or legacy is not None)
         if legacy is not None:  # the same file, stored under its old as-typed source
