@@ -200,6 +200,7 @@ def large_file(mb: float, write: bool) -> None:
             f"{ing['peak_mb']:.0f} MB (model loaded: {ing['base_mb']:.0f} MB) | "
             f"{raw['peak_mb']:.0f} MB | {quarter:.0f} → {samples[-1][1]:.0f} MB "
             f"({growth:+.0f} MB) over {len(samples)} batches |")
+    print("RSS after each batch (passages, MB):", [(n, round(mb)) for n, mb in samples])
     print(line)
     if write:
         write_section("Ingestion of one large file", f"""
