@@ -198,6 +198,7 @@ class SQLiteStore:
                 raise StoreError(f"{document.source}: {staged} chunks are staged, "
                                  f"{expected_chunks} expected (another ingest of the same "
                                  "document discarded them?); ingest it again")
+            _bump(conn, document.workspace)
             self._delete(conn, document.id)
             self._insert_document(conn, document)
             conn.execute(
