@@ -2,6 +2,7 @@
 
 Library code receives these objects as arguments; environment variables are
 read only by :meth:`Settings.from_env`, which the CLI and server call at start-up.
+A leaf module: it imports nothing from abstain, so every stage may import it.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from abstain.stores.base import DEFAULT_WORKSPACE
+DEFAULT_WORKSPACE = "default"
+"""The workspace used when none is named."""
 
 ENV_DB = "ABSTAIN_DB"
 ENV_STORE = "ABSTAIN_STORE"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from abstain.query import fold, tokens
+from abstain.tokens import fold, tokens
 
 _PATTERNS = [
     re.compile(r"\b[A-Z][A-Z0-9]{0,9}-\d{1,6}\b"),           # ADR-0050, SKU-77, JIRA-123

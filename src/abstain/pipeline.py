@@ -23,7 +23,8 @@ from abstain.ingest.chunk import ChunkingConfig
 from abstain.rerank import DEFAULT_RERANK_DEPTH, Reranker
 from abstain.rerank.answerability import reading_stages
 from abstain.retrieve import Retrieval, Retriever
-from abstain.stores.base import Store, check_workspace, open_store
+from abstain.stores import Store, open_store
+from abstain.stores.base import check_workspace
 from abstain.verify import LexicalVerifier, Strictness, Verifier
 
 if TYPE_CHECKING:

@@ -6,12 +6,10 @@ unicode word regex and quoted, so no FTS5 or tsquery operator can leak through.
 
 from __future__ import annotations
 
-import re
-import unicodedata
+from abstain.identifiers import find_identifiers
+from abstain.tokens import fold, tokens
 
-# Words of at least one letter or digit; keeps identifiers like ADR-0007 or v2.3.1 apart
-# into their word parts, which is what both full-text engines index.
-_WORD = re.compile(r"\w+", re.UNICODE)
+__all__ = ["MAX_QUERY_TERMS", "STOPWORDS", "fold", "fts5_query", "query_terms", "tokens"]
 
 MAX_QUERY_TERMS = 32
 
@@ -23,19 +21,6 @@ STOPWORDS = frozenset(
     other some such only own same very just over under again further once here s t don
     now tell please give show explain describe list""".split()
 )
-
-
-def fold(text: str) -> str:
-    """Lower-case and strip diacritics (Müller -> muller, café -> cafe)."""
-    if text.isascii():
-        return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
-def tokens(text: str) -> list[str]:
-    """Folded word tokens, in order, duplicates kept."""
-    return _WORD.findall(fold(text).replace("_", " "))
 
 
 def query_terms(text: str) -> list[str]:
@@ -53,8 +38,6 @@ def fts5_query(text: str) -> str | None:
 
     Returns None when the text has no searchable term.
     """
-    from abstain.identifiers import find_identifiers
-
     phrases = [words for ident in find_identifiers(text, quoted=False)
                if len(words := tokens(ident)) > 1]
     # A version's digits go in as the phrase "1 0 0" only: alone, "1" and "0" match everywhere.

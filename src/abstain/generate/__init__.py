@@ -14,64 +14,14 @@ the :class:`Generation`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING
 
-from abstain.answer import LLMCall
-from abstain.evidence import Evidence
+from abstain.generate.base import ChatModel, ChatResult, Generation, Generator, Sentence
 
 if TYPE_CHECKING:
     from abstain.config import Settings
 
-
-@dataclass(frozen=True, slots=True)
-class Sentence:
-    text: str
-    cites: tuple[int, ...]
-    """1-based indexes into the evidence list handed to the generator."""
-
-
-@dataclass(frozen=True, slots=True)
-class Generation:
-    sentences: tuple[Sentence, ...]
-    model: str
-    llm_called: bool = False
-    logprob: float | None = None
-    """Mean token log-probability, when the server returns logprobs."""
-    calls: tuple[LLMCall, ...] = ()
-    clarifying: bool = False
-    """True when the generator asked a question instead of answering."""
-    raw: str = ""
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def text(self) -> str:
-        return " ".join(s.text for s in self.sentences)
-
-
-@runtime_checkable
-class Generator(Protocol):
-    name: str
-    uses_llm: bool
-
-    def generate(self, question: str, evidence: Sequence[Evidence]) -> Generation: ...
-
-
-@dataclass(frozen=True, slots=True)
-class ChatResult:
-    """One completed chat call."""
-
-    text: str
-    call: LLMCall
-    logprob: float | None = None
-    """Mean token log-probability, when the server returned logprobs."""
-
-
-@runtime_checkable
-class ChatModel(Protocol):
-    def chat(self, messages: list[dict[str, str]], *, purpose: str,
-             max_tokens: int | None = None, timeout: float | None = None) -> ChatResult: ...
+__all__ = ["ChatModel", "ChatResult", "Generation", "Generator", "Sentence", "load_generator"]
 
 
 def load_generator(settings: Settings) -> Generator:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from abstain.answer import LLMCall
 from abstain.errors import LLMError
 from abstain.evidence import Evidence
-from abstain.generate import ChatModel
+from abstain.generate.base import ChatModel
 from abstain.generate.prompts import (
     RERANK_THRESHOLD,
     context_texts,

@@ -31,7 +31,7 @@ import httpx
 from abstain.answer import LLMCall
 from abstain.errors import LLMError
 from abstain.evidence import Evidence
-from abstain.generate import ChatResult, Generation, Sentence
+from abstain.generate.base import ChatResult, Generation, Sentence
 from abstain.generate.cited import SentenceAssembler, is_question, parse_cited
 from abstain.generate.deadline import Deadline, DeadlineExpired
 from abstain.generate.prompts import (

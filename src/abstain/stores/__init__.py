@@ -1,11 +1,32 @@
+"""Document stores: the :class:`Store` protocol and :func:`open_store`."""
+
+from __future__ import annotations
+
+from abstain.config import DEFAULT_WORKSPACE, default_db_path
 from abstain.stores.base import (
-    DEFAULT_WORKSPACE,
     DocumentInfo,
     EmbedderInfo,
     Store,
     StoredChunk,
-    open_store,
 )
 
 __all__ = ["DEFAULT_WORKSPACE", "DocumentInfo", "EmbedderInfo", "Store", "StoredChunk",
            "open_store"]
+
+
+def open_store(location: str | None = None, *, create: bool = True) -> Store:
+    """Open a store from a path or URL.
+
+    ``postgresql://…`` opens PostgreSQL; anything else is a SQLite file path
+    (``sqlite:///path`` also works); ``None`` is the default SQLite database.
+    ``create=False`` (for commands that only read) makes a missing SQLite file a
+    :class:`~abstain.errors.NoDatabase` error instead of a new empty database.
+    """
+    if location and location.startswith(("postgresql://", "postgres://")):
+        from abstain.stores.postgres import PostgresStore
+
+        return PostgresStore(location)
+    from abstain.stores.sqlite import SQLiteStore
+
+    path = (location or "").removeprefix("sqlite:///").removeprefix("sqlite://")
+    return SQLiteStore(path or default_db_path(), create=create)

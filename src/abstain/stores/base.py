@@ -20,7 +20,6 @@ import numpy.typing as npt
 from abstain.errors import EmbedderMismatch, InputError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
 
-DEFAULT_WORKSPACE = "default"
 WORKSPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 """Workspace names: the CLI, the Python API and the HTTP API all accept exactly these."""
 
@@ -198,23 +197,3 @@ def embedder_mismatch(where: str, current: EmbedderInfo, new: EmbedderInfo, *,
         f"{where} was embedded with {current.name} ({current.dim}-d) but this run uses "
         f"{new.name} ({new.dim}-d); vectors of different models cannot be mixed. "
         f"Use the same embedder, or another database ({option}).")
-
-
-def open_store(location: str | None = None, *, create: bool = True) -> Store:
-    """Open a store from a path or URL.
-
-    ``postgresql://…`` opens PostgreSQL; anything else is a SQLite file path
-    (``sqlite:///path`` also works); ``None`` is the default SQLite database.
-    ``create=False`` (for commands that only read) makes a missing SQLite file a
-    :class:`~abstain.errors.NoDatabase` error instead of a new empty database.
-    """
-    from abstain.config import default_db_path
-
-    if location and location.startswith(("postgresql://", "postgres://")):
-        from abstain.stores.postgres import PostgresStore
-
-        return PostgresStore(location)
-    from abstain.stores.sqlite import SQLiteStore
-
-    path = (location or "").removeprefix("sqlite:///").removeprefix("sqlite://")
-    return SQLiteStore(path or default_db_path(), create=create)

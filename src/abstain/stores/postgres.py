@@ -24,7 +24,7 @@ import numpy.typing as npt
 from abstain.errors import EmbedderMismatch, MissingDependency, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document, FusedHit
 from abstain.fuse import RRF_K
-from abstain.query import MAX_QUERY_TERMS, query_terms, tokens
+from abstain.query import MAX_QUERY_TERMS, query_terms
 from abstain.stores import postgres_sql as sql
 from abstain.stores.base import (
     TERM_COUNT_CAP,
@@ -36,6 +36,7 @@ from abstain.stores.base import (
     embedder_mismatch,
     vectors_by_chunk,
 )
+from abstain.tokens import tokens
 
 try:
     import psycopg

@@ -1,0 +1,133 @@
+"""The package's import graph: no cycles, leaf modules stay leaves, the CLI starts light.
+
+The graph is read from the source with ``ast``: every ``import`` of an abstain
+module counts, including imports inside functions (lazy ones); only imports
+under ``if TYPE_CHECKING:`` are left out. An edge goes to the module named,
+not to its parent packages.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import abstain
+
+PACKAGE = Path(abstain.__file__).parent
+
+
+def _modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _resolve(name: str) -> str:
+    while name not in MODULES:
+        name = name.rsplit(".", 1)[0]
+    return name
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _imports(module: str) -> set[str]:
+    path = MODULES[module]
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                for stmt in child.orelse:
+                    visit(stmt)
+                continue
+            if isinstance(child, ast.Import):
+                found.update(_resolve(a.name) for a in child.names
+                             if a.name.split(".")[0] == "abstain")
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    prefix = package[: len(package) - child.level + 1]
+                    base = ".".join([*prefix, *([child.module] if child.module else [])])
+                if base.split(".")[0] == "abstain":
+                    for alias in child.names:
+                        full = f"{base}.{alias.name}"
+                        found.add(full if full in MODULES else _resolve(base))
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    found.discard(module)
+    return found
+
+
+GRAPH = {module: _imports(module) for module in MODULES}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return found
+
+
+def test_the_checker_sees_lazy_imports_and_cycles() -> None:
+    assert "abstain.stores.sqlite" in GRAPH["abstain.stores"]  # imported inside open_store
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_cycles() -> None:
+    assert _cycles(GRAPH) == []
+
+
+def test_leaf_modules_import_nothing_from_abstain() -> None:
+    leaves = ["abstain.config", "abstain.tokens", "abstain.errors"]
+    assert {leaf: GRAPH[leaf] for leaf in leaves} == {leaf: set() for leaf in leaves}
+
+
+def test_cli_and_package_import_without_numpy() -> None:
+    code = ("import sys, abstain, abstain.cli; "
+            "print(sorted(m for m in ('numpy', 'onnxruntime', 'httpx') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
