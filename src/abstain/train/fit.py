@@ -75,7 +75,8 @@ def load_model(checkpoint: Path) -> ReaderModel:
     model = ReaderModel(BertModel(config, add_pooling_layer=False), config.hidden_size,
                         span="span.weight" in state)
     model.load_state_dict(state)
-    return model.eval()
+    model.eval()
+    return model
 
 
 def span_targets(tok: Any, pairs: Sequence[Pair], max_length: int) -> torch.Tensor:
