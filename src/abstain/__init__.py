@@ -1,16 +1,98 @@
-"""abstain: retrieval-augmented question answering that knows when it doesn't know."""
+"""abstain: retrieval-augmented question answering that knows when it doesn't know.
+
+The public names are the ones in ``__all__``; everything else is reached from a
+:class:`Pipeline` or imported from its module. Names other than the errors are
+loaded on first use, so ``import abstain`` (and ``abstain --help``) stays light.
+"""
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
+
+from abstain.errors import (
+    AbstainError,
+    ConfigError,
+    EmbedderMismatch,
+    IngestError,
+    InputError,
+    LLMError,
+    MissingDependency,
+    ModelError,
+    StoreError,
+    UnknownWorkspace,
+)
 
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from abstain.answer import Answer
+    from abstain.answer import Answer, Check, Citation, LLMCall, Refusal
+    from abstain.confidence import Calibration
+    from abstain.config import RetrievalConfig, Settings
+    from abstain.embed import Embedder
+    from abstain.gate import GateThresholds, Rule
+    from abstain.generate import Generator
+    from abstain.ingest.chunk import ChunkingConfig
     from abstain.pipeline import Pipeline
+    from abstain.rerank import Reranker
+    from abstain.stores import Store, open_store
+    from abstain.verify import Strictness, Verifier
 
-__all__ = ["Answer", "Pipeline", "__version__", "ask"]
+_LAZY = {
+    "Pipeline": "abstain.pipeline",
+    "Answer": "abstain.answer",
+    "Refusal": "abstain.answer",
+    "Citation": "abstain.answer",
+    "Check": "abstain.answer",
+    "LLMCall": "abstain.answer",
+    "GateThresholds": "abstain.gate",
+    "Rule": "abstain.gate",
+    "Strictness": "abstain.verify",
+    "Calibration": "abstain.confidence",
+    "RetrievalConfig": "abstain.config",
+    "Settings": "abstain.config",
+    "ChunkingConfig": "abstain.ingest.chunk",
+    "Store": "abstain.stores",
+    "open_store": "abstain.stores",
+    "Embedder": "abstain.embed",
+    "Generator": "abstain.generate",
+    "Verifier": "abstain.verify",
+    "Reranker": "abstain.rerank",
+}
+
+__all__ = [
+    "AbstainError",
+    "Answer",
+    "Calibration",
+    "Check",
+    "ChunkingConfig",
+    "Citation",
+    "ConfigError",
+    "Embedder",
+    "EmbedderMismatch",
+    "GateThresholds",
+    "Generator",
+    "IngestError",
+    "InputError",
+    "LLMCall",
+    "LLMError",
+    "MissingDependency",
+    "ModelError",
+    "Pipeline",
+    "Refusal",
+    "Reranker",
+    "RetrievalConfig",
+    "Rule",
+    "Settings",
+    "Store",
+    "StoreError",
+    "Strictness",
+    "UnknownWorkspace",
+    "Verifier",
+    "__version__",
+    "ask",
+    "open_store",
+]
 
 
 def ask(question: str, docs: list[str], **kwargs: Any) -> Answer:
@@ -21,12 +103,13 @@ def ask(question: str, docs: list[str], **kwargs: Any) -> Answer:
 
 
 def __getattr__(name: str) -> Any:
-    if name == "Pipeline":
-        from abstain.pipeline import Pipeline
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'abstain' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
-        return Pipeline
-    if name == "Answer":
-        from abstain.answer import Answer
 
-        return Answer
-    raise AttributeError(name)
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
