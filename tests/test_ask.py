@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
-from abstain.answer import Check
+from abstain.answer import Answer, Check
+from abstain.embed.base import Embedder
 from abstain.errors import UnknownWorkspace
 from abstain.gate import GateInput, GateThresholds
 from abstain.messages import LANGUAGES, refusal_message
@@ -129,30 +131,19 @@ def test_curated_answers_rank_first(sample_pipeline: Pipeline) -> None:
     assert answer.evidence[0].document.curated
 
 
-def _gate_input(pipe: Pipeline, question: str) -> GateInput:
-    from abstain.align import Focus, phrases
-    from abstain.confidence import answer_features, chunk_confidence
-    from abstain.mentions import parse_question
-    from abstain.respond import _curated_first_and_filtered
+def _ask_with(sample_db: str, minilm: Embedder, question: str, **options: Any) -> Answer:
+    """Ask through the real path, with a pipeline of its own over the sample corpus."""
+    from abstain.stores.sqlite import SQLiteStore
 
-    retrieval = pipe.retriever.retrieve(question, workspace="default")
-    scored = tuple(e.with_scores(confidence=chunk_confidence(e.hit.vector_distance))
-                   for e in retrieval.evidence)
-    kept = _curated_first_and_filtered(scored, 25.0)
-    features = answer_features(question, kept)
-    parts = parse_question(question)
-    focus = Focus.of(parts, pipe.store.term_counts("default", phrases(parts)))
-    return GateInput(question, kept, scored, features, pipe.calibration.confidence(features),
-                     lambda: pipe.store.identifiers("default"), focus=focus)
+    with Pipeline(SQLiteStore(sample_db), minilm, **options) as pipe:
+        return pipe.ask(question)
 
 
-def test_each_threshold_can_flip_its_check(sample_pipeline: Pipeline) -> None:
-    from abstain.gate import Gate
-
-    data = _gate_input(sample_pipeline, "Which metric shows how far behind each replication "
-                                        "peer is?")
-    assert Gate().evaluate(data).passed
-    assert data.features.term_coverage < 1.0
+def test_each_threshold_can_flip_its_check(sample_db: str, minilm: Embedder) -> None:
+    question = "Which metric shows how far behind each replication peer is?"
+    baseline = _ask_with(sample_db, minilm, question)
+    assert baseline.answered
+    assert baseline.features["term_coverage"] < 1.0
     cases = {
         "best_distance": GateThresholds(max_best_distance=0.01),
         "answer_gate": GateThresholds(answer_gate=99.0),
@@ -161,11 +152,12 @@ def test_each_threshold_can_flip_its_check(sample_pipeline: Pipeline) -> None:
         "top_ratio": GateThresholds(min_top_ratio=1000.0),
     }
     for name, thresholds in cases.items():
-        result = Gate(thresholds).evaluate(data)
-        assert not result.passed, name
-        assert result.failed is not None and result.failed.name == name
-        check = next(c for c in result.checks if c.name == name)
-        assert check.threshold is not None and check.value is not None
+        answer = _ask_with(sample_db, minilm, question, thresholds=thresholds)
+        failed = next(c for c in answer.checks if not c.passed)
+        assert not answer.answered and failed.name == name, name
+        assert answer.refusal is not None and answer.refusal.reason == failed.reason
+        assert failed.threshold is not None and failed.value is not None
+        assert answer.llm_called is False
 
 
 def test_no_evidence_check() -> None:
@@ -177,20 +169,20 @@ def test_no_evidence_check() -> None:
     assert result.failed is not None and result.failed.reason == "no_evidence"
 
 
-def test_user_rules_can_refuse(sample_pipeline: Pipeline, sample_db: str) -> None:
-    from abstain.gate import Gate
-
+def test_user_rules_can_refuse(sample_db: str, minilm: Embedder) -> None:
     def no_passwords(data: GateInput) -> Check | None:
         if "password" in data.question.lower():
             return Check("no_passwords", False, "password", None, "policy: ask the help desk",
                          "policy")
         return None
 
-    data = _gate_input(sample_pipeline, "How do I reset the admin password?")
-    result = Gate(rules=[("no_passwords", no_passwords)]).evaluate(data)
-    assert not result.passed
-    assert result.failed is not None and result.failed.name == "rule:no_passwords"
-    assert result.failed.reason == "policy"
+    answer = _ask_with(sample_db, minilm, "How do I reset the admin password?",
+                       rules=[("no_passwords", no_passwords)])
+    assert not answer.answered and answer.refusal is not None
+    assert answer.refusal.reason == "policy"
+    failed = [c for c in answer.checks if not c.passed]
+    assert [(c.name, c.detail) for c in failed] == [("rule:no_passwords",
+                                                     "policy: ask the help desk")]
 
 
 def test_top_ratio_is_off_by_default(sample_pipeline: Pipeline) -> None:
