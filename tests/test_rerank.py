@@ -7,10 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from abstain.answer import Answer
 from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
 from abstain.pipeline import Pipeline
 from abstain.rerank import Reranker, rerank
-from abstain.rerank.answerability import REASON, answerability_rule, reading_stages
+from abstain.rerank.answerability import (
+    DEFAULT_THRESHOLD,
+    REASON,
+    answerability_rule,
+    reading_stages,
+)
 from abstain.rerank.reader import MODEL_NAME, OnnxReader, model_file, shared_reader
 from abstain.rerank.support import ReaderSupport
 from abstain.stores.sqlite import SQLiteStore
@@ -69,25 +75,31 @@ def test_reading_stages() -> None:
         answerability_rule(shared_reader(), 1.5)
 
 
-@pytest.mark.parametrize(("threshold", "answered"), [(0.0, True), (1.0, False)])
-def test_pipeline_with_reader(tmp_path: Path, hashing: object, threshold: float,
-                              answered: bool) -> None:
-    store = SQLiteStore(tmp_path / "r.db")
-    with Pipeline(store, hashing, reader=True,  # type: ignore[arg-type]
+def _ask_with_reader(db: Path, embedder: object, threshold: float | None) -> Answer:
+    with Pipeline(SQLiteStore(db), embedder, reader=True,  # type: ignore[arg-type]
                   answerability_threshold=threshold) as pipe:
-        pipe.ingest_text(f"# Replication\n\n{PORT}\n\n# Kitchen\n\n{WEATHER}\n",
-                         source="ops.md")
-        answer = pipe.ask("Which TCP port does replication traffic use?")
+        if not pipe.store.list_documents():
+            pipe.ingest_text(f"# Replication\n\n{PORT}\n\n# Kitchen\n\n{WEATHER}\n",
+                             source="ops.md")
+        return pipe.ask("Which TCP port does replication traffic use?")
+
+
+def test_pipeline_with_reader_reranks_and_gates_on_the_best_score(tmp_path: Path,
+                                                                  hashing: object) -> None:
+    answer = _ask_with_reader(tmp_path / "r.db", hashing, None)
     check = next(c for c in answer.checks if c.name == "rule:answerability")
-    assert answer.tier == "reranker"
-    assert "rerank_ms" in answer.timings_ms
-    assert isinstance(check.value, float) and check.threshold == threshold
-    assert answer.evidence[0].rerank_score is not None
-    assert answer.audit_trail()["evidence"][0]["rerank_score"] is not None
-    if answered:
-        assert answer.answered, answer.refusal
-    else:
-        assert answer.refusal is not None and answer.refusal.reason == REASON
+    assert answer.answered, answer.refusal
+    assert answer.tier == "reranker" and "rerank_ms" in answer.timings_ms
+    assert answer.evidence[0].text == PORT  # the reader put the answering chunk first
+    best = max(e.rerank_score or 0.0 for e in answer.evidence)
+    assert check.value == round(best, 4) and check.threshold == DEFAULT_THRESHOLD
+    assert check.value > DEFAULT_THRESHOLD
+    assert answer.audit_trail()["evidence"][0]["rerank_score"] == pytest.approx(best)
+
+    # The same question with the bar just above its best score is refused, for that reason.
+    refused = _ask_with_reader(tmp_path / "r.db", hashing, min(1.0, float(check.value) + 1e-3))
+    assert refused.refusal is not None and refused.refusal.reason == REASON
+    assert [c.name for c in refused.checks if not c.passed] == ["rule:answerability"]
 
 
 def test_preset_suffix_enables_reader(tmp_path: Path) -> None:
