@@ -2,12 +2,12 @@
 
 Two passes per operation, over real HTTP: valid requests aimed at the ``fuzz``
 workspace with its key (so they reach the pipeline), and schema-violating
-requests with random paths, bodies and parameters. Bounded to stay well under 60 s.
+requests with random paths, bodies and parameters. Bounded by the number of examples
+per operation (EXAMPLES), all of which are sent: about 30 s.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from hypothesis.errors import Unsatisfiable  # noqa: E402
 
 EXAMPLES = {"POSITIVE": 20, "NEGATIVE": 15}
-BUDGET_S = 45.0
 
 
 def test_openapi_fuzzing_finds_no_server_errors(server: Env) -> None:
@@ -31,7 +30,6 @@ def test_openapi_fuzzing_finds_no_server_errors(server: Env) -> None:
     headers = bearer(server.keys.fuzz)
     seen: dict[str, set[int]] = {}
     server_errors: list[str] = []
-    deadline = time.monotonic() + BUDGET_S
 
     def fuzz(label: str, strategy: Any, examples: int) -> None:
         @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
@@ -39,8 +37,6 @@ def test_openapi_fuzzing_finds_no_server_errors(server: Env) -> None:
                   suppress_health_check=list(HealthCheck))
         @given(case=strategy)
         def run(case: Any) -> None:
-            if time.monotonic() > deadline:
-                return
             response = case.call(base_url=server.url, headers=headers, timeout=30)
             seen.setdefault(label, set()).add(response.status_code)
             if response.status_code >= 500:
