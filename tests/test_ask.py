@@ -148,8 +148,8 @@ def test_each_threshold_can_flip_its_check(sample_db: str, minilm: Embedder) -> 
         "best_distance": GateThresholds(max_best_distance=0.01),
         "answer_gate": GateThresholds(answer_gate=99.0),
         "term_coverage": GateThresholds(min_term_coverage=1.0),
-        "calibrated_confidence": GateThresholds(min_confidence=0.9999),
         "top_ratio": GateThresholds(min_top_ratio=1000.0),
+        "calibrated_confidence": GateThresholds(min_confidence=0.9999),
     }
     for name, thresholds in cases.items():
         answer = _ask_with(sample_db, minilm, question, thresholds=thresholds)
@@ -158,6 +158,7 @@ def test_each_threshold_can_flip_its_check(sample_db: str, minilm: Embedder) -> 
         assert answer.refusal is not None and answer.refusal.reason == failed.reason
         assert failed.threshold is not None and failed.value is not None
         assert answer.llm_called is False
+    assert failed.detail.endswith("threshold from GateThresholds.min_confidence")
 
 
 def test_no_evidence_check() -> None:

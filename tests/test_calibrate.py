@@ -85,6 +85,7 @@ def test_a_gate_threshold_in_the_file_changes_answers(hashing_db: str, fitted: P
     check = next(c for c in after["checks"]  # type: ignore[attr-defined]
                  if c["name"] == "calibrated_confidence")
     assert check["threshold"] == pytest.approx(strict["gate_threshold"], abs=1e-4)
+    assert check["detail"].endswith("threshold from the calibration's certified gate_threshold")
 
 
 def test_too_few_questions_refuse_to_certify(hashing_db: str, tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from abstain.errors import ConfigError
 from abstain.evidence import Evidence
-from abstain.fuse import max_fused_score
+from abstain.fuse import RRF_K, max_fused_score
 from abstain.query import query_terms, tokens
 
 DISTANCE_CEILING = 0.65
@@ -53,7 +53,7 @@ class AnswerFeatures:
         return {k: v for k, v in asdict(self).items() if k != "missing_terms"}
 
 
-def answer_features(question: str, evidence: tuple[Evidence, ...], *, rrf_k: int = 60
+def answer_features(question: str, evidence: tuple[Evidence, ...], *, rrf_k: int = RRF_K
                     ) -> AnswerFeatures:
     if not evidence:
         terms = query_terms(question)

@@ -27,6 +27,9 @@ DEFAULT_CANDIDATES = 30
 DEFAULT_TOP_K = 5
 DEFAULT_LLM_TIMEOUT = 60.0
 """Seconds one LLM call may take in all (connect, every read, every retry)."""
+RRF_K = 60
+"""Reciprocal Rank Fusion's damping constant: large enough that rank 1 does not swamp
+rank 2, the value Cormack et al. (2009) found robust across collections."""
 
 
 def default_db_path() -> str:
@@ -42,7 +45,7 @@ class RetrievalConfig:
     """Rows each arm returns before fusion."""
     top_k: int = DEFAULT_TOP_K
     """Fused hits kept as evidence."""
-    rrf_k: int = 60
+    rrf_k: int = RRF_K
     parallel: bool = True
     published_only: bool = True
 

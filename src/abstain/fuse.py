@@ -1,7 +1,7 @@
 """Collapse paraphrases within each arm, then Reciprocal Rank Fusion.
 
 RRF ignores raw scores and adds ``1 / (k + rank)`` per arm, ranks counted
-from 1 (k = 60 as in Cormack et al. 2009). A hit found by both arms gets both
+from 1 (k = :data:`~abstain.config.RRF_K`). A hit found by both arms gets both
 contributions; which arm found what is kept on every :class:`FusedHit`.
 """
 
@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from abstain.config import RRF_K
 from abstain.evidence import ArmHit, FusedHit
 
-RRF_K = 60
+__all__ = ["RRF_K", "collapse", "max_fused_score", "rrf"]
 
 
 def collapse(hits: Sequence[ArmHit]) -> list[ArmHit]:

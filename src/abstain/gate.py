@@ -32,6 +32,13 @@ from abstain.stores.base import TermCounts
 
 @dataclass(frozen=True, slots=True)
 class GateThresholds:
+    """The ask path's thresholds before any LLM call.
+
+    ``distance_ceiling`` and ``chunk_filter`` act when retrieved chunks are scored, just
+    before the gate (the ``evidence`` check reports the filter); the rest are the
+    gate's checks.
+    """
+
     chunk_filter: float = 25.0
     """Chunks below this confidence (0–100) are dropped from the context."""
     answer_gate: float = 40.0
@@ -45,7 +52,9 @@ class GateThresholds:
     min_top_ratio: float | None = None
     """Seed 002's top-1/top-2 ratio on normalised fused scores; None disables it."""
     min_confidence: float = 0.5
-    """Refuse when the calibrated answer confidence is below this."""
+    """Refuse when the calibrated answer confidence is below this, unless the calibration
+    in use carries a certified ``gate_threshold`` (``abstain calibrate --max-false-accept``):
+    that one takes precedence, and the ``calibrated_confidence`` check says which applied."""
     min_informative_coverage: float = 0.5
     """Refuse when less than this share of the question's words, weighted by their rarity in
     the workspace, is present in the kept evidence."""
@@ -78,7 +87,8 @@ class GateInput:
     confidence: float
     known_identifiers: Callable[[], list[str]] = field(default=lambda: [])
     min_confidence: float | None = None
-    """Overrides ``GateThresholds.min_confidence`` (a calibration file's certified threshold)."""
+    """A calibration's certified ``gate_threshold``; when set it takes precedence over
+    ``GateThresholds.min_confidence``."""
     focus: Focus | None = None
     """The question read against the workspace's statistics (``Store.term_counts``); when
     None, the retrieved chunks stand in for the workspace."""
@@ -149,11 +159,13 @@ class Gate:
         if t.min_top_ratio is not None:
             checks.append(_ratio_check(data.retrieved, t.min_top_ratio))
         floor = t.min_confidence if data.min_confidence is None else data.min_confidence
+        source = ("GateThresholds.min_confidence" if data.min_confidence is None
+                  else "the calibration's certified gate_threshold")
         checks.append(Check("calibrated_confidence", curated or data.confidence >= floor,
                             round(data.confidence, 4), floor,
                             "logistic over " + ", ".join(
                                 f"{k}={v:.2f}" for k, v in data.features.as_dict().items())
-                            + exempt, "low_confidence"))
+                            + f"; threshold from {source}" + exempt, "low_confidence"))
         for name, rule in self.rules:
             result = rule(data)
             if result is not None:

@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from abstain.rerank.reader import OnnxReader, shared_reader
-
-DEFAULT_SUPPORT_THRESHOLD = 0.5
-"""Support below which the verifier removes a sentence (see docs/MODEL_CARD.md)."""
+from abstain.verify.base import DEFAULT_SUPPORT_THRESHOLD
 
 
 class ReaderSupport:

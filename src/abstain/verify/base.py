@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 DEFAULT_SUPPORT_THRESHOLD = 0.5
+"""Support below which a sentence is removed: scores are probability-like, so the line
+sits at even odds (the reader's support head is evaluated at p = 0.5, docs/MODEL_CARD.md)."""
 
 
 @runtime_checkable

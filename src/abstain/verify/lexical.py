@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from abstain.identifiers import find_identifiers, find_names, occurs_in
 from abstain.query import STOPWORDS, tokens
 from abstain.text import stem
+from abstain.verify.base import DEFAULT_SUPPORT_THRESHOLD
 
 NOTE = ("lexical verifier: support is content-word, number and identifier overlap with the "
         "cited text, a stand-in until a trained support scorer is configured")
@@ -107,7 +108,7 @@ class Analysis:
 
 class LexicalVerifier:
     name = "lexical"
-    threshold = 0.5
+    threshold = DEFAULT_SUPPORT_THRESHOLD
     note = NOTE
 
     def check(self, sentence: str, evidence_texts: Sequence[str]) -> float:
