@@ -91,7 +91,8 @@ class LLMCall:
 
 
 def display_confidence(answered: bool, evidence: tuple[Evidence, ...]) -> float:
-    """Seed 000's user-facing tiers: answered 70–100, refused with evidence 20–50, none 5–10."""
+    """The 0–100 number a user sees, in three bands that never overlap, so the number alone
+    says what happened: answered 70–100, refused with evidence 20–50, no evidence 5–10."""
     scores = [e.confidence for e in evidence if e.confidence is not None]
     if not scores:
         return 10.0 if answered else 5.0
@@ -102,7 +103,8 @@ def display_confidence(answered: bool, evidence: tuple[Evidence, ...]) -> float:
 
 
 def triage(confidence: float | None, *, verification_failed: bool = False) -> str:
-    """Seed 001's inbox tiers."""
+    """A support-inbox tier: ``confident`` (send), ``uncertain`` (a person checks first),
+    ``no_match`` (route to a person), ``verification_failed`` (the answer was retracted)."""
     if verification_failed:
         return "verification_failed"
     if confidence is None:

@@ -1,11 +1,11 @@
 """Chunk confidence (0–100) and the calibrated answer confidence (0–1).
 
-Chunk confidence follows seed 000: a linear map of cosine distance with a
-ceiling; beyond the ceiling a chunk scores 0. It is a consistent scale for
+Chunk confidence is a linear map of cosine distance with a ceiling; beyond the
+ceiling a chunk scores 0. It is a consistent scale for
 thresholds, not a probability.
 
 Answer confidence is a logistic over named features whose coefficients come
-from a calibration file (:data:`DEFAULT_CALIBRATION` ships seed values;
+from a calibration file (the shipped file holds hand-set starting values;
 ``abstain calibrate`` refits them on labelled questions).
 """
 

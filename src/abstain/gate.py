@@ -5,8 +5,8 @@ threshold, detail). The first failing check decides the refusal reason; all
 checks are still reported so ``--debug`` shows the whole picture.
 
 Curated documents (front matter ``curated: true``) rank first and are exempt
-from the confidence checks when one of them is a close match, as in seed 000;
-the entity check still applies to them.
+from the confidence checks when one of them is a close match (an editor vouched
+for that text); the entity check still applies to them.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ class GateThresholds:
     min_term_coverage: float = 0.2
     """Refuse when fewer than this share of the question's content terms occur in the evidence."""
     min_top_ratio: float | None = None
-    """Seed 002's top-1/top-2 ratio on normalised fused scores; None disables it."""
+    """Refuse when the top hit does not stand out: top-1 / top-2 of the min-max normalised
+    fused scores must reach this; None disables it."""
     min_confidence: float = 0.5
     """Refuse when the calibrated answer confidence is below this, unless the calibration
     in use carries a certified ``gate_threshold`` (``abstain calibrate --max-false-accept``):
@@ -214,7 +215,7 @@ def _ratio_check(evidence: tuple[Evidence, ...], threshold: float) -> Check:
     """Min-max normalise the fused scores over all retrieved hits, then top-1 / top-2.
 
     Raw RRF scores sit in a narrow band (at most 2/(k+1)), so their plain ratio
-    almost never clears 1.2; normalising first makes the seed's threshold usable.
+    almost never clears 1.2; normalising first makes a ratio threshold usable.
     """
     if len(evidence) < 3:
         return Check("top_ratio", True, None, threshold, "fewer than three hits",

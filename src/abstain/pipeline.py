@@ -98,7 +98,7 @@ class Pipeline:
         self.chunking = chunking or ChunkingConfig()
         self.paraphraser = paraphraser
         self.retriever = Retriever(store, embedder, self.retrieval)
-        # -- reading-level model (issue 4): reranker + answerability rule --
+        # -- reading-level model: reranker + answerability rule --
         self.reranker, reading_rules = reading_stages(reader, reranker, answerability_threshold)
         self.rerank_depth = rerank_depth
         self.gate = Gate(thresholds, [*rules, *reading_rules])

@@ -132,7 +132,7 @@ def _from_log(p: dict[str, Any]) -> Any:
               help="Print the summary as JSON (keys include auroc, ece, aurc).")
 @click.option("--sweep", "sweep_name", metavar="SIGNAL",
               help="Also print a threshold sweep of one signal: confidence, a feature, a "
-                   "check (best_distance, answer_gate, …) or a seed's score (seed000 …).")
+                   "check (best_distance, answer_gate, …) or a baseline's score (seed000 …).")
 @click.option("--at", metavar="LIST", help="Sweep these comma-separated thresholds.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Write reliability, risk–coverage, score-histogram PNGs and "
@@ -147,7 +147,7 @@ def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: s
     "refuse", "category", "gold_sources", "gold_answer"}. Malformed lines are
     reported with their line numbers and skipped. Reports answer rate, false
     acceptance per category, AUROC / ECE / AURC of the confidence, nDCG@10 and
-    recall@k, and the seeds' gates side by side on the same signals.
+    recall@k, and four baseline gates side by side on the same signals.
 
     \b
     Examples:
@@ -211,7 +211,7 @@ def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: s
 @click.option("--risk", type=click.Choice(["answered", "refusable"]), default="answered",
               show_default=True, help="answered: should-refuse among the answers (what 'at "
                                       "most 1 wrong answer in 100' means); refusable: answered"
-                                      " among should-refuse (seed 002's rate).")
+                                      " among should-refuse.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Write PNGs of the held-out (or fit) questions with the new confidence.")

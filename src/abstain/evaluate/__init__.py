@@ -4,7 +4,7 @@
     loaders   built-in benchmarks (SQuAD 2.0, BEIR SciFact, RGB, QAGS)
     runner    ask every question via Pipeline.ask and record every signal
     metrics   AUROC, ECE, risk–coverage / AURC, nDCG, recall, refusal rates (numpy only)
-    baselines the seeds' gates, recomputed on the same recorded signals
+    baselines four earlier gate designs (seed000–003), on the same recorded signals
     report    the summary, tables and threshold sweeps
     logistic  L2 logistic regression (IRLS) and cross-validation
     calibrate fit the confidence coefficients; certify a threshold

@@ -1,10 +1,12 @@
-"""The seeds' gates as named baselines, computed on the recorded signals (no re-retrieval).
+"""Four earlier gate designs as named baselines, on the recorded signals (no re-retrieval).
+
+Their names (seed000–seed003) are the designs abstain started from (docs/CREDITS.md).
 
 seed000   chunk confidence (1 − d)·100 with ceiling 0.65; drop chunks below 25; answer when
           the mean confidence of the rest is ≥ 40; a curated close match is never refused.
 seed001   logistic over the raw top RRF score and the found-by-both-arms bit,
           σ(150 · rrf_top + 2 · in_both − 4); answer unless triage says ``no_match`` (< 0.45).
-          The post gives no numbers for A, B, C: these put rank 1 in both arms at 0.95
+          The design gives no numbers for A, B, C: these put rank 1 in both arms at 0.95
           (confident), rank 1 in one arm at 0.18 (no_match) and nothing at 0.02.
 seed002   retrieval-score gate on raw RRF: top score ≥ 0.05 and top-1 ≥ 1.2 × top-2.
 seed003   best cosine distance ≤ 0.5, query-term coverage ≥ 0.2 over the retrieved chunks,

@@ -3,9 +3,9 @@
 Definitions, with *positive* = a question the documents can answer:
 
 answer rate          answered answerable / answerable
-refusal accuracy     refused should-refuse / should-refuse           (seed 002)
-false refusal        refused answerable / answerable                 (seed 002)
-false acceptance     answered should-refuse / should-refuse          (seed 002; per category too)
+refusal accuracy     refused should-refuse / should-refuse
+false refusal        refused answerable / answerable
+false acceptance     answered should-refuse / should-refuse          (per category too)
 AUROC                P(score of a random answerable > score of a random should-refuse), ties ½
 risk–coverage        answer the top-scored share c; risk = should-refuse among those answered
 AURC                 mean selective risk over coverages 1/n … n/n (tied scores enter together)

@@ -1,7 +1,7 @@
 """PNG plots of an evaluation (needs the ``plots`` extra: matplotlib).
 
 reliability.png      mean confidence vs. share answerable per bin, with counts
-risk_coverage.png    selective risk against coverage, abstain and the seeds' scores
+risk_coverage.png    selective risk against coverage, abstain and the baseline gates' scores
 scores.png           confidence histogram per category, with the gate threshold
 histogram.png        the two confidence histograms (should answer / should refuse), the gate
                      marked and where the distributions cross (the write-ups' tuning picture)

@@ -32,7 +32,7 @@ class ChunkSignal:
     keyword_rank: int | None
     keyword_score: float | None
     confidence: float
-    """Chunk confidence 0–100 (seed 000's scale; 0 for keyword-only hits)."""
+    """Chunk confidence 0–100 (``confidence.chunk_confidence``; 0 for keyword-only hits)."""
     curated: bool = False
 
 
@@ -57,7 +57,7 @@ class QuestionRecord:
     rankings: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Document sources in rank order per arm (``vector``, ``keyword``, ``hybrid``)."""
     retrieved_coverage: float = 0.0
-    """Query-term coverage over every retrieved chunk (seed 003's coverage check)."""
+    """Query-term coverage over every retrieved chunk (the ``seed003`` baseline's check)."""
     curated: bool = False
     """A curated close match was kept: the pipeline exempts it from the confidence checks."""
     cited_sources: tuple[str, ...] = ()

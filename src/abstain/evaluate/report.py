@@ -114,9 +114,9 @@ class SweepRow:
     threshold: float
     answered: int
     missed: int
-    """Answerable questions refused (seed 000's "missed")."""
+    """Answerable questions refused ("missed")."""
     hallucinated: int
-    """Should-refuse questions answered (seed 000's "hallucinations")."""
+    """Should-refuse questions answered ("hallucinations")."""
 
 
 def signal_values(records: Sequence[QuestionRecord], name: str) -> list[float | None]:
@@ -163,7 +163,7 @@ def signal_names(records: Sequence[QuestionRecord]) -> list[str]:
 
 
 def format_table(summary: dict[str, Any]) -> str:
-    """The readable report: outcome, calibration, the seeds side by side, retrieval."""
+    """The readable report: outcome, calibration, the baseline gates side by side, retrieval."""
     lines = [f"{summary['n']} questions  AUROC {_f(summary['auroc'])}  ECE {_f(summary['ece'])}"
              f"  AURC {_f(summary['aurc'])}  latency p50 {_f(summary['latency_ms']['p50'], 1)}"
              f" ms, p95 {_f(summary['latency_ms']['p95'], 1)} ms"]

@@ -7,8 +7,8 @@ questions drawn like them (exchangeable with the calibration set).
 False acceptance, as a user means "at most 1 confidently wrong answer in 100"
 (``risk="answered"``, the default): **among the questions abstain answers, the
 share that the documents cannot answer** — P(should refuse | answered). It
-depends on the mix of questions; ``risk="refusable"`` controls seed 002's rate
-instead, P(answered | should refuse), which does not.
+depends on the mix of questions; ``risk="refusable"`` controls the false acceptance
+rate instead, P(answered | should refuse), which does not.
 
 Procedure (Angelopoulos et al. 2021, "Learn then Test"): a grid of thresholds
 fixed in advance, σ(t) for t = 12, 11.98, …, −12, is tested from the strictest

@@ -2,7 +2,7 @@
 
 * :func:`cited_answer_messages` — answer only from numbered sources, every claim
   cited as ``[n]``; when no source applies, ask a clarifying question instead
-  of stretching a weak match (seed 001).
+  of stretching a weak match.
 * :func:`clarify_messages` — no sources at all: ask one short question.
 * :func:`rewrite_messages` — turn a message into a search query (optional).
 * :func:`rerank_messages` — grade each source 0–3 for the question (optional).

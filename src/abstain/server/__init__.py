@@ -5,7 +5,7 @@
     app.py        create_app(): one shared pipeline, routes, /health, /ready, the web page
     documents.py  POST/GET/DELETE /v1/workspaces/{ws}/documents
     ask.py        POST /v1/workspaces/{ws}/ask and …/ask/stream
-    sse.py        events -> Server-Sent Events or seed 000's plain-text stream
+    sse.py        events -> Server-Sent Events or a plain-text stream
     auth.py       bearer keys, workspace access, rate limit (FastAPI dependencies)
     keys.py       the key file: hashed per-workspace and admin keys (no web dependencies)
     ratelimit.py  per-key token bucket

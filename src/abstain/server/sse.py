@@ -4,7 +4,7 @@ Two encodings of the same events:
 
 * Server-Sent Events (``text/event-stream``): one ``event: KIND`` / ``data: JSON`` block
   per event, in the stream's order (meta, refusal | sentence*, retraction?, done).
-* Plain text (``?format=text``, seed 000's format for simple clients): a JSON metadata line,
+* Plain text (``?format=text``, for clients without an SSE parser): a JSON metadata line,
   then the answer's sentences, or a ``[REJECTION]`` line followed by the refusal message.
 
 The event source is a blocking iterator. Its first step (retrieval and gate) runs in the
@@ -53,7 +53,7 @@ class SSEEncoder:
 
 
 class TextEncoder:
-    """Seed 000's plain-text stream: metadata line, then answer text or the sentinel."""
+    """The plain-text stream: metadata line, then answer text or the sentinel."""
 
     media_type = "text/plain; charset=utf-8"
 
