@@ -104,6 +104,9 @@ def test_errors_are_one_line_not_tracebacks(sample_db: str, tmp_path: Path) -> N
     result = runner.invoke(cli, ["search", "x", "--db", str(tmp_path / "junk.db")])
     assert result.exit_code == 1 and "Error:" in result.output
     assert "Traceback" not in result.output
+    # A value a settings object rejects is a ConfigError: one line, exit code 1.
+    result = runner.invoke(cli, ["search", "x", "--db", sample_db, "--candidates", "0"])
+    assert (result.exit_code, result.output) == (1, "Error: candidates and top_k must be >= 1\n")
 
 
 def test_db_env_var_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

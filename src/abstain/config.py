@@ -2,7 +2,7 @@
 
 Library code receives these objects as arguments; environment variables are
 read only by :meth:`Settings.from_env`, which the CLI and server call at start-up.
-A leaf module: it imports nothing from abstain, so every stage may import it.
+A leaf module: it imports only :mod:`abstain.errors`, so every stage may import it.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from abstain.errors import ConfigError
 
 DEFAULT_WORKSPACE = "default"
 """The workspace used when none is named."""
@@ -51,9 +53,9 @@ class RetrievalConfig:
 
     def __post_init__(self) -> None:
         if self.candidates < 1 or self.top_k < 1:
-            raise ValueError("candidates and top_k must be >= 1")
+            raise ConfigError("candidates and top_k must be >= 1")
         if self.rrf_k < 0:
-            raise ValueError("rrf_k must be >= 0")
+            raise ConfigError("rrf_k must be >= 0")
 
 
 @dataclass(frozen=True, slots=True)

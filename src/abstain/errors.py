@@ -4,7 +4,7 @@ A refusal is *not* an error: it is a normal :class:`~abstain.answer.Answer`
 with ``answered=False``. Exceptions are for things a caller must fix::
 
     AbstainError
-    ├── ConfigError              bad settings, incompatible options
+    ├── ConfigError              bad settings, incompatible options (also a ValueError)
     │   └── MissingDependency    an optional extra is not installed
     ├── InputError               a question or file the pipeline cannot take
     │   ├── IngestError          one file could not be parsed (ingest goes on)
@@ -29,8 +29,11 @@ class AbstainError(Exception):
     """Base class of every error abstain raises on purpose."""
 
 
-class ConfigError(AbstainError):
-    """Settings that cannot work together, or a value out of range."""
+class ConfigError(AbstainError, ValueError):
+    """Settings that cannot work together, or a value out of range.
+
+    Also a :class:`ValueError`, which is what an out-of-range argument is in Python.
+    """
 
 
 class MissingDependency(ConfigError):

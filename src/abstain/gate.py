@@ -24,6 +24,7 @@ from abstain.align import (
 )
 from abstain.answer import Check
 from abstain.confidence import DISTANCE_CEILING, AnswerFeatures
+from abstain.errors import ConfigError
 from abstain.evidence import Evidence
 from abstain.mentions import parse_question
 from abstain.query import tokens
@@ -70,10 +71,10 @@ class GateThresholds:
 
     def __post_init__(self) -> None:
         if not 0 <= self.chunk_filter <= 100 or not 0 <= self.answer_gate <= 100:
-            raise ValueError("chunk_filter and answer_gate are on a 0–100 scale")
+            raise ConfigError("chunk_filter and answer_gate are on a 0–100 scale")
         if not all(0 <= v <= 1 for v in (self.min_confidence, self.min_term_coverage,
                                           self.min_informative_coverage)):
-            raise ValueError("min_confidence, min_term_coverage and min_informative_coverage "
+            raise ConfigError("min_confidence, min_term_coverage and min_informative_coverage "
                              "are in [0, 1]")
 
 

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from abstain.answer import LLMCall
-from abstain.errors import LLMError
+from abstain.errors import ConfigError, LLMError
 from abstain.evidence import Evidence
 from abstain.generate.base import ChatResult, Generation, Sentence
 from abstain.generate.cited import SentenceAssembler, is_question, parse_cited
@@ -75,7 +75,7 @@ class OpenAIChatGenerator:
                  system_prompt: str = ANSWER_SYSTEM,
                  extra_body: dict[str, Any] | None = None) -> None:
         if max_retries < 0 or timeout <= 0:
-            raise ValueError("max_retries must be >= 0 and timeout > 0")
+            raise ConfigError("max_retries must be >= 0 and timeout > 0")
         self.base_url = api_base(base_url)
         self.model = model or "default"
         self.name = f"openai:{self.model}"

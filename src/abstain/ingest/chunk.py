@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from abstain.errors import ConfigError
 from abstain.evidence import Chunk, ChunkKind
 from abstain.ingest.parse import ParsedDocument
 from abstain.text import split_sentences
@@ -25,7 +26,7 @@ class ChunkingConfig:
 
     def __post_init__(self) -> None:
         if not 50 <= self.child_chars <= self.parent_chars:
-            raise ValueError("need 50 <= child_chars <= parent_chars")
+            raise ConfigError("need 50 <= child_chars <= parent_chars")
 
 
 def chunk_document(doc_id: str, parsed: ParsedDocument,

@@ -7,6 +7,7 @@ Plugged into the gate through its ``rules`` seam; the check is reported as
 from __future__ import annotations
 
 from abstain.answer import Check
+from abstain.errors import ConfigError
 from abstain.gate import GateInput, Rule
 from abstain.rerank import DEFAULT_RERANK_DEPTH, Reranker
 
@@ -25,7 +26,7 @@ def answerability_rule(reader: Reranker, threshold: float = DEFAULT_THRESHOLD, *
     model runs once per question.
     """
     if not 0 <= threshold <= 1:
-        raise ValueError("the answerability threshold is a probability in [0, 1]")
+        raise ConfigError("the answerability threshold is a probability in [0, 1]")
 
     def rule(data: GateInput) -> Check | None:
         evidence = data.evidence[:depth]
