@@ -32,9 +32,7 @@ class Retriever:
         self.embedder = embedder
         self.config = config or RetrievalConfig()
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="abstain-arm")
-        check = getattr(store, "check_embedder", None)
-        if check is not None:
-            check(EmbedderInfo(embedder.name, embedder.dim))
+        store.check_embedder(EmbedderInfo(embedder.name, embedder.dim))
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)

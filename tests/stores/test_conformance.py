@@ -155,6 +155,14 @@ def test_failed_write_leaves_previous_version(store: Store) -> None:
     assert store.search_text("lost", workspace="a", limit=5) == []
 
 
+def test_check_embedder_accepts_the_same_model_and_rejects_another(store: Store) -> None:
+    store.check_embedder(EmbedderInfo("anything", 8))  # an empty store takes any model
+    _write(store, _doc("d1"), ["text"], _unit([1, 0, 0, 0]))
+    store.check_embedder(EMB)
+    with pytest.raises(EmbedderMismatch, match="cannot be mixed"):
+        store.check_embedder(EmbedderInfo("another-model", 4))
+
+
 def test_mismatched_vector_count_is_rejected(store: Store) -> None:
     with pytest.raises(ValueError):
         store.write_document(_doc("d1"), _chunks("d1", ["a", "b"]), _unit([1, 0, 0, 0]), EMB)

@@ -122,6 +122,11 @@ class Store(Protocol):
 
     def embedder(self) -> EmbedderInfo | None: ...
 
+    def check_embedder(self, info: EmbedderInfo) -> None:
+        """Raise :class:`~abstain.errors.EmbedderMismatch` when the store was embedded with
+        another model than ``info``; an empty store accepts any."""
+        ...
+
     # -- writes (each one transaction) ------------------------------------
     def write_document(self, document: Document, chunks: Sequence[Chunk],
                        vectors: npt.NDArray[np.float32], embedder: EmbedderInfo,
