@@ -135,11 +135,33 @@ def test_logprobs_feed_the_faithfulness_score(kb: Path, minilm: Embedder,
 
 def test_server_that_rejects_logprobs_is_asked_again_without(
         kb: Path, minilm: Embedder, server: ScriptedOpenAIServer) -> None:
-    server.script(Reply(status=400, body='{"error": "logprobs is not supported"}'), FAITHFUL)
-    answer = ask(kb, minilm, server.url)
-    assert answer.answered
-    first, second = server.chat_requests
+    server.script(Reply(status=400, body='{"error": "logprobs is not supported"}'), FAITHFUL,
+                  FAITHFUL)
+    generator = OpenAIChatGenerator(server.url, "test-model", backoff=0.01)
+    with pipeline(kb, minilm, generator=generator) as pipe:
+        answer, later = pipe.ask(KEYS_Q), pipe.ask(KEYS_Q)
+    assert answer.answered and later.answered
+    first, second, third = server.chat_requests
     assert first.body["logprobs"] is True and "logprobs" not in second.body
+    assert "logprobs" not in third.body  # remembered ...
+    note = f"{server.url}/chat/completions rejected logprobs (HTTP 400): answers are requested " \
+           "without them, so faithfulness has no generation-confidence term"
+    assert note in answer.notes and note in later.notes  # ... and said every time
+    assert answer.faithfulness_components["generation"] is None
+
+
+def test_token_counts_the_server_did_not_report_are_flagged_estimates(
+        kb: Path, minilm: Embedder, server: ScriptedOpenAIServer) -> None:
+    server.script(FAITHFUL)
+    reported = ask(kb, minilm, server.url)
+    assert not reported.llm_calls[0].tokens_estimated
+    body = ('{"choices": [{"message": {"role": "assistant", "content": '
+            '"API keys are rotated every 30 days [1]."}}]}')
+    server.script(Reply(body=body))
+    estimated = ask(kb, minilm, server.url)
+    [call] = estimated.llm_calls
+    assert call.tokens_estimated and call.prompt_tokens and call.completion_tokens == 10
+    assert estimated.audit_trail()["llm_calls"][0]["tokens_estimated"] is True
 
 
 def test_streaming_transport_gives_the_same_answer(kb: Path, minilm: Embedder,

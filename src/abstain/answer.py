@@ -82,12 +82,14 @@ class LLMCall:
     error: str | None = None
     attempts: int = 1
     """Tries made, retries after connect errors, 5xx and 429 included."""
+    tokens_estimated: bool = False
+    """The server reported no usage: the token counts are characters / 4 estimates."""
 
     def to_json(self) -> dict[str, Any]:
         return {"purpose": self.purpose, "model": self.model, "outcome": self.outcome,
                 "latency_ms": self.latency_ms, "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens, "error": self.error,
-                "attempts": self.attempts}
+                "attempts": self.attempts, "tokens_estimated": self.tokens_estimated}
 
 
 def display_confidence(answered: bool, evidence: tuple[Evidence, ...]) -> float:

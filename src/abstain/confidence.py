@@ -5,12 +5,13 @@ ceiling a chunk scores 0. It is a consistent scale for
 thresholds, not a probability.
 
 Answer confidence is a logistic over named features whose coefficients come
-from a calibration file (the shipped file holds hand-set starting values;
+from a calibration file (:func:`default_calibration` holds hand-set starting values;
 ``abstain calibrate`` refits them on labelled questions).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import asdict, dataclass, field
@@ -131,4 +132,7 @@ class Calibration:
         Path(path).write_text(json.dumps(asdict(self), indent=2) + "\n")
 
 
-DEFAULT_CALIBRATION = Calibration.load()
+@functools.cache
+def default_calibration() -> Calibration:
+    """The shipped calibration (``data/calibration.json``), read on first use, not at import."""
+    return Calibration.load()

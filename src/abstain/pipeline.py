@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from abstain.answer import Answer
-from abstain.confidence import DEFAULT_CALIBRATION, Calibration
+from abstain.confidence import Calibration, default_calibration
 from abstain.config import RetrievalConfig, Settings
 from abstain.embed import Embedder, load_embedder
 from abstain.errors import ConfigError
@@ -102,7 +102,7 @@ class Pipeline:
         self.reranker, reading_rules = reading_stages(reader, reranker, answerability_threshold)
         self.rerank_depth = rerank_depth
         self.gate = Gate(thresholds, [*rules, *reading_rules])
-        self.calibration = calibration or DEFAULT_CALIBRATION
+        self.calibration = calibration or default_calibration()
         self.max_question_chars = max_question_chars
         self.log_queries = log_queries
         self.observers: list[Callable[[Answer], None]] = list(observers)

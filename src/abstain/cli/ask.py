@@ -80,7 +80,8 @@ def render(answer: Answer, *, debug: bool = False) -> None:
     if debug:
         for call in answer.llm_calls:
             click.echo(f"  LLM {call.purpose}: {call.model} {call.outcome} "
-                       f"{call.latency_ms:.0f} ms tokens={call.prompt_tokens}/"
+                       f"{call.latency_ms:.0f} ms "
+                       f"tokens{'≈' if call.tokens_estimated else '='}{call.prompt_tokens}/"
                        f"{call.completion_tokens}" + (f" ({call.error})" if call.error else ""))
         for note in answer.notes:
             click.echo(f"  note: {note}")

@@ -87,6 +87,8 @@ class OpenAIChatGenerator:
         self.extra_body = dict(extra_body or {})
         """Merged into every request body (e.g. llama.cpp's ``repeat_penalty``)."""
         self._logprobs = logprobs
+        self._logprobs_note: str | None = None
+        """Set once the server rejected ``logprobs``; added to every later answer's notes."""
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(timeout=timeout, headers=headers, transport=transport)
         self._url = f"{self.base_url}/chat/completions"
@@ -99,7 +101,8 @@ class OpenAIChatGenerator:
             return _drain(self.stream(question, evidence))
         messages, notes = self._answer_messages(question, evidence)
         result = self.chat(messages, purpose="answer")
-        return _generation(self.name, parse_cited(result.text), result, notes)
+        return _generation(self.name, parse_cited(result.text), result,
+                           (*notes, *self._fallback_notes()))
 
     def stream(self, question: str, evidence: Sequence[Evidence]
                ) -> Gen[Sentence, None, Generation]:
@@ -120,7 +123,8 @@ class OpenAIChatGenerator:
         for sentence in assembler.flush():
             sentences.append(sentence)
             yield sentence
-        return _generation(self.name, tuple(sentences), result, notes)
+        return _generation(self.name, tuple(sentences), result,
+                           (*notes, *self._fallback_notes()))
 
     def clarify(self, question: str) -> Generation:
         """The clarify-only prompt: no documents, one short question back."""
@@ -128,7 +132,10 @@ class OpenAIChatGenerator:
         sentences = parse_cited(result.text)
         return Generation(sentences=sentences, model=self.name, llm_called=True,
                           logprob=result.logprob, calls=(result.call,), clarifying=True,
-                          raw=result.text)
+                          raw=result.text, notes=self._fallback_notes())
+
+    def _fallback_notes(self) -> tuple[str, ...]:
+        return (self._logprobs_note,) if self._logprobs_note else ()
 
     def _answer_messages(self, question: str, evidence: Sequence[Evidence]
                          ) -> tuple[list[Message], tuple[str, ...]]:
@@ -161,11 +168,7 @@ class OpenAIChatGenerator:
                                             f"choices[0].message.content ({exc!r})")
                 bad.attempts = tries[0]
                 raise bad from None
-        attempts = tries[0]
-        call = LLMCall(purpose, self.model, "ok", _ms(started),
-                       _int(usage.get("prompt_tokens")) or _approx(messages),
-                       _int(usage.get("completion_tokens")) or approx_tokens(text),
-                       attempts=attempts)
+        call = self._ok_call(purpose, started, usage, messages, text, tries[0])
         return ChatResult(text, call, logprob)
 
     def chat_stream(self, messages: list[Message], *, purpose: str,
@@ -192,16 +195,21 @@ class OpenAIChatGenerator:
             finally:
                 response.close()
             deadline.check()
-        attempts = tries[0]
         text = "".join(parts)
-        call = LLMCall(purpose, self.model, "ok", _ms(started),
-                       _int(usage.get("prompt_tokens")) or _approx(messages),
-                       _int(usage.get("completion_tokens")) or approx_tokens(text),
-                       attempts=attempts)
+        call = self._ok_call(purpose, started, usage, messages, text, tries[0])
         return ChatResult(text, call, _mean_logprob(logprob_blocks))
 
     def close(self) -> None:
         self._client.close()
+
+    def _ok_call(self, purpose: str, started: float, usage: dict[str, Any],
+                 messages: list[Message], text: str, attempts: int) -> LLMCall:
+        """The audit record of a completed call; token counts the server did not report are
+        estimated (characters / 4) and flagged as such."""
+        prompt, completion = _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
+        return LLMCall(purpose, self.model, "ok", _ms(started),
+                       prompt or _approx(messages), completion or approx_tokens(text),
+                       attempts=attempts, tokens_estimated=prompt is None or completion is None)
 
     @contextlib.contextmanager
     def _recorded_failures(self, purpose: str, started: float, deadline: Deadline,
@@ -267,6 +275,9 @@ class OpenAIChatGenerator:
                 if (response.status_code == 400 and "logprobs" in body
                         and "logprob" in response.text.lower()):
                     self._logprobs = False
+                    self._logprobs_note = (
+                        f"{self._url} rejected logprobs (HTTP 400): answers are requested "
+                        "without them, so faithfulness has no generation-confidence term")
                     body = {k: v for k, v in body.items() if k != "logprobs"}
                     attempt -= 1
                     continue
