@@ -134,3 +134,10 @@ def test_cli_and_package_import_without_numpy() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_importing_the_pipeline_reads_no_data_file() -> None:
+    code = ("import importlib.resources as r; r.files = None; "
+            "import abstain.pipeline; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (out.returncode, out.stdout.strip()) == (0, "ok"), out.stderr

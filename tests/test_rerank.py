@@ -119,3 +119,19 @@ def test_hub_loader_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(MissingDependency, match=r"abstain\[train\]"):
         HubCrossEncoder("any/model")
+
+
+def test_hub_models_read_a_named_class_or_say_which_is_missing() -> None:
+    from abstain.errors import ConfigError
+    from abstain.rerank.hub import positive_class
+
+    nli = {0: "CONTRADICTION", 1: "ENTAILMENT", 2: "NEUTRAL"}
+    assert positive_class({0: "LABEL_0"}, None, "m") is None  # one logit: its sigmoid
+    assert positive_class(nli, None, "m") == 1
+    assert positive_class({0: "LABEL_0", 1: "LABEL_1"}, None, "m") == 1
+    assert positive_class({0: "a", 1: "b", 2: "c"}, 2, "m") == 2
+    with pytest.raises(ConfigError, match=r"m has 3 classes \(0=a, 1=b, 2=c\) and none is "
+                                          r"labelled entailment: pass positive="):
+        positive_class({0: "a", 1: "b", 2: "c"}, None, "m")
+    with pytest.raises(ConfigError, match="positive=5 is not one of them"):
+        positive_class(nli, 5, "m")

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from abstain.errors import MissingDependency, ModelError
+from abstain.errors import ConfigError, MissingDependency, ModelError
 
 
 def _import() -> tuple[Any, Any]:
@@ -28,10 +28,34 @@ def _import() -> tuple[Any, Any]:
     return torch, transformers
 
 
+def positive_class(labels: dict[int, str], positive: int | None, spec: str) -> int | None:
+    """The output column read as P(positive): None for a single-logit model (sigmoid).
+
+    ``positive`` when given; else the class whose label names entailment; else, for a
+    two-class model, class 1 (the usual order: negative, positive). Any other model
+    must say which class to read: guessing would score the wrong column silently.
+    """
+    if len(labels) <= 1:
+        return None
+    if positive is not None:
+        if positive not in labels:
+            raise ConfigError(f"{spec} has classes {sorted(labels)}; positive={positive} is "
+                              "not one of them")
+        return positive
+    entail = [i for i, name in labels.items() if "entail" in name.lower()]
+    if len(entail) == 1:
+        return entail[0]
+    if len(labels) == 2:
+        return 1
+    names = ", ".join(f"{i}={name}" for i, name in sorted(labels.items()))
+    raise ConfigError(f"{spec} has {len(labels)} classes ({names}) and none is labelled "
+                      "entailment: pass positive=<class index> to say which one means supported")
+
+
 class _HubModel:
     def __init__(self, model_name_or_path: str | Path, *, max_length: int = 512,
                  batch_size: int = 16, trust_remote_code: bool = False,
-                 device: str = "cpu") -> None:
+                 device: str = "cpu", positive: int | None = None) -> None:
         self._torch, tf = _import()
         spec = str(model_name_or_path)
         try:
@@ -45,13 +69,13 @@ class _HubModel:
         self.max_length = max_length
         self.batch_size = batch_size
         self.device = device
-        labels = {int(k): str(v).lower() for k, v in
+        labels = {int(k): str(v) for k, v in
                   (getattr(self.model.config, "id2label", None) or {}).items()}
-        self.positive = next((i for i, v in labels.items() if "entail" in v), None)
+        self.positive = positive_class(labels, positive, spec)
 
     def probabilities(self, a: Sequence[str], b: Sequence[str]) -> list[float]:
-        """P(positive) per pair: sigmoid of a single logit, else softmax of the positive class
-        (``entailment`` when the config names one, otherwise the last class)."""
+        """P(positive) per pair: sigmoid of a single logit, else the softmax of the class
+        :func:`positive_class` chose."""
         out: list[float] = []
         torch = self._torch
         for start in range(0, len(a), self.batch_size):
@@ -63,9 +87,11 @@ class _HubModel:
                 logits = self.model(**batch).logits.float()
             if logits.shape[-1] == 1:
                 probs = torch.sigmoid(logits[:, 0])
+            elif self.positive is None:
+                raise ModelError(f"{self.name} returns {logits.shape[-1]} logits but its config "
+                                 "names no classes: pass positive=<class index>")
             else:
-                column = self.positive if self.positive is not None else logits.shape[-1] - 1
-                probs = torch.softmax(logits, dim=-1)[:, column]
+                probs = torch.softmax(logits, dim=-1)[:, self.positive]
             out += [float(p) for p in probs]
         return out
 
