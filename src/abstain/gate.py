@@ -75,7 +75,7 @@ class GateThresholds:
         if not all(0 <= v <= 1 for v in (self.min_confidence, self.min_term_coverage,
                                           self.min_informative_coverage)):
             raise ConfigError("min_confidence, min_term_coverage and min_informative_coverage "
-                             "are in [0, 1]")
+                              "are in [0, 1]")
 
 
 @dataclass(frozen=True, slots=True)
