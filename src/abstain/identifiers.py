@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from abstain.tokens import fold, tokens
+from abstain.tokens import fold
 
 _PATTERNS = [
     re.compile(r"\b[A-Z][A-Z0-9]{0,9}-\d{1,6}\b"),           # ADR-0050, SKU-77, JIRA-123
@@ -75,23 +75,17 @@ def find_names(text: str) -> list[str]:
     return list(found)
 
 
-def name_in(name: str, words: set[str]) -> bool:
-    """Whether every word of a name occurs among ``words`` (folded tokens).
-
-    Tolerant of inflection: a token of 4+ letters may be the start of a word
-    (Norman -> Normans, Normandy), and a word of 5+ letters the start of a token.
-    """
-    parts = [t for t in tokens(name) if len(t) > 1]
-    return all(
-        t in words or any((len(t) >= 4 and w.startswith(t)) or (len(w) >= 5 and t.startswith(w))
-                          for w in words)
-        for t in parts
-    )
+MIN_SETTING_CHARS = 5
+"""A dotted or underscored token shorter than this (a.b, x_y) is prose, not a setting name."""
+SPELLING_CUTOFF = 0.5
+"""Suggest a known identifier by spelling only when difflib's similarity reaches this: half
+the characters in common, so a typo finds its identifier and an unrelated one is not offered."""
 
 
 def _looks_like_setting(token: str) -> bool:
     # a.b with at least one dot or underscore and no plain sentence word like "e.g"
-    return ("." in token or "_" in token) and len(token) >= 5 and not token.startswith("e.g")
+    return (("." in token or "_" in token) and len(token) >= MIN_SETTING_CHARS
+            and not token.startswith("e.g"))
 
 
 def normalise_identifier(token: str) -> str:
@@ -121,5 +115,5 @@ def nearest(identifier: str, known: list[str], *, limit: int = 3) -> list[str]:
             return (abs(int(digits.group(0)) - target) if digits else 10**9, k)
 
         return sorted(pool, key=distance)[:limit]
-    close = difflib.get_close_matches(identifier, pool, n=limit, cutoff=0.5)
+    close = difflib.get_close_matches(identifier, pool, n=limit, cutoff=SPELLING_CUTOFF)
     return close or sorted(pool)[:limit]
