@@ -9,8 +9,8 @@ import pytest
 
 from abstain.answer import Answer
 from abstain.embed.base import Embedder
-from abstain.generate.assist import RerankConfig
 from abstain.generate.openai_chat import OpenAIChatGenerator, api_base
+from abstain.rerank.llm import RerankConfig
 from abstain.testing import Reply, ScriptedOpenAIServer, down_url
 from abstain.verify.lexical import NOTE
 from tests.llm_support import FABRICATED, FAITHFUL, KEYS_Q, OFF_TOPIC_Q, pipeline

@@ -29,7 +29,7 @@ from abstain.verify import LexicalVerifier, Strictness, Verifier
 
 if TYPE_CHECKING:
     from abstain.generate import ChatModel
-    from abstain.generate.assist import RerankConfig
+    from abstain.rerank.llm import RerankConfig
 
 MAX_QUESTION_CHARS = 4000
 
@@ -219,7 +219,7 @@ def _resolve_verifier(verifier: Verifier | Literal["auto"] | None, generator: Ge
 def _resolve_rerank(option: bool | RerankConfig) -> RerankConfig | None:
     if option is False:
         return None
-    from abstain.generate.assist import RerankConfig
+    from abstain.rerank.llm import RerankConfig
 
     return RerankConfig() if option is True else option
 

@@ -9,8 +9,10 @@ This is the pipeline's ask path, step by step::
              -> verify (citations, support, surgical correction, faithfulness) -> Answer
 
 :func:`prepare` runs everything up to generation; ``abstain.stream`` uses it to
-stream verified sentences. The LLM-specific outcomes live in
-:mod:`abstain.verify.outcome`.
+stream verified sentences. The optional LLM steps live with their stage: query
+rewrite in :mod:`abstain.generate.rewrite`, the 0–3 rerank in
+:mod:`abstain.rerank.llm`, clarifying questions in :mod:`abstain.generate.clarify`,
+the verified answer in :mod:`abstain.verify.outcome`.
 """
 
 from __future__ import annotations
@@ -93,8 +95,6 @@ def generate(pipe: Pipeline, state: Prepared) -> Answer:
     try:
         generation = pipe.generator.generate(state.text, state.evidence)
     except LLMError as exc:
-        from abstain.verify.outcome import llm_failure
-
         return llm_failure(state, exc, t_gen)
     return finish(pipe, state, generation, t_gen)
 
@@ -114,7 +114,7 @@ def prepare(pipe: Pipeline, question: str, workspace: str) -> Prepared | Answer:
     notes: tuple[str, ...] = ()
     query = text
     if pipe.rewrite_query:
-        from abstain.generate.assist import rewrite_query
+        from abstain.generate.rewrite import rewrite_query
 
         rewrite = rewrite_query(pipe.chat_model, text)
         query, calls = rewrite.query, rewrite.calls
@@ -174,7 +174,7 @@ def prepare(pipe: Pipeline, question: str, workspace: str) -> Prepared | Answer:
                          llm_called=bool(calls), llm_calls=calls, notes=notes, tier=tier,
                          **base)  # type: ignore[arg-type]
         if not retrieval.evidence and pipe.clarify_on_empty and pipe.generator.uses_llm:
-            from abstain.verify.outcome import ask_to_clarify
+            from abstain.generate.clarify import ask_to_clarify
 
             return ask_to_clarify(pipe.generator, text, refused)
         return refused
@@ -182,9 +182,9 @@ def prepare(pipe: Pipeline, question: str, workspace: str) -> Prepared | Answer:
     state = Prepared(text, kept, confidence, started, timings,
                      {**base, "given_to_generator": True}, calls, notes, tier)
     if pipe.llm_rerank is not None:
-        from abstain.verify.outcome import rerank
+        from abstain.rerank.llm import rerank_gate
 
-        return rerank(pipe.chat_model, pipe.llm_rerank, state)
+        return rerank_gate(pipe.chat_model, pipe.llm_rerank, state)
     return state
 
 
@@ -241,6 +241,16 @@ def refusal_fields(reason: str, result: GateResult) -> dict[str, object]:
 MAX_NAMED_TERMS = 4
 
 
+def llm_failure(state: Prepared, exc: LLMError, t_gen: float) -> Answer:
+    """Generation failed: a refusal (``llm_error``) that records the failed calls."""
+    state.timings["generate_ms"] = _ms(t_gen)
+    check = Check("generation", False, exc.calls[-1].outcome if exc.calls else "error", "ok",
+                  str(exc), "llm_error")
+    return state.answer(answered=False, refusal=Refusal(
+        "llm_error", refusal_message("llm_error", state.language)), checks=(check,),
+        calls=exc.calls, notes=(f"generation failed: {exc}",))
+
+
 def _curated_first_and_filtered(evidence: tuple[Evidence, ...], chunk_filter: float
                                 ) -> tuple[Evidence, ...]:
     """Curated close matches first (exempt from the filter), then chunks above the filter."""
@@ -276,4 +286,4 @@ def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 3)
 
 
-__all__ = ["Prepared", "answer_question", "finish", "generate", "prepare"]
+__all__ = ["Prepared", "answer_question", "finish", "generate", "llm_failure", "prepare"]

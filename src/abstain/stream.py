@@ -108,9 +108,8 @@ def _stream_verified(pipe: Pipeline, question: str, workspace: str) -> Iterator[
     from abstain.citations import Numbering
     from abstain.errors import LLMError
     from abstain.generate.prompts import context_texts
-    from abstain.respond import finish, prepare
+    from abstain.respond import finish, llm_failure, prepare
     from abstain.verify import SentenceVerdict, check_sentence, keeps
-    from abstain.verify.outcome import llm_failure
 
     state = prepare(pipe, question, workspace)
     if isinstance(state, Answer):
