@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from abstain.align import Focus, focus_evidence, keyword_confidence, phrases
@@ -194,7 +194,7 @@ def finish(pipe: Pipeline, state: Prepared, generation: Generation, t_gen: float
 
     ``verdicts`` are the per-sentence checks when the caller (the stream) already ran them.
     """
-    state.timings["generate_ms"] = _ms(t_gen)
+    state = replace(state, timings={**state.timings, "generate_ms": _ms(t_gen)})
     if generation.clarifying or (pipe.verifier is not None and generation.sentences):
         from abstain.verify.outcome import verified_answer
 
@@ -243,7 +243,7 @@ MAX_NAMED_TERMS = 4
 
 def llm_failure(state: Prepared, exc: LLMError, t_gen: float) -> Answer:
     """Generation failed: a refusal (``llm_error``) that records the failed calls."""
-    state.timings["generate_ms"] = _ms(t_gen)
+    state = replace(state, timings={**state.timings, "generate_ms": _ms(t_gen)})
     check = Check("generation", False, exc.calls[-1].outcome if exc.calls else "error", "ok",
                   str(exc), "llm_error")
     return state.answer(answered=False, refusal=Refusal(
