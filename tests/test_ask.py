@@ -198,7 +198,7 @@ def test_audit_trail_is_json_and_complete(sample_pipeline: Pipeline) -> None:
     assert set(trail["features"]) == {"top_fused_norm", "in_both", "best_cosine",
                                       "term_coverage"}
     assert trail["evidence"][0]["confidence"] is not None
-    assert {"retrieve_ms", "gate_ms", "total_ms"} <= set(trail["timings_ms"])
+    assert {"retrieve_ms", "gate_ms", "generate_ms", "total_ms"} <= set(trail["timings_ms"])
 
 
 def test_one_shot_ask_over_strings_and_paths(tmp_path: object) -> None:
