@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from abstain.embed import Embedder, HashingEmbedder, embed_texts
-from tests.conformance.conftest import ANSWERING, QUESTION, UNRELATED
+from tests.conformance.common import ANSWERING, QUESTION, UNRELATED
 
 TEXTS = [QUESTION, ANSWERING, UNRELATED, "Zürich café, naïve résumé", "x"]
 

@@ -14,7 +14,7 @@ import pytest
 
 from abstain.generate import Generation, Generator, Sentence
 from abstain.generate.extractive import ExtractiveGenerator
-from tests.conformance.conftest import ANSWERING, QUESTION, UNRELATED, evidence
+from tests.conformance.common import ANSWERING, QUESTION, UNRELATED, evidence
 
 EVIDENCE = evidence(ANSWERING, UNRELATED)
 SCRIPTED = "API keys are rotated every 30 days [1]. Old keys stay valid for 24 hours [1]."

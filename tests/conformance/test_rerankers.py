@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from abstain.rerank import Reranker, rerank
-from tests.conformance.conftest import ANSWERING, QUESTION, UNRELATED, evidence, needs
+from tests.conformance.common import ANSWERING, QUESTION, UNRELATED, evidence, needs
 
 TEXTS = [UNRELATED, ANSWERING, "Backups run every night at 02:00 UTC."]
 

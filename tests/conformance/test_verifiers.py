@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from abstain.verify import LexicalVerifier, Verifier, support_threshold, verifier_name
-from tests.conformance.conftest import ANSWERING, UNRELATED, needs
+from tests.conformance.common import ANSWERING, UNRELATED, needs
 
 SUPPORTED = "API keys are rotated every 30 days."
 FABRICATED = "Keys are stored in a hardware module made by Thales since 2019."
