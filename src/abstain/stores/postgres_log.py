@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from abstain.querylog import (
+from abstain.stores.log_base import (
     SETTINGS_KEY,
     LogEntry,
     LogSettings,

@@ -113,7 +113,7 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (model, text_hash)
     );
     """ + "".join(_POLICY.format(table=t) for t in TENANT_TABLES),
-    # 2: the query log (issue 16; abstain.querylog): one row per question asked, off by default
+    # 2: the query log (abstain.querylog): one row per question asked, off by default
     """
     CREATE TABLE query_log (
         id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

@@ -54,7 +54,7 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (model, text_hash)
     ) WITHOUT ROWID;
     """,
-    # 3: the query log (issue 16; abstain.querylog): one row per question asked, off by default
+    # 3: the query log (abstain.querylog): one row per question asked, off by default
     """
     CREATE TABLE query_log (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
