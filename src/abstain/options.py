@@ -29,9 +29,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from abstain.config import DEFAULT_LLM_TIMEOUT, Settings
+from abstain.config import DEFAULT_LLM_TIMEOUT, DEFAULT_WORKSPACE, Settings
 from abstain.errors import ConfigError
-from abstain.stores.base import DEFAULT_WORKSPACE
 
 if TYPE_CHECKING:
     from abstain.pipeline import Pipeline
