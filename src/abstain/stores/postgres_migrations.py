@@ -136,7 +136,7 @@ MIGRATIONS: list[str] = [
     CREATE INDEX query_log_workspace ON query_log (workspace, id);
     CREATE INDEX query_log_created ON query_log (created_at);
     """ + _POLICY.format(table="query_log"),
-    # 3 (issue 14): where a document came from (file | text), and staged chunks of
+    # 3: where a document came from (file | text), and staged chunks of
     # large documents, written batch by batch and moved into ``chunks`` at once
     """
     ALTER TABLE documents ADD COLUMN origin text NOT NULL DEFAULT '';

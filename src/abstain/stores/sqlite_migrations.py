@@ -87,7 +87,7 @@ MIGRATIONS: list[str] = [
     INSERT INTO generations (workspace, generation)
         SELECT DISTINCT workspace, 1 FROM documents;
     """,
-    # 5 (issue 14): where a document came from (file | text), and staged chunks of
+    # 5: where a document came from (file | text), and staged chunks of
     # large documents, written batch by batch and moved into ``chunks`` at once
     """
     ALTER TABLE documents ADD COLUMN origin TEXT NOT NULL DEFAULT '';
