@@ -48,33 +48,6 @@ def find_identifiers(text: str, *, quoted: bool = True) -> list[str]:
     return list(found)
 
 
-_NAME = re.compile(r"(?<![\w'’-])[A-Z]\w*(?:[-'’]\w+)*")
-_NAME_STOP = frozenset({"I", "OK", "A", "An", "The", "Is", "Are", "Do", "Does", "Did", "Can",
-                        "What", "Which", "Who", "When", "Where", "Why", "How", "If", "In", "On",
-                        "For", "To", "Of", "And", "Or", "With", "At", "By", "From", "My", "Our"})
-
-
-def find_names(text: str) -> list[str]:
-    """Capitalised names of a question (Kubernetes, GraphQL, Saint-Clair), unique.
-
-    The first word of a sentence counts only when it could not be an ordinary
-    capitalised word (CamelCase, ALL CAPS, or containing a digit). Possessive
-    endings are dropped (Hervé's -> Hervé).
-    """
-    found: dict[str, None] = {}
-    for sentence in re.split(r"(?<=[.!?])\s+", text):
-        lead = len(sentence) - len(sentence.lstrip("¿¡\"'“(‘ "))
-        for match in _NAME.finditer(sentence):
-            word = re.sub(r"['’]s?$", "", match.group(0))
-            if len(word) < 2 or word in _NAME_STOP or "_" in word:
-                continue
-            special = any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1
-            if match.start() == lead and not special:
-                continue
-            found.setdefault(word, None)
-    return list(found)
-
-
 MIN_SETTING_CHARS = 5
 """A dotted or underscored token shorter than this (a.b, x_y) is prose, not a setting name."""
 SPELLING_CUTOFF = 0.5

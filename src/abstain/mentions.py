@@ -223,6 +223,17 @@ def _mentions(sentence: str) -> list[Mention]:
         inner = match.group(1).strip()
         if len(inner) > 1 and len(inner.split()) == 1 and re.search(r"[A-Za-z]", inner):
             add(match.start(), match.end(), _make(inner, _classify(inner) or "quoted"))
+    for start, end, name in _names(sentence):
+        add(start, end, Mention(name, Kind.NAME, "name"))
+    return [m for _, m in sorted(found, key=lambda f: f[0])]
+
+
+def _names(sentence: str) -> list[tuple[int, int, str]]:
+    """Capitalised names of one sentence with their spans: Kubernetes, GraphQL, Saint-Clair,
+    "GitHub Actions" (a second capitalised word joins). The first word of a sentence counts
+    only when it could not be an ordinary capitalised word (CamelCase, ALL CAPS, a digit);
+    possessive endings are dropped (Hervé's -> Hervé)."""
+    out: list[tuple[int, int, str]] = []
     lead = len(sentence) - len(sentence.lstrip("¿¡\"'“(‘ "))
     for match in _NAME.finditer(sentence):
         word = re.sub(r"['’]s?$", "", match.group(0))
@@ -235,8 +246,16 @@ def _mentions(sentence: str) -> list[Mention]:
         follow = _NAME_FOLLOW.match(sentence, end)
         if follow and follow.group(1) not in _NAME_STOP and word == match.group(0):
             word, end = f"{word} {follow.group(1)}", follow.end()
-        add(match.start(), end, Mention(word, Kind.NAME, "name"))
-    return [m for _, m in sorted(found, key=lambda f: f[0])]
+        out.append((match.start(), end, word))
+    return out
+
+
+def find_names(text: str) -> list[str]:
+    """Every capitalised name of ``text``, unique, in order (comparison or not: the verifier
+    asks each one of a generated sentence to be in its source)."""
+    found = dict.fromkeys(name for sentence in split_sentences(text)
+                          for _, _, name in _names(sentence))
+    return list(found)
 
 
 _COMMAND_WORD = re.compile(r"[A-Za-z][\w-]*")

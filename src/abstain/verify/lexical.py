@@ -33,7 +33,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from abstain.identifiers import find_identifiers, find_names, occurs_in
+from abstain.identifiers import find_identifiers, occurs_in
+from abstain.mentions import find_names
 from abstain.query import STOPWORDS, tokens
 from abstain.text import stem
 from abstain.verify.base import DEFAULT_SUPPORT_THRESHOLD
