@@ -89,21 +89,23 @@ class Focus:
 
     def weight(self, word: str, *, context: bool = False) -> float:
         """How much a word of the question counts: rare in the workspace *and* in English."""
-        total = self.counts.total
-        if total <= 0:
-            return 0.0
-        df = min(self.counts.count(word), total)
-        informative = 1.0 - math.log(df + 1) / math.log(total + 1)
-        return informative * english_rarity(word) * (CONTEXT_WEIGHT if context else 1.0)
+        return (self._informativeness(word) * english_rarity(word)
+                * (CONTEXT_WEIGHT if context else 1.0))
 
     def exists(self, mention: Mention) -> bool:
         return self.counts.count(" ".join(mention.words)) > 0
 
     def rarity(self, mention: Mention) -> float:
         """1 for a mention in one chunk of the workspace, towards 0 for one in most chunks."""
+        return self._informativeness(" ".join(mention.words))
+
+    def _informativeness(self, phrase: str) -> float:
+        """``1 - log(df + 1) / log(N + 1)``: 1 in no chunk, about 0 in every chunk."""
         total = self.counts.total
-        df = min(self.counts.count(" ".join(mention.words)), total)
-        return 0.0 if total <= 0 else 1.0 - math.log(df + 1) / math.log(total + 1)
+        if total <= 0:
+            return 0.0
+        df = min(self.counts.count(phrase), total)
+        return 1.0 - math.log(df + 1) / math.log(total + 1)
 
 
 ZIPF_COMMON = 6.0
@@ -140,10 +142,6 @@ def phrases(parts: QuestionParts) -> list[str]:
 
 # -- matching ---------------------------------------------------------------
 
-def _evidence_text(ev: Evidence) -> str:
-    return f"{ev.document.title}\n{' '.join(ev.chunk.heading_path)}\n{ev.text}"
-
-
 def _label_text(ev: Evidence) -> str:
     """What names the whole document: its title, first heading and file name."""
     return f"{ev.document.title}\n{' '.join(ev.chunk.heading_path[:1])}\n{ev.document.source}"
@@ -175,7 +173,7 @@ def focus_evidence(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[Eviden
         return ()
     ranked = []
     for index, ev in enumerate(evidence):
-        text = _evidence_text(ev)
+        text = ev.labelled_text
         held = sum(holds(m, text) for m in wanted)
         labelled = sum(holds(m, _label_text(ev)) for m in wanted)
         ranked.append((-labelled, -held, index, ev))
@@ -188,7 +186,7 @@ def keyword_confidence(focus: Focus, ev: Evidence) -> float:
     names identifiers, a chunk must hold them all, and holding them is half the score."""
     if ev.hit.keyword_rank is None:
         return 0.0
-    text = _evidence_text(ev)
+    text = ev.labelled_text
     text_stems = stems(text)
     wanted = focus.parts.identifiers
     if not all(holds(m, text, text_stems) for m in wanted):
@@ -246,7 +244,7 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
         return EntityVerdict(Check("entity_existence", True, "none", "all present",
                                    "no identifiers or names in the question" + note,
                                    "unknown_entity"))
-    text = "\n".join(_evidence_text(e) for e in evidence)
+    text = "\n".join(e.labelled_text for e in evidence)
     text_stems = stems(text)
     rare_names = [m for m in parts.names if m.why != "flag" and focus.rarity(m) >= RARE_NAME]
     absent_here = [m for m in [*parts.identifiers, *rare_names]
@@ -280,7 +278,7 @@ def coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: floa
                    ) -> tuple[Check, tuple[str, ...]]:
     """Weighted coverage of the question's words by the evidence; and no asked word that is
     rare in English may be absent from the whole workspace ("thymol" in a beekeeping set)."""
-    text = "\n".join(_evidence_text(e) for e in evidence)
+    text = "\n".join(e.labelled_text for e in evidence)
     text_stems = stems(text)
     present = set(text_stems)
     coverage, missing = informative_coverage(focus, text, text_stems)
@@ -305,7 +303,7 @@ def local_coverage(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[float,
     sides = compared(focus.parts.asked)
     best, where = 0.0, ""
     for ev in evidence:
-        label = f"{ev.document.title}\n{' '.join(ev.chunk.heading_path)}"
+        label = ev.label
         label_stems = stems(label)
         sentences = split_sentences(ev.text) or [ev.text]
         sentence_stems = [stems(s) for s in sentences]
@@ -422,8 +420,7 @@ def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
 def _labelled(ev: Evidence, focus: Focus) -> bool:
     """A chunk whose title or headings hold the question's identifiers is on its subject."""
     wanted = focus.parts.identifiers
-    section = f"{ev.document.title}\n{' '.join(ev.chunk.heading_path)}"
-    return bool(wanted) and all(holds(m, section) for m in wanted)
+    return bool(wanted) and all(holds(m, ev.label) for m in wanted)
 
 
 # -- answer types -----------------------------------------------------------

@@ -78,7 +78,7 @@ def term_coverage(question: str, evidence: tuple[Evidence, ...]) -> tuple[float,
         return 0.0, ()
     words: set[str] = set()
     for ev in evidence:
-        words.update(tokens(f"{ev.document.title} {' '.join(ev.chunk.heading_path)} {ev.text}"))
+        words.update(tokens(ev.labelled_text))
     missing = tuple(t for t in terms if not _present(t, words))
     return round(1.0 - len(missing) / len(terms), 4), missing
 

@@ -107,6 +107,16 @@ class Evidence:
     def source(self) -> str:
         return self.document.source
 
+    @property
+    def label(self) -> str:
+        """The document's title and the chunk's headings: what names the passage."""
+        return f"{self.document.title}\n{' '.join(self.chunk.heading_path)}"
+
+    @property
+    def labelled_text(self) -> str:
+        """The label and the chunk's text: what every lexical check reads."""
+        return f"{self.label}\n{self.chunk.text}"
+
     def with_scores(
         self, *, confidence: float | None = None, rerank_score: float | None = None
     ) -> Evidence:

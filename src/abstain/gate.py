@@ -195,8 +195,7 @@ def _exempt(check: Check, curated: bool) -> Check:
 def _local_focus(question: str, retrieved: tuple[Evidence, ...]) -> Focus:
     """Without workspace statistics, the retrieved chunks stand in for the workspace."""
     parts = parse_question(question)
-    chunk_words = [set(tokens(f"{e.document.title} {' '.join(e.chunk.heading_path)} {e.text}"))
-                   for e in retrieved]
+    chunk_words = [set(tokens(e.labelled_text)) for e in retrieved]
     counts = {}
     for phrase in phrases(parts):
         words = tokens(phrase)

@@ -55,7 +55,7 @@ class ExtractiveGenerator:
         typed_as = AskedType.of(parts)
         scored: list[tuple[float, bool, int, int, str]] = []
         for n, ev in enumerate(evidence[: self.max_evidence], start=1):
-            label = f"{ev.document.title}\n{' '.join(ev.chunk.heading_path)}"
+            label = ev.label
             label_stems = set(stems(label))
             for position, sentence in enumerate(split_sentences(ev.text)):
                 if not answers(sentence, asked):
