@@ -81,6 +81,17 @@ class LogEntry:
     gold_sources: tuple[str, ...] = ()
     labelled_at: str | None = None
 
+    @classmethod
+    def from_row(cls, r: Sequence[Any], *, record: dict[str, Any],
+                 gold_sources: Sequence[str]) -> LogEntry:
+        """A row of either store's ``SELECT`` of the log (columns in the order of the fields);
+        ``record`` and ``gold_sources`` come decoded, as each store keeps them its own way."""
+        return cls(id=int(r[0]), created_at=r[1], workspace=r[2], question=r[3],
+                   question_hash=r[4], answered=bool(r[5]), reason=r[6],
+                   confidence=float(r[7]), triage=r[8], latency_ms=float(r[9]),
+                   llm_calls=int(r[10]), record=record, expected=r[12], note=r[13],
+                   gold_sources=tuple(gold_sources), labelled_at=r[15])
+
     @property
     def decision(self) -> str:
         return "answered" if self.answered else f"refused: {self.reason}"

@@ -92,8 +92,4 @@ class PostgresQueryLog:
 
 
 def _entry(r: tuple[Any, ...]) -> LogEntry:
-    return LogEntry(id=int(r[0]), created_at=r[1], workspace=r[2], question=r[3],
-                    question_hash=r[4], answered=bool(r[5]), reason=r[6],
-                    confidence=float(r[7]), triage=r[8], latency_ms=float(r[9]),
-                    llm_calls=int(r[10]), record=r[11], expected=r[12], note=r[13],
-                    gold_sources=tuple(r[14] or ()), labelled_at=r[15])
+    return LogEntry.from_row(r, record=r[11], gold_sources=r[14] or ())

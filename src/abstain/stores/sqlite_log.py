@@ -91,8 +91,4 @@ class SQLiteQueryLog:
 
 
 def _entry(r: tuple[Any, ...]) -> LogEntry:
-    return LogEntry(id=int(r[0]), created_at=r[1], workspace=r[2], question=r[3],
-                    question_hash=r[4], answered=bool(r[5]), reason=r[6],
-                    confidence=float(r[7]), triage=r[8], latency_ms=float(r[9]),
-                    llm_calls=int(r[10]), record=json.loads(r[11]), expected=r[12],
-                    note=r[13], gold_sources=tuple(json.loads(r[14])), labelled_at=r[15])
+    return LogEntry.from_row(r, record=json.loads(r[11]), gold_sources=json.loads(r[14]))
