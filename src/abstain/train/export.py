@@ -11,6 +11,8 @@ import numpy as np
 import torch
 
 SHIPPED = Path(__file__).resolve().parents[1] / "data" / "reader-minilm-int8.onnx"
+INT8_TOLERANCE = 0.5
+"""Largest logit difference int8 may show against torch on the check pairs when shipping."""
 CHECK_PAIRS = [
     ("When did the Normans conquer England?", "In 1066 the Normans conquered England."),
     ("Who wrote the report?", "The weather was mild in the spring of that year."),
@@ -31,9 +33,12 @@ def export(checkpoint: Path, out: Path, *, ship: bool = False, max_length: int =
 
 
 def export_model(model: Any, feeds: dict[str, torch.Tensor], out: Path, *,
-                 outputs: list[str] | None = None, ship: bool = False) -> Path:
+                 outputs: list[str] | None = None, ship: bool = False,
+                 int8_tolerance: float | None = INT8_TOLERANCE) -> Path:
     """Export ``model`` (CPU, eval mode) with ``feeds`` as the example and the check: the
-    fp32 file must match torch to 1e-4, the int8 one to 0.5 logits. The int8 path."""
+    fp32 file must match torch to 1e-4, the int8 one to ``int8_tolerance`` logits (None: the
+    difference is only printed; the caller measures the int8 file's quality itself). The int8
+    path."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     outputs = outputs or ["logits"]
@@ -53,11 +58,11 @@ def export_model(model: Any, feeds: dict[str, torch.Tensor], out: Path, *,
     model.eval()  # the exporter can leave the module in training mode
     int8 = out / "reader-minilm-int8.onnx"
     quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
-    for path, tolerance in ((fp32, 1e-4), (int8, 0.5)):
+    for path, tolerance in ((fp32, 1e-4), (int8, int8_tolerance)):
         got = _run(path, feeds)
         diff = float(np.abs(got - reference).max())
         print(f"{path.name}: max |logit - torch| = {diff:.2e} ({path.stat().st_size / 1e6:.1f} MB)")
-        if diff > tolerance:
+        if tolerance is not None and diff > tolerance:
             raise SystemExit(f"{path.name} disagrees with torch by {diff}")
     if ship:
         shutil.copyfile(int8, SHIPPED)
