@@ -267,6 +267,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--model", default=None, help="an .onnx file (default: the shipped one)")
+    parser.add_argument("--tag", default="", help="saved as WHAT-TAG.json (a model compared, "
+                        "not the shipped one; `write` reads only the untagged files)")
     args = parser.parse_args()
     if args.what == "write":
         write()
@@ -280,7 +282,7 @@ def main() -> None:
         result = squad(args.limit, args.seed, args.model)
     else:
         result = scifact(args.limit, args.seed, args.model)
-    (OUT / f"{args.what}.json").write_text(json.dumps(result, indent=2))
+    (OUT / f"{args.what}{'-' + args.tag if args.tag else ''}.json").write_text(json.dumps(result, indent=2))
     print(json.dumps(result, indent=2))
 
 

@@ -1,23 +1,20 @@
-"""The shipped reader (int8 ONNX, no torch): reranking, answerability gate check, support."""
+"""The shipped reader (int8 ONNX, no torch): reranking, the reading stage, support."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from abstain.answer import Answer
 from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
+from abstain.gate import GateThresholds
 from abstain.pipeline import Pipeline
 from abstain.rerank import Reranker, rerank
-from abstain.rerank.answerability import (
-    DEFAULT_THRESHOLD,
-    REASON,
-    answerability_rule,
-    reading_stages,
-)
 from abstain.rerank.reader import MODEL_NAME, OnnxReader, model_file, shared_reader
+from abstain.rerank.reading import READ_WINDOWS, read_evidence
 from abstain.rerank.support import ReaderSupport
 from abstain.stores.sqlite import SQLiteStore
 from abstain.verify import Verifier
@@ -49,7 +46,8 @@ def test_reader_scores_answering_text_higher(reader: OnnxReader) -> None:
     assert all(0.0 <= s <= 1.0 for s in scores)
     assert scores[1] > scores[0] + 0.2
     assert reader.score("anything", []) == []
-    assert reader.logits([], []).shape == (0, 2)
+    assert reader.logits([], []).shape[0] == 0
+    assert reader.logits(['q'], ['a']).shape == (1, 3)  # answers, supports, relevance
 
 
 def test_rerank_reorders_and_records_scores(reader: OnnxReader) -> None:
@@ -69,43 +67,90 @@ def test_support_scorer_is_a_verifier(reader: OnnxReader) -> None:
     assert support.check("", [PORT]) == 0.0 and support.check("x", []) == 0.0
 
 
-def test_reading_stages() -> None:
-    assert reading_stages(False, None, None) == (None, [])
-    with pytest.raises(ValueError):
-        answerability_rule(shared_reader(), 1.5)
+class FixedReader:
+    """A reader whose answers logit is fixed: the gate's use of a reading, without a model."""
+
+    name = "fixed"
+
+    def __init__(self, logit: float) -> None:
+        self.logit = logit
+        self.pairs = 0
+
+    def logits(self, a: object, b: list[str]) -> np.ndarray:
+        self.pairs += len(b)
+        return np.full((len(b), 3), self.logit, dtype=np.float32)
 
 
-def _ask_with_reader(db: Path, embedder: object, threshold: float | None) -> Answer:
-    with Pipeline(SQLiteStore(db), embedder, reader=True,  # type: ignore[arg-type]
-                  answerability_threshold=threshold) as pipe:
+OPS = f"# Replication\n\n{PORT}\n\n# Kitchen\n\n{WEATHER}\n"
+
+
+def _ask(db: Path, embedder: object, question: str, **kwargs: object) -> Answer:
+    with Pipeline(SQLiteStore(db), embedder, **kwargs) as pipe:  # type: ignore[arg-type]
         if not pipe.store.list_documents():
-            pipe.ingest_text(f"# Replication\n\n{PORT}\n\n# Kitchen\n\n{WEATHER}\n",
-                             source="ops.md")
-        return pipe.ask("Which TCP port does replication traffic use?")
+            pipe.ingest_text(OPS, source="ops.md")
+        return pipe.ask(question)
 
 
-def test_pipeline_with_reader_reranks_and_gates_on_the_best_score(tmp_path: Path,
-                                                                  hashing: object) -> None:
-    answer = _ask_with_reader(tmp_path / "r.db", hashing, None)
-    check = next(c for c in answer.checks if c.name == "rule:answerability")
+def test_read_evidence_reads_the_windows_that_share_words(reader: OnnxReader) -> None:
+    long = " ".join(f"Sentence {i} is about the weather in the hills." for i in range(30))
+    reading = read_evidence(reader, "Which port does replication use?",
+                            _evidence([long, f"{WEATHER} {PORT}"]))
+    assert reading is not None
+    assert reading.windows_read == READ_WINDOWS and reading.chunks_read == 2
+    assert reading.chunk == 1 and "7400" in reading.window
+    assert reading.answerability > 0.5
+    assert read_evidence(reader, "Which port?", []) is None
+
+
+def test_the_reader_refuses_what_the_evidence_does_not_answer(tmp_path: Path,
+                                                             hashing: object) -> None:
+    question = "Which TCP port does replication traffic use?"
+    answer = _ask(tmp_path / "r.db", hashing, question, reader=True)
+    check = next(c for c in answer.checks if c.name == "answerability")
     assert answer.answered, answer.refusal
-    assert answer.tier == "reranker" and "rerank_ms" in answer.timings_ms
-    assert answer.evidence[0].text == PORT  # the reader put the answering chunk first
-    best = max(e.rerank_score or 0.0 for e in answer.evidence)
-    assert check.value == round(best, 4) and check.threshold == DEFAULT_THRESHOLD
-    assert check.value > DEFAULT_THRESHOLD
-    assert answer.audit_trail()["evidence"][0]["rerank_score"] == pytest.approx(best)
+    assert "read_ms" in answer.timings_ms
+    assert answer.features["answerability"] == check.value
+    assert float(check.value) > 0.5  # the shipped model reads the port sentence as an answer
+    # The same question with the bar just above its reading is refused, for that reason only.
+    refused = _ask(tmp_path / "r.db", hashing, question, reader=True,
+                   answerability_threshold=min(1.0, float(check.value) + 1e-3))
+    assert refused.refusal is not None and refused.refusal.reason == "unanswerable"
+    assert [c.name for c in refused.checks if not c.passed] == ["answerability"]
 
-    # The same question with the bar just above its best score is refused, for that reason.
-    refused = _ask_with_reader(tmp_path / "r.db", hashing, min(1.0, float(check.value) + 1e-3))
-    assert refused.refusal is not None and refused.refusal.reason == REASON
-    assert [c.name for c in refused.checks if not c.passed] == ["rule:answerability"]
+
+def test_refusals_settled_before_reading_cost_no_reading(tmp_path: Path,
+                                                        hashing: object) -> None:
+    fixed = FixedReader(5.0)
+    answer = _ask(tmp_path / "r.db", hashing, "Which port does replication use for E4242?",
+                  reader=fixed)
+    assert answer.refusal is not None and answer.refusal.reason == "no_evidence"  # none names it
+    assert fixed.pairs == 0 and "read_ms" not in answer.timings_ms
+    assert "answerability" not in answer.features
+
+
+def test_a_confident_reading_waives_only_the_word_level_checks(tmp_path: Path,
+                                                              hashing: object) -> None:
+    # No number stands next to "replicas": the answer-type check fails.
+    question = "How many replicas receive replication traffic?"
+    plain = _ask(tmp_path / "r.db", hashing, question)
+    failed = {c.name for c in plain.checks if not c.passed}
+    assert failed and failed <= {"informative_coverage", "passage_coverage", "answer_type",
+                                 "term_coverage", "calibrated_confidence"}, failed
+    lexical = failed - {"calibrated_confidence"}
+    waiving = GateThresholds(waive_lexical_at=0.9, min_confidence=0.0)
+    read = _ask(tmp_path / "r.db", hashing, question, reader=FixedReader(5.0),
+                thresholds=waiving)
+    assert read.answered, read.refusal
+    assert all("waived" in c.detail for c in read.checks if c.name in lexical)
+    unsure = _ask(tmp_path / "r.db", hashing, question, reader=FixedReader(0.0),
+                  thresholds=waiving)  # p = 0.5: below the waiver
+    assert not unsure.answered
+    assert unsure.refusal is not None and unsure.refusal.reason != "unanswerable"
 
 
 def test_preset_suffix_enables_reader(tmp_path: Path) -> None:
     with Pipeline.preset("balanced+reader", store=str(tmp_path / "p.db")) as pipe:
-        assert pipe.reranker is shared_reader()
-        assert [name for name, _ in pipe.gate.rules] == ["answerability"]
+        assert pipe.reader is shared_reader() and pipe.reranker is None
     from abstain.errors import ConfigError
 
     with pytest.raises(ConfigError, match="reader"):

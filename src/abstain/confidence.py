@@ -49,9 +49,12 @@ class AnswerFeatures:
     term_coverage: float
     """Share of the question's content terms found in the evidence."""
     missing_terms: tuple[str, ...] = ()
+    answerability: float | None = None
+    """The reader's P(the kept evidence answers the question); None when no reader ran."""
 
     def as_dict(self) -> dict[str, float]:
-        return {k: v for k, v in asdict(self).items() if k != "missing_terms"}
+        return {k: v for k, v in asdict(self).items()
+                if k != "missing_terms" and v is not None}
 
 
 def answer_features(question: str, evidence: tuple[Evidence, ...], *, rrf_k: int = RRF_K
@@ -132,7 +135,16 @@ class Calibration:
         Path(path).write_text(json.dumps(asdict(self), indent=2) + "\n")
 
 
+READING_CALIBRATION = "calibration-reading.json"
+"""The shipped calibration with the reader's ``answerability`` feature."""
+
+
 @functools.cache
-def default_calibration() -> Calibration:
-    """The shipped calibration (``data/calibration.json``), read on first use, not at import."""
-    return Calibration.load()
+def default_calibration(reading: bool = False) -> Calibration:
+    """The shipped calibration, read on first use, not at import: ``data/calibration.json``
+    over the retrieval features, or with ``reading`` the one fitted with the reader's
+    answerability too (``data/calibration-reading.json``)."""
+    if not reading:
+        return Calibration.load()
+    path = resources.files("abstain").joinpath("data", READING_CALIBRATION)
+    return Calibration.load(str(path)) if path.is_file() else Calibration.load()

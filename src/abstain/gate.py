@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from abstain.align import (
     Focus,
@@ -29,6 +30,9 @@ from abstain.evidence import Evidence
 from abstain.mentions import parse_question
 from abstain.query import tokens
 from abstain.stores.base import TermCounts
+
+if TYPE_CHECKING:
+    from abstain.rerank.reading import Reading
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +72,13 @@ class GateThresholds:
     check_names: bool = True
     """Require capitalised names of the question (Kubernetes, GraphQL) to exist in the
     workspace."""
+    min_answerability: float = 0.0
+    """With a reader: refuse (``unanswerable``) when its probability that the kept evidence
+    answers the question is below this."""
+    waive_lexical_at: float | None = None
+    """With a reader: at and above this answerability the word-level proxies of "the evidence
+    answers it" (term, informative and passage coverage, answer type) are waived, since the
+    reader read the evidence; None never waives. Existence and retrieval checks stay."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.chunk_filter <= 100 or not 0 <= self.answer_gate <= 100:
@@ -94,6 +105,8 @@ class GateInput:
     focus: Focus | None = None
     """The question read against the workspace's statistics (``Store.term_counts``); when
     None, the retrieved chunks stand in for the workspace."""
+    reading: Reading | None = None
+    """The reader's reading of the kept evidence (``abstain.rerank.reading``), when one ran."""
 
 
 Rule = Callable[[GateInput], Check | None]
@@ -160,6 +173,8 @@ class Gate:
             checks.append(answer_type_check(focus, ev))
         if t.min_top_ratio is not None:
             checks.append(_ratio_check(data.retrieved, t.min_top_ratio))
+        if data.reading is not None:
+            checks = _with_reading(checks, data.reading, t)
         floor = t.min_confidence if data.min_confidence is None else data.min_confidence
         source = ("GateThresholds.min_confidence" if data.min_confidence is None
                   else "the calibration's certified gate_threshold")
@@ -183,6 +198,25 @@ class Gate:
         missing = next((by_check[n] for n in failing if by_check.get(n)), ())
         suggestions = entity.suggestions if not entity.check.passed else ()
         return GateResult(failed is None, tuple(checks), failed, suggestions, missing)
+
+
+WAIVABLE = frozenset({"term_coverage", "informative_coverage", "passage_coverage",
+                      "answer_type"})
+"""Word-level stand-ins for "the evidence answers the question", which a confident reader
+outranks; the checks that something exists, or was retrieved closely enough, are not."""
+
+
+def _with_reading(checks: list[Check], reading: Reading, t: GateThresholds) -> list[Check]:
+    p = reading.answerability
+    waive = t.waive_lexical_at is not None and p >= t.waive_lexical_at
+    out = [replace(c, passed=True, detail=f"{c.detail} (waived: the reader reads an answer, "
+                                          f"answerability {p:.2f} >= {t.waive_lexical_at:g})")
+           if waive and not c.passed and c.name in WAIVABLE else c for c in checks]
+    out.append(Check("answerability", p >= t.min_answerability, p, t.min_answerability,
+                     f"{reading.model}: best of {reading.windows_read} sentence windows of "
+                     f"{reading.chunks_read} kept chunks (chunk {reading.chunk + 1}) in "
+                     f"{reading.ms:g} ms", "unanswerable"))
+    return out
 
 
 def _exempt(check: Check, curated: bool) -> Check:

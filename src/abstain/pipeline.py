@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from abstain.answer import Answer
@@ -21,7 +22,7 @@ from abstain.generate.extractive import ExtractiveGenerator
 from abstain.ingest import Ingester, IngestReport, Paraphraser
 from abstain.ingest.chunk import ChunkingConfig
 from abstain.rerank import DEFAULT_RERANK_DEPTH, Reranker
-from abstain.rerank.answerability import reading_stages
+from abstain.rerank.reading import PairLogits
 from abstain.retrieve import Retrieval, Retriever
 from abstain.stores import Store, open_store
 from abstain.stores.base import check_workspace
@@ -53,13 +54,14 @@ class Pipeline:
                  rules: Sequence[tuple[str, Rule]] = (),
                  generator: Generator | None = None,
                  calibration: Calibration | None = None,
+                 reading_calibration: Calibration | None = None,
                  max_question_chars: int = MAX_QUESTION_CHARS,
                  verifier: Verifier | Literal["auto"] | None = "auto",
                  strictness: Strictness | str = Strictness.BALANCED,
                  rewrite_query: bool = False,
                  clarify_on_empty: bool = False,
                  llm_rerank: bool | RerankConfig = False,
-                 reader: bool | Reranker = False,
+                 reader: bool | PairLogits = False,
                  reranker: Reranker | None = None,
                  answerability_threshold: float | None = None,
                  rerank_depth: int = DEFAULT_RERANK_DEPTH,
@@ -75,9 +77,13 @@ class Pipeline:
         Off by default, so that no refusal ever calls an LLM unless asked to.
 
         Reading-level model (docs/MODEL_CARD.md): ``reader=True`` loads abstain's own
-        model; it reranks the top ``rerank_depth`` fused hits and adds the gate check
-        ``answerability`` (refuse ``unanswerable`` below ``answerability_threshold``).
-        ``reranker`` alone reranks without that check.
+        model (or pass any object with ``name`` and ``logits(a, b)``); it reads the kept
+        evidence of a question the gate has not already refused
+        (:mod:`abstain.rerank.reading`): gate check ``answerability`` (refuse
+        ``unanswerable`` below ``answerability_threshold``, default the thresholds'
+        ``min_answerability``), and the calibrated confidence then comes from
+        ``reading_calibration`` (fitted with that feature). ``reranker`` reorders the top
+        ``rerank_depth`` fused hits before the gate.
 
         Observation (docs/TUNING.md): every answer goes to the store's query log when
         ``abstain log on`` enabled it there (``log_queries=False`` never records, as
@@ -98,11 +104,17 @@ class Pipeline:
         self.chunking = chunking or ChunkingConfig()
         self.paraphraser = paraphraser
         self.retriever = Retriever(store, embedder, self.retrieval)
-        # -- reading-level model: reranker + answerability rule --
-        self.reranker, reading_rules = reading_stages(reader, reranker, answerability_threshold)
+        # -- reading-level model: reads the kept evidence; an optional reranker --
+        self.reader = _resolve_reader(reader)
+        self.reranker = reranker
         self.rerank_depth = rerank_depth
-        self.gate = Gate(thresholds, [*rules, *reading_rules])
+        thresholds = thresholds or GateThresholds()
+        if answerability_threshold is not None:
+            thresholds = replace(thresholds, min_answerability=answerability_threshold)
+        self.gate = Gate(thresholds, rules)
         self.calibration = calibration or default_calibration()
+        self.reading_calibration = (reading_calibration or calibration
+                                    or default_calibration(reading=True))
         self.max_question_chars = max_question_chars
         self.log_queries = log_queries
         self.observers: list[Callable[[Answer], None]] = list(observers)
@@ -203,6 +215,16 @@ class Pipeline:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def _resolve_reader(reader: bool | PairLogits) -> PairLogits | None:
+    if reader is False or reader is None:
+        return None
+    if reader is True:
+        from abstain.rerank.reader import shared_reader
+
+        return shared_reader()
+    return reader
 
 
 def _resolve_verifier(verifier: Verifier | Literal["auto"] | None, generator: Generator,

@@ -32,6 +32,7 @@ from abstain.gate import GateInput, GateResult
 from abstain.generate import Generation, Sentence
 from abstain.mentions import parse_question
 from abstain.messages import detect_language, refusal_message
+from abstain.rerank.reading import gate_with_reading
 from abstain.text import clean
 
 if TYPE_CHECKING:
@@ -153,10 +154,13 @@ def prepare(pipe: Pipeline, question: str, workspace: str) -> Prepared | Answer:
     # fitted; the alignment checks read the evidence the answer is built from.
     features = answer_features(text, filtered or scored, rrf_k=pipe.retrieval.rrf_k)
     confidence = pipe.calibration.confidence(features)
-    result = pipe.gate.evaluate(GateInput(
+    result, gated = gate_with_reading(pipe.gate, pipe.reading_calibration, pipe.reader, GateInput(
         question=text, evidence=kept, retrieved=scored, features=features,
         confidence=confidence, min_confidence=pipe.calibration.gate_threshold,
         known_identifiers=lambda: pipe.store.identifiers(workspace), focus=focus))
+    features, confidence = gated.features, gated.confidence
+    if gated.reading is not None:
+        timings["read_ms"] = gated.reading.ms
     timings["gate_ms"] = _ms(t_gate)
     base = dict(question=question, workspace=workspace, language=language,
                 features=features.as_dict(), checks=result.checks, evidence=kept or scored,

@@ -110,10 +110,10 @@ def ask_options(func: F) -> F:
                           "it the answer becomes a refusal. Unsupported sentences are "
                           "removed except at loose [default: balanced]."),
         click.option("--reader", is_flag=True, default=None,
-                     help="Use abstain's own reading-level model (docs/MODEL_CARD.md): "
-                          "rerank the top hits and refuse (reason unanswerable) when the best "
-                          "evidence does not answer the question. Off by default: slower, "
-                          "and it also refuses some answerable questions."),
+                     help="Read the kept evidence with abstain's own reading-level model "
+                          "(docs/MODEL_CARD.md): refuse (reason unanswerable) when it does not "
+                          "answer the question, and let a confident reading outrank the "
+                          "word-level coverage checks."),
         click.option("--rewrite", is_flag=True, default=None,
                      help="Let the LLM rewrite the question into a search query first "
                           "(needs --llm)."),

@@ -11,7 +11,7 @@ import click
 from abstain.cli.common import fail, print_json, settings_from, store_options
 
 F = TypeVar("F", bound=Callable[..., Any])
-DATASET_NAMES = ("squad2", "scifact", "rgb", "qags")
+DATASET_NAMES = ("squad2", "squad2-calibration", "scifact", "rgb", "qags")
 
 
 def run_options(func: F) -> F:
@@ -52,6 +52,9 @@ def run_options(func: F) -> F:
                           "instead of the first N."),
         click.option("--seed", default=0, show_default=True, help="Seed for --sample and "
                                                                   "splits."),
+        click.option("--reader/--no-reader", default=None,
+                     help="Read the kept evidence with abstain's reading-level model, or "
+                          "not [default: the pipeline's default]."),
         click.option("--save-records", type=click.Path(dir_okay=False), metavar="FILE",
                      help="Write every question's recorded signals as JSONL."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bars."),
@@ -88,7 +91,7 @@ def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) ->
         preset=p["preset"],
         calibration=Calibration.load(p["calibration"]) if p["calibration"] else None,
         categories=tuple(p["categories"]), limit=p["limit"], sample=p["sample"],
-        seed=p["seed"], candidates=p["candidates"],
+        seed=p["seed"], candidates=p["candidates"], reader=p["reader"],
         record_all_confidences=for_calibration)
     run = execute(spec, progress=not p["quiet"])
     for problem in run.problems:

@@ -36,6 +36,8 @@ class RunSpec:
     sample: bool = False
     seed: int = 0
     candidates: int | None = None
+    reader: bool | None = None
+    """Read the kept evidence with abstain's reader (None: the pipeline's default)."""
     record_all_confidences: bool = False
     """Disable only the calibrated-confidence check (for `calibrate`): every other decision,
     including generation, is then observed for every question."""
@@ -87,7 +89,9 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
     chunking = WHOLE_DOCUMENT if spec.dataset == "scifact" else None
     with Pipeline.from_settings(spec.settings, thresholds=thresholds, retrieval=retrieval,
                                 calibration=calibration, chunking=chunking,
-                                log_queries=False) as pipe:
+                                log_queries=False,
+                                **({} if spec.reader is None else {"reader": spec.reader})
+                                ) as pipe:
         if collection:
             with _bar(len(collection), "ingest", progress) as bar:
                 ingest_collection(pipe, collection, bar.update)

@@ -28,7 +28,7 @@ from abstain.errors import ConfigError
 from abstain.evaluate.data import CollectionDoc, Dataset, LabelledQuestion
 
 ENV_DATA_DIR = "ABSTAIN_DATA_DIR"
-DATASETS = ("squad2", "scifact", "rgb", "qags")
+DATASETS = ("squad2", "squad2-calibration", "scifact", "rgb", "qags")
 
 
 def default_data_dir(environ: dict[str, str] | None = None) -> Path:
@@ -45,7 +45,8 @@ def default_data_dir(environ: dict[str, str] | None = None) -> Path:
 
 def load_dataset(name: str, data_dir: str | Path | None = None) -> Dataset:
     loaders: dict[str, Callable[[Path], Dataset]] = {
-        "squad2": load_squad2, "scifact": load_scifact, "rgb": load_rgb, "qags": load_qags}
+        "squad2": load_squad2, "squad2-calibration": load_squad2_calibration,
+        "scifact": load_scifact, "rgb": load_rgb, "qags": load_qags}
     if name not in loaders:
         raise ConfigError(f"unknown dataset {name!r}; choose from {', '.join(DATASETS)}")
     root = Path(data_dir) if data_dir is not None else default_data_dir()
@@ -63,9 +64,33 @@ def _open_text(path: Path) -> Any:
 
 
 def load_squad2(root: Path) -> Dataset:
+    """The gate benchmark (``squad2-dev-half``): never tune or train on it."""
     base = root / "squad2-dev-half" if (root / "squad2-dev-half").is_dir() else root
     with _open_text(base / "dev-v2.0.json.gz") as fh:
         articles = json.load(fh)["data"]
+    return _squad2_protocol("squad2", articles)
+
+
+CALIBRATION_HOLDOUT = (0.05, 13)
+"""Share and seed of the SQuAD 2.0 train articles the v2 reader is trained without
+(``abstain.train.trainset.held_out``, recipe squad2-full); they are what the gate and the
+calibration are fitted on."""
+
+
+def load_squad2_calibration(root: Path) -> Dataset:
+    """The benchmark's protocol on the SQuAD 2.0 *train* articles the shipped reader never
+    saw: for fitting the calibration and the gate's reader thresholds without touching the
+    benchmark half."""
+    from abstain.train.trainset import held_out
+
+    base = root / "squad2-train-rebuilt" if (root / "squad2-train-rebuilt").is_dir() else root
+    with _open_text(base / "train-v2.0.rebuilt.json.gz") as fh:
+        articles = [a for a in json.load(fh)["data"]
+                    if held_out(str(a["title"]), *CALIBRATION_HOLDOUT)]
+    return _squad2_protocol("squad2-calibration", articles)
+
+
+def _squad2_protocol(name: str, articles: list[dict[str, Any]]) -> Dataset:
     docs: list[CollectionDoc] = []
     questions: list[LabelledQuestion] = []
     for a_idx, article in enumerate(articles):
@@ -89,7 +114,7 @@ def load_squad2(root: Path) -> Dataset:
                 else:
                     continue
                 questions.append(q)
-    return Dataset("squad2", tuple(docs), tuple(questions),
+    return Dataset(name, tuple(docs), tuple(questions),
                    "collection = paragraphs of even-indexed articles; answerable / near_miss = "
                    "their answerable / unanswerable questions; out_of_collection = answerable "
                    "questions of odd-indexed articles", _counts(questions))

@@ -4,8 +4,8 @@ The seam is one method, :meth:`Reranker.score` (question, texts -> one score per
 text, higher = better answers it). Built on it:
 
 * :func:`rerank` reorders the top fused hits and records ``Evidence.rerank_score``;
-* :func:`~abstain.rerank.answerability.answerability_rule`, a gate rule that refuses
-  with reason ``unanswerable`` when the best evidence does not answer the question;
+* :mod:`~abstain.rerank.reading`, the reading stage: the reader's answerability of the kept
+  evidence, a gate check (reason ``unanswerable``) and a feature of the confidence;
 * :class:`~abstain.rerank.support.ReaderSupport`, a sentence-support scorer with the
   verification seam's ``check(sentence, evidence_texts) -> float``.
 

@@ -83,6 +83,33 @@ def qags(scorer: PairScorer, data: Path, threshold_logit: float = 0.0) -> dict[s
     return result
 
 
+BEGIN_TEST = ("support-nli", "begin", "begin_test_wow.tsv.gz")
+
+
+def begin(scorer: PairScorer, data: Path) -> dict[str, float]:
+    """BEGIN's test split (Wizard of Wikipedia dialogue responses): is the response fully
+    attributable to its knowledge snippet? AUROC of the supports head, response × the
+    snippet's windows; balanced accuracy at probability 0.5."""
+    import gzip
+
+    path = data.joinpath(*BEGIN_TEST)
+    if not path.exists():
+        return {}
+    responses, windows, labels = [], [], []
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        header = fh.readline().rstrip("\n").split("\t")
+        for line in fh:
+            row = dict(zip(header, line.rstrip("\n").split("\t"), strict=False))
+            if row.get("response") and row.get("knowledge"):
+                responses.append(row["response"])
+                windows.append(sentence_windows(row["knowledge"]))
+                labels.append(int(row.get("begin_label") == "Fully attributable"))
+    scores = max_over_windows(scorer, responses, windows, 1)
+    return {"begin_test_auroc": round(auroc(labels, scores), 4),
+            "begin_test_bacc": round(balanced_accuracy(labels, scores, 0.0), 4),
+            "begin_test_n": len(labels)}
+
+
 def _detokenize(text: str) -> str:
     """QAGS text is tokenised: rejoin numbers (``3, 800`` -> ``3,800``), as
     bench/bench_verify_qags.py does."""

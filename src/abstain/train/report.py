@@ -20,6 +20,7 @@ def measure(data: Path, onnx_path: Path, *, threads: int = 2,
     metrics.update(evaluate.near_miss(reader.pair_logits, questions))
     if (data / "qags").is_dir():
         metrics.update(evaluate.qags(reader.pair_logits, data))
+    metrics.update(evaluate.begin(reader.pair_logits, data))
     metrics["seconds"] = round(time.perf_counter() - started, 1)
     return metrics
 

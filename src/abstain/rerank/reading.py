@@ -1,0 +1,111 @@
+"""The reading stage: does the evidence the answer would be built from answer the question?
+
+The reader (:class:`~abstain.rerank.reader.OnnxReader`, *answers* head) reads the question
+against a few sentence windows of the top kept chunks, in one batched call, and the best
+window's probability is the question's *answerability*. It feeds the gate (check
+``answerability``; a high one waives the word-level coverage checks, whose job it does
+better) and the calibrated confidence (feature ``answerability``).
+
+Only what the decision needs is read: the first :data:`READ_CHUNKS` kept chunks, and of their
+windows the :data:`READ_WINDOWS` that share the most words with the question (the window
+holding an answer nearly always shares some); so the cost is one ONNX call of at most eight
+short pairs, whatever the chunk size.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+from abstain.evidence import Evidence
+from abstain.query import query_terms, tokens
+from abstain.rerank.windows import sentence_windows
+from abstain.text import stem
+
+if TYPE_CHECKING:
+    from abstain.confidence import Calibration
+    from abstain.gate import Gate, GateInput, GateResult
+
+READ_CHUNKS = 3
+"""Kept chunks read: the answer is built from the first few."""
+READ_WINDOWS = 8
+"""Sentence windows read in all, chosen by the words they share with the question."""
+ANSWERS_HEAD = 0
+
+
+class PairLogits(Protocol):
+    name: str
+
+    def logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What the reader found in the kept evidence."""
+
+    answerability: float
+    """P(the best window answers the question), 0–1."""
+    chunk: int
+    """Index (in the kept evidence) of the chunk holding that window."""
+    window: str
+    windows_read: int
+    chunks_read: int
+    ms: float
+    model: str
+
+
+def read_evidence(reader: PairLogits, question: str, evidence: Sequence[Evidence], *,
+                  chunks: int = READ_CHUNKS, windows: int = READ_WINDOWS) -> Reading | None:
+    """The reading of the first ``chunks`` kept chunks; None when there is nothing to read."""
+    started = time.perf_counter()
+    read = list(evidence[:chunks])
+    if not read or not question.strip():
+        return None
+    asked = {stem(t) for t in query_terms(question)}
+    candidates: list[tuple[int, int, int, str]] = []
+    for c, ev in enumerate(read):
+        for w, text in enumerate(sentence_windows(ev.text)):
+            shared = len(asked & {stem(t) for t in tokens(text)})
+            candidates.append((-shared, c, w, text))
+    chosen = sorted(candidates)[:windows]
+    logits = reader.logits([question] * len(chosen), [text for *_, text in chosen])
+    scores = logits[:, ANSWERS_HEAD]
+    best = int(np.argmax(scores))
+    probability = float(1.0 / (1.0 + np.exp(-np.clip(scores[best], -60.0, 60.0))))
+    return Reading(answerability=round(probability, 4), chunk=chosen[best][1],
+                   window=chosen[best][3], windows_read=len(chosen), chunks_read=len(read),
+                   ms=round((time.perf_counter() - started) * 1000, 1), model=reader.name)
+
+
+SETTLED_WITHOUT_READING = frozenset({"evidence", "best_distance", "answer_gate",
+                                     "entity_existence", "top_ratio"})
+"""Refusals a reading could not overturn: the gate decides them before the reader runs, so
+they cost nothing extra."""
+
+
+def gate_with_reading(gate: Gate, calibration: Calibration, reader: PairLogits | None,
+                      data: GateInput) -> tuple[GateResult, GateInput]:
+    """The gate's verdict, with the reader's reading when it can matter.
+
+    A question the gate refuses on a check no reading overturns (nothing retrieved, nothing
+    close, a name that is not there, a user rule) is not read. Otherwise the kept evidence is
+    read, the answerability joins the features, ``calibration`` (fitted with that feature)
+    gives the confidence, and the gate decides again with the reading.
+    """
+    result = gate.evaluate(data)
+    if reader is None:
+        return result, data
+    failing = {c.name for c in result.checks if not c.passed}
+    if failing & SETTLED_WITHOUT_READING or any(n.startswith("rule:") for n in failing):
+        return result, data
+    reading = read_evidence(reader, data.question, data.evidence)
+    if reading is None:
+        return result, data
+    features = replace(data.features, answerability=reading.answerability)
+    data = replace(data, features=features, confidence=calibration.confidence(features),
+                   reading=reading)
+    return gate.evaluate(data), data
