@@ -180,3 +180,31 @@ def test_hub_models_read_a_named_class_or_say_which_is_missing() -> None:
         positive_class({0: "a", 1: "b", 2: "c"}, None, "m")
     with pytest.raises(ConfigError, match="positive=5 is not one of them"):
         positive_class(nli, 5, "m")
+
+
+class LastFirst:
+    """A reranker that puts the last text first and keeps the others in order."""
+
+    name = "last-first"
+
+    def score(self, question: str, texts: list[str]) -> list[float]:
+        return [0.5 - i / 100 for i in range(len(texts) - 1)] + [1.0]
+
+
+def test_rerank_fuses_with_the_retrieval_order_unless_told_not_to() -> None:
+    evidence = _evidence([f"text {i}" for i in range(10)])
+    fused = rerank(LastFirst(), "q", evidence, depth=10)
+    alone = rerank(LastFirst(), "q", evidence, depth=10, fuse=False)
+    assert alone[0].chunk_id == "c9"  # the reranker alone replaces the retrieval's order
+    assert fused[0].chunk_id == "c0"  # fused, one reader's disagreement does not
+    assert {e.chunk_id for e in fused} == {e.chunk_id for e in evidence}
+
+
+def test_relevance_head_reranks_what_is_about_the_question(reader: OnnxReader) -> None:
+    from abstain.rerank.reader import ReaderRelevance
+
+    relevance = ReaderRelevance(reader)
+    assert isinstance(relevance, Reranker)
+    scores = relevance.score("Which port does replication use?", [WEATHER, PORT])
+    assert scores[1] > scores[0]
+    assert relevance.score("q", []) == []

@@ -72,10 +72,13 @@ class GateThresholds:
     check_names: bool = True
     """Require capitalised names of the question (Kubernetes, GraphQL) to exist in the
     workspace."""
-    min_answerability: float = 0.0
+    min_answerability: float = 0.1
     """With a reader: refuse (``unanswerable``) when its probability that the kept evidence
     answers the question is below this."""
-    waive_lexical_at: float | None = None
+    min_reading_confidence: float = 0.4
+    """With a reader: ``min_confidence`` for the confidence computed after reading (the
+    reading calibration, fitted with the answerability feature)."""
+    waive_lexical_at: float | None = 0.4
     """With a reader: at and above this answerability the word-level proxies of "the evidence
     answers it" (term, informative and passage coverage, answer type) are waived, since the
     reader read the evidence; None never waives. Existence and retrieval checks stay."""
@@ -84,9 +87,11 @@ class GateThresholds:
         if not 0 <= self.chunk_filter <= 100 or not 0 <= self.answer_gate <= 100:
             raise ConfigError("chunk_filter and answer_gate are on a 0–100 scale")
         if not all(0 <= v <= 1 for v in (self.min_confidence, self.min_term_coverage,
-                                          self.min_informative_coverage)):
-            raise ConfigError("min_confidence, min_term_coverage and min_informative_coverage "
-                              "are in [0, 1]")
+                                          self.min_informative_coverage,
+                                          self.min_answerability,
+                                          self.min_reading_confidence)):
+            raise ConfigError("min_confidence, min_term_coverage, min_informative_coverage, "
+                              "min_answerability and min_reading_confidence are in [0, 1]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,9 +180,11 @@ class Gate:
             checks.append(_ratio_check(data.retrieved, t.min_top_ratio))
         if data.reading is not None:
             checks = _with_reading(checks, data.reading, t)
-        floor = t.min_confidence if data.min_confidence is None else data.min_confidence
-        source = ("GateThresholds.min_confidence" if data.min_confidence is None
-                  else "the calibration's certified gate_threshold")
+        own = t.min_confidence if data.reading is None else t.min_reading_confidence
+        floor = own if data.min_confidence is None else data.min_confidence
+        source = ("the calibration's gate_threshold" if data.min_confidence is not None
+                  else "GateThresholds.min_confidence" if data.reading is None
+                  else "GateThresholds.min_reading_confidence")
         checks.append(Check("calibrated_confidence", curated or data.confidence >= floor,
                             round(data.confidence, 4), floor,
                             "logistic over " + ", ".join(

@@ -6,9 +6,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from abstain.answer import Answer
@@ -36,10 +36,12 @@ MAX_QUESTION_CHARS = 4000
 
 PRESETS: dict[str, GateThresholds] = {
     "lenient": GateThresholds(answer_gate=30.0, max_best_distance=0.65, min_term_coverage=0.1,
-                              min_confidence=0.3),
+                              min_confidence=0.3, min_answerability=0.05,
+                              min_reading_confidence=0.3, waive_lexical_at=0.3),
     "balanced": GateThresholds(),
     "strict": GateThresholds(answer_gate=50.0, max_best_distance=0.5, min_term_coverage=0.4,
-                             min_confidence=0.75),
+                             min_confidence=0.75, min_answerability=0.3,
+                             min_reading_confidence=0.75, waive_lexical_at=None),
 }
 
 

@@ -215,12 +215,17 @@ def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: s
               show_default=True, help="answered: should-refuse among the answers (what 'at "
                                       "most 1 wrong answer in 100' means); refusable: answered"
                                       " among should-refuse.")
+@click.option("--reading", is_flag=True,
+              help="Fit the calibration used after the reader has read the evidence: the "
+                   "reader's answerability joins the features, and only the questions it "
+                   "read are used (record them with --reader; ship as "
+                   "calibration-reading.json or pass as reading_calibration).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Write PNGs of the held-out (or fit) questions with the new confidence.")
 @click.pass_context
 def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | None,
-              alpha: float | None, level: float, risk: str, as_json: bool,
+              alpha: float | None, level: float, risk: str, reading: bool, as_json: bool,
               plots_dir: str | None, **params: Any) -> None:
     """Fit the answer-confidence coefficients on labelled questions; write a calibration file.
 
@@ -238,12 +243,23 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
       abstain calibrate --dataset squad2 -o cal.json --max-false-accept 0.01 --confidence 0.95
       abstain calibrate --from-log --db kb.db -o cal.json --max-false-accept 0.05
     """
-    from abstain.evaluate.calibrate import fit_calibration
+    from abstain.evaluate.calibrate import (
+        FEATURES,
+        READING_FEATURES,
+        fit_calibration,
+        read_records,
+    )
 
+    if reading and params["reader"] is False:
+        fail("--reading fits on what the reader read; drop --no-reader")
+    if reading:
+        params["reader"] = True
     run = _collect(ctx, params, for_calibration=True)
+    records = read_records(run.records) if reading else run.records
     share = holdout if holdout is not None else (0.5 if alpha is not None else 0.0)
     try:
-        result = fit_calibration(run.records, source=str(run.meta.get("name", "data")),
+        result = fit_calibration(records, features=READING_FEATURES if reading else FEATURES,
+                                 source=str(run.meta.get("name", "data")),
                                  folds=folds, holdout=share, alpha=alpha, delta=1 - level,
                                  risk=risk, seed=params["seed"],
                                  extra_fit_on={k: run.meta[k] for k in
@@ -253,7 +269,7 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
         fail(str(exc))
     cal = result.calibration
     if plots_dir:
-        _plots(run.records, result, plots_dir)
+        _plots(records, result, plots_dir)
     certified = result.risk is None or result.risk.certified
     if certified:
         cal.save(output)

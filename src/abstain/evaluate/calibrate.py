@@ -29,7 +29,12 @@ from abstain.evaluate.metrics import _clean, auroc, ece
 from abstain.evaluate.records import CONFIDENCE_CHECK, QuestionRecord
 from abstain.evaluate.risk import RiskControl, control_risk
 
-FEATURES = tuple(f.name for f in fields(AnswerFeatures) if f.name != "missing_terms")
+READING_FEATURE = "answerability"
+FEATURES = tuple(f.name for f in fields(AnswerFeatures)
+                 if f.name not in ("missing_terms", READING_FEATURE))
+"""The retrieval-level features every question has."""
+READING_FEATURES = (*FEATURES, READING_FEATURE)
+"""With the reader's answerability: the questions the reader read (``--reader``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,18 +54,26 @@ def feature_matrix(records: Sequence[QuestionRecord], names: Sequence[str] = FEA
 
 def recalibrated(records: Sequence[QuestionRecord], calibration: Calibration) -> list[float]:
     """The confidence each record gets under ``calibration`` (the pipeline's own formula)."""
-    return [calibration.confidence(_features(r)) for r in records]
+    return [calibration.confidence(record_features(r)) for r in records]
 
 
-def _features(record: QuestionRecord) -> AnswerFeatures:
+def record_features(record: QuestionRecord) -> AnswerFeatures:
     values: dict[str, Any] = {f: record.features.get(f, 0.0) for f in FEATURES}
-    return AnswerFeatures(**values)
+    return AnswerFeatures(**values, answerability=record.features.get(READING_FEATURE))
+
+
+def read_records(records: Sequence[QuestionRecord]) -> list[QuestionRecord]:
+    """The records whose evidence the reader read (they carry its answerability)."""
+    return [r for r in records if READING_FEATURE in r.features]
 
 
 def fit_calibration(records: Sequence[QuestionRecord], *, source: str, folds: int = 5,
                     holdout: float = 0.0, alpha: float | None = None, delta: float = 0.05,
                     risk: str = "answered", seed: int = 0,
-                    extra_fit_on: dict[str, Any] | None = None) -> CalibrationFit:
+                    extra_fit_on: dict[str, Any] | None = None,
+                    features: Sequence[str] = FEATURES) -> CalibrationFit:
+    """``features``: :data:`FEATURES`, or :data:`READING_FEATURES` for the calibration used
+    once the reader has read the evidence (fit it on :func:`read_records`)."""
     usable = [r for r in records if r.error is None and r.features]
     if len(usable) < 10 or len({r.should_answer for r in usable}) < 2:
         raise ValueError("need at least 10 questions with both 'answer' and 'refuse' labels")
@@ -68,7 +81,7 @@ def fit_calibration(records: Sequence[QuestionRecord], *, source: str, folds: in
                          if holdout > 0 else (list(range(len(usable))), []))
     fit = [usable[i] for i in fit_idx]
     hold = [usable[i] for i in hold_idx]
-    x, y = feature_matrix(fit), np.asarray([r.should_answer for r in fit])
+    x, y = feature_matrix(fit, features), np.asarray([r.should_answer for r in fit])
     groups = [r.item.group or f"#{i}" for i, r in enumerate(fit)]
     cv = cross_validate(x, y, folds=folds, groups=groups, seed=seed)
     model = fit_logistic(x, y, l2=cv.l2)
@@ -79,10 +92,10 @@ def fit_calibration(records: Sequence[QuestionRecord], *, source: str, folds: in
     fit_on = {
         "source": source, "questions": len(fit), "answerable": int(y.sum()),
         "should_refuse": int((~y).sum()), "categories": _counts(r.item.category for r in fit),
-        "holdout_questions": len(hold), "features": list(FEATURES),
+        "holdout_questions": len(hold), "features": list(features),
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "abstain_version": __version__, **(extra_fit_on or {})}
-    coefficients = {f: round(w, 6) for f, w in zip(FEATURES, model.coefficients, strict=True)}
+    coefficients = {f: round(w, 6) for f, w in zip(features, model.coefficients, strict=True)}
     probe = Calibration(intercept=round(model.intercept, 6), coefficients=coefficients)
     held: dict[str, Any] = {}
     control: RiskControl | None = None

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from abstain.evidence import Evidence
+from abstain.fuse import RRF_K
 
 if TYPE_CHECKING:
     from abstain.rerank.reader import OnnxReader
@@ -39,17 +40,26 @@ class Reranker(Protocol):
 
 
 def rerank(reranker: Reranker, question: str, evidence: Sequence[Evidence], *,
-           depth: int = DEFAULT_RERANK_DEPTH) -> tuple[Evidence, ...]:
-    """The first ``depth`` hits reordered by rerank score (ties keep fused order), then the rest.
+           depth: int = DEFAULT_RERANK_DEPTH, fuse: bool = True) -> tuple[Evidence, ...]:
+    """The first ``depth`` hits reordered, then the rest.
 
-    Each read hit carries its ``rerank_score``; the rest keep ``None``.
+    ``fuse`` (the default): by reciprocal-rank fusion (k = 60) of the retrieval's order and
+    the reranker's, ties to the higher rerank score: a small reader adds its reading to the
+    retrieval's ranks rather than replacing them. Without: by rerank score alone (ties keep
+    the retrieval's order). Each read hit carries its ``rerank_score``; the rest keep ``None``.
     """
     head, tail = list(evidence[:depth]), list(evidence[depth:])
     if not head:
         return tuple(evidence)
     scores = reranker.score(question, [e.text for e in head])
     scored = [e.with_scores(rerank_score=float(s)) for e, s in zip(head, scores, strict=True)]
-    order = sorted(range(len(scored)), key=lambda i: (-scores[i], i))
+    by_score = sorted(range(len(scored)), key=lambda i: (-scores[i], i))
+    if fuse:
+        rank = {i: r for r, i in enumerate(by_score)}
+        order = sorted(range(len(scored)), key=lambda i: (
+            -(1.0 / (RRF_K + 1 + i) + 1.0 / (RRF_K + 1 + rank[i])), -scores[i], i))
+    else:
+        order = by_score
     return tuple([scored[i] for i in order] + tail)
 
 

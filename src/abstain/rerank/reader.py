@@ -25,7 +25,10 @@ from abstain.rerank.windows import MAX_WINDOWS, sentence_windows
 
 MODEL_NAME = "reader-minilm-int8"
 MAX_LENGTH = 128
-ANSWERS, SUPPORTS = 0, 1
+"""Tokens of a (question or claim, sentence window) pair, as trained."""
+PASSAGE_LENGTH = 192
+"""Tokens of a (question, passage) pair for the relevance head, as trained."""
+ANSWERS, SUPPORTS, RELEVANCE = 0, 1, 2
 
 
 def model_file() -> Path:
@@ -53,6 +56,10 @@ class OnnxReader:
         self._tokenizer = Tokenizer.from_file(str(tokenizer_file()))
         self._tokenizer.enable_truncation(max_length=max_length, strategy="longest_first")
         self._tokenizer.no_padding()
+        self._passage_tokenizer = Tokenizer.from_file(str(tokenizer_file()))
+        self._passage_tokenizer.enable_truncation(max_length=PASSAGE_LENGTH,
+                                                  strategy="longest_first")
+        self._passage_tokenizer.no_padding()
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
         options.inter_op_num_threads = 1
@@ -65,18 +72,21 @@ class OnnxReader:
         self._lock = threading.Lock()
 
     # -- pairs ---------------------------------------------------------------
-    def logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+    def logits(self, a: Sequence[str], b: Sequence[str], *, passages: bool = False
+               ) -> np.ndarray:
         """Raw logits, shape ``(len(a), heads)``: column 0 answers, column 1 supports, and
         column 2 relevance for a model trained with that head (v2 recipes).
 
-        Pairs are tokenised together, sorted by length and run in batches padded to
-        their longest pair."""
+        Pairs are tokenised together (``passages``: up to 192 tokens, the passage cut, as the
+        relevance head was trained), sorted by length and run in batches padded to their
+        longest pair."""
         if len(a) != len(b):
             raise ValueError("a and b differ in length")
         out = np.zeros((len(a), 2), dtype=np.float32)
         if not a:
             return out
-        encodings = self._tokenizer.encode_batch(
+        tokenizer = self._passage_tokenizer if passages else self._tokenizer
+        encodings = tokenizer.encode_batch(
             [(x or " ", y or " ") for x, y in zip(a, b, strict=True)])
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         for start in range(0, len(order), self.batch_size):
@@ -117,6 +127,15 @@ class OnnxReader:
         """:class:`~abstain.rerank.Reranker`: how well each text answers the question."""
         return self.best_window(question, texts, ANSWERS) if texts else []
 
+    def relevance(self, question: str, texts: Sequence[str]) -> list[float]:
+        """Per text, P(it is about what the question asks): the relevance head over the
+        question and the passage's first 192 tokens (v2 models; the answers head otherwise)."""
+        if not texts:
+            return []
+        logits = self.logits([question] * len(texts), list(texts), passages=True)
+        head = RELEVANCE if logits.shape[1] > RELEVANCE else ANSWERS
+        return [_sigmoid(float(x)) for x in logits[:, head]]
+
     def support(self, sentence: str, texts: Sequence[str]) -> float:
         """How well the best window of all ``texts`` supports ``sentence`` (0–1)."""
         return max(self.best_window(sentence, texts, SUPPORTS), default=0.0)
@@ -124,6 +143,19 @@ class OnnxReader:
 
 def _sigmoid(x: float) -> float:
     return float(1.0 / (1.0 + np.exp(-np.clip(x, -60.0, 60.0))))
+
+
+class ReaderRelevance:
+    """:class:`~abstain.rerank.Reranker` over the reader's relevance head: is the passage about
+    what the question asks? ``rerank`` fuses its order with the retrieval's."""
+
+    name = f"{MODEL_NAME}:relevance"
+
+    def __init__(self, reader: OnnxReader | None = None) -> None:
+        self.reader = reader or shared_reader()
+
+    def score(self, question: str, texts: Sequence[str]) -> list[float]:
+        return self.reader.relevance(question, texts)
 
 
 @functools.lru_cache(maxsize=1)

@@ -107,5 +107,5 @@ def gate_with_reading(gate: Gate, calibration: Calibration, reader: PairLogits |
         return result, data
     features = replace(data.features, answerability=reading.answerability)
     data = replace(data, features=features, confidence=calibration.confidence(features),
-                   reading=reading)
+                   min_confidence=calibration.gate_threshold, reading=reading)
     return gate.evaluate(data), data
