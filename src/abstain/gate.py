@@ -182,7 +182,7 @@ class Gate:
             checks = _with_reading(checks, data.reading, t)
         own = t.min_confidence if data.reading is None else t.min_reading_confidence
         floor = own if data.min_confidence is None else data.min_confidence
-        source = ("the calibration's gate_threshold" if data.min_confidence is not None
+        source = ("the calibration's certified gate_threshold" if data.min_confidence is not None
                   else "GateThresholds.min_confidence" if data.reading is None
                   else "GateThresholds.min_reading_confidence")
         checks.append(Check("calibrated_confidence", curated or data.confidence >= floor,
