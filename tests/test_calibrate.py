@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from abstain.cli.main import cli
 from abstain.confidence import AnswerFeatures, Calibration
 from abstain.embed import HashingEmbedder
+from abstain.errors import ConfigError
 from abstain.evaluate.calibrate import FEATURES, fit_calibration
 from abstain.evaluate.data import LabelledQuestion
 from abstain.evaluate.records import CheckValue, QuestionRecord
@@ -134,3 +135,31 @@ def test_certified_threshold_goes_into_the_file_and_the_pipeline(tmp_path: Path)
         assert pipe.calibration.gate_threshold == cal.gate_threshold
     finally:
         pipe.close()
+
+
+def test_the_reading_calibration_learns_the_answerability_feature() -> None:
+    """Near misses look like answerable questions to retrieval; only the reader's
+    answerability tells them apart, and the reading calibration weighs it accordingly."""
+    from dataclasses import replace
+
+    from abstain.evaluate.calibrate import READING_FEATURES, read_records
+
+    rng = np.random.default_rng(3)
+    records = []
+    for r in _synthetic(200, seed=4):
+        p = float(np.clip(rng.normal(0.8 if r.should_answer else 0.2, 0.15), 0, 1))
+        retrieval = {**r.features, "best_cosine": float(rng.normal(0.6, 0.1))}
+        records.append(replace(r, features={**retrieval, "answerability": p}))
+    unread = replace(records[0], features=dict(_synthetic(1, seed=5)[0].features))
+    assert read_records([*records, unread]) == records
+    plain = fit_calibration(records, source="t").calibration
+    read = fit_calibration(records, source="t", features=READING_FEATURES).calibration
+    assert "answerability" not in plain.coefficients
+    assert read.coefficients["answerability"] > 3
+    assert read.metrics["cross_validation"]["auroc"] > plain.metrics["cross_validation"][
+        "auroc"] + 0.2
+    # the reading calibration needs the feature; the plain one ignores it
+    with pytest.raises(ConfigError, match="answerability"):
+        read.confidence(AnswerFeatures(0.5, 1.0, 0.6, 0.5))
+    assert plain.confidence(AnswerFeatures(0.5, 1.0, 0.6, 0.5, answerability=0.9)) == \
+        plain.confidence(AnswerFeatures(0.5, 1.0, 0.6, 0.5))
