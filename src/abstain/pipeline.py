@@ -189,9 +189,11 @@ class Pipeline:
     def ask(self, question: str, *, workspace: str | None = None) -> Answer:
         """Answer from the workspace's documents, or refuse with the reason.
 
-        This is the question's whole path. Each stage adds its record to a frozen
-        :class:`~abstain.trace.Trace`; the first one that refuses ends it, and the stages
-        after pass it through; the Answer is built from the finished trace."""
+        The question's whole path: :meth:`gate_question` (validate -> retrieve -> score
+        -> gate), then generate -> verify -> answer. Each stage is a function of its module
+        that returns the frozen :class:`~abstain.trace.Trace` with its record added; the
+        first one that refuses ends the trace, and the stages after pass it through. The
+        Answer is built from the finished trace (:func:`abstain.answer.answer_of`)."""
         trace = self.gate_question(question, workspace or self.workspace)
         trace = generate(trace, self.generator)
         trace = verify(trace, self.verifier, self.strictness)
