@@ -2,15 +2,19 @@
 
 A refusal is a normal :class:`Answer` with ``answered=False``; it always
 carries a machine-readable reason, a human message and ``llm_called=False``
-when the gate refused before generation.
+when the gate refused before generation. :func:`answer_of` is the one place an
+Answer is built: from the finished :class:`~abstain.trace.Trace` of its question.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from abstain.evidence import Evidence
+
+if TYPE_CHECKING:
+    from abstain.trace import Trace
 
 TRIAGE_CONFIDENT = 0.75
 TRIAGE_UNCERTAIN = 0.45
@@ -92,6 +96,26 @@ class LLMCall:
                 "attempts": self.attempts, "tokens_estimated": self.tokens_estimated}
 
 
+@dataclass(frozen=True, slots=True)
+class AnswerSentence:
+    """One sentence of an answer as the reader sees it: its text and its ``[n]`` markers."""
+
+    text: str
+    cites: tuple[int, ...] = ()
+    """The markers, numbered by first use in the answer (as ``Answer.text`` shows them)."""
+    evidence: tuple[int, ...] = ()
+    """The same sources by their number in ``Answer.evidence`` (``Citation.evidence_n``)."""
+
+    def rendered(self) -> str:
+        """The sentence followed by its markers: ``text [1][2]``."""
+        return f"{self.text} {''.join(f'[{n}]' for n in self.cites)}".strip()
+
+    def sources(self) -> list[dict[str, int]]:
+        """Each distinct marker as ``{n, evidence_n}`` (the stream's ``sentence`` event)."""
+        pairs = dict.fromkeys(zip(self.cites, self.evidence, strict=True))
+        return [{"n": n, "evidence_n": evidence_n} for n, evidence_n in pairs]
+
+
 def display_confidence(answered: bool, evidence: tuple[Evidence, ...]) -> float:
     """The 0–100 number a user sees, in three bands that never overlap, so the number alone
     says what happened: answered 70–100, refused with evidence 20–50, no evidence 5–10."""
@@ -146,6 +170,9 @@ class Answer:
     """Anything degraded or substituted on the way (a fallback is never silent)."""
     given_to_generator: bool = False
     """Whether ``evidence`` was handed to the generator (False for a gate refusal)."""
+    sentences: tuple[AnswerSentence, ...] = ()
+    """The answer's sentences, the structure behind ``text`` (the stream sends them one by
+    one); () for a refusal."""
 
     @property
     def refused(self) -> bool:
@@ -192,3 +219,31 @@ class Answer:
             "notes": list(self.notes),
         })
         return payload
+
+
+def answer_of(trace: Trace) -> Answer:
+    """The Answer of a finished trace (every Answer is built here).
+
+    Its checks, LLM calls, notes and timings are the stages' records in order. The display
+    confidence reads the evidence handed to the generator, or for a gate refusal what
+    retrieval found; the triage tier is the confidence's unless the outcome set one.
+    """
+    outcome = trace.outcome
+    if outcome is None:
+        raise ValueError("the question's trace has not ended: no answer or refusal yet")
+    answered = outcome.refusal is None
+    calls = trace.calls
+    shown = trace.evidence if trace.given_to_generator else trace.retrieved
+    return Answer(
+        question=trace.question, answered=answered,
+        text=" ".join(s.rendered() for s in outcome.sentences), refusal=outcome.refusal,
+        confidence=trace.confidence, display_confidence=display_confidence(answered, shown),
+        triage=outcome.triage or triage(trace.confidence), citations=outcome.citations,
+        checks=trace.checks, evidence=trace.evidence, llm_called=bool(calls),
+        timings_ms=trace.timings_ms(), language=trace.language, workspace=trace.workspace,
+        features=trace.features.as_dict() if trace.features is not None else {},
+        generator=trace.generator, tier=trace.tier,
+        unsupported_claims=outcome.unsupported_claims, faithfulness=outcome.faithfulness,
+        faithfulness_components=dict(outcome.faithfulness_components), llm_calls=calls,
+        notes=trace.notes, given_to_generator=trace.given_to_generator,
+        sentences=outcome.sentences)

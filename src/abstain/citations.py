@@ -9,12 +9,14 @@ same rule, so its markers match the final answer's.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from abstain.answer import Answer
+from abstain.answer import AnswerSentence, Citation
 
-_MARKER = re.compile(r"\[(\d+)\]")
+if TYPE_CHECKING:
+    from abstain.generate.base import Sentence
 
 
 class Numbering:
@@ -26,26 +28,23 @@ class Numbering:
     def number(self, evidence_n: int) -> int:
         return self.numbers.setdefault(evidence_n, len(self.numbers) + 1)
 
-    def apply(self, text: str) -> str:
-        """``text`` with each ``[k]`` marker replaced by its display number."""
-        return _MARKER.sub(lambda m: f"[{self.number(int(m.group(1)))}]", text)
-
-    def sources(self, text: str) -> list[dict[str, int]]:
-        """The markers of an already numbered ``text``: ``[{n, evidence_n}]``."""
-        back = {shown: ev for ev, shown in self.numbers.items()}
-        seen = dict.fromkeys(int(m.group(1)) for m in _MARKER.finditer(text))
-        return [{"n": n, "evidence_n": back[n]} for n in seen if n in back]
+    def sentence(self, sentence: Sentence) -> AnswerSentence:
+        """``sentence`` (citing evidence numbers) with its markers numbered for display."""
+        return AnswerSentence(sentence.text, tuple(self.number(n) for n in sentence.cites),
+                              sentence.cites)
 
 
-def number_by_first_use(answer: Answer) -> Answer:
-    """The answer with markers and citations numbered 1..n by first use."""
-    if not answer.answered or not answer.citations:
-        return answer
+def number_by_first_use(sentences: Sequence[Sentence], citations: Sequence[Citation]
+                        ) -> tuple[tuple[AnswerSentence, ...], tuple[Citation, ...]]:
+    """The sentences and citations with markers numbered 1..n by first use; with no
+    citation, the markers stay as written."""
+    if not citations:
+        return tuple(AnswerSentence(s.text, s.cites, s.cites) for s in sentences), ()
     numbering = Numbering()
-    text = numbering.apply(answer.text)
-    for citation in answer.citations:  # cited but without a marker in the text: after
+    shown = tuple(numbering.sentence(s) for s in sentences)
+    for citation in citations:  # cited but without a marker in the text: after
         numbering.number(citation.evidence_n or citation.n)
-    citations = sorted(  # stable: two quotes of one source keep their order
+    numbered = sorted(  # stable: two quotes of one source keep their order
         (replace(c, n=numbering.number(c.evidence_n or c.n), evidence_n=c.evidence_n or c.n)
-         for c in answer.citations), key=lambda c: c.n)
-    return replace(answer, text=text, citations=tuple(citations))
+         for c in citations), key=lambda c: c.n)
+    return shown, tuple(numbered)

@@ -7,10 +7,14 @@ checks are still reported so ``--debug`` shows the whole picture.
 Curated documents (front matter ``curated: true``) rank first and are exempt
 from the confidence checks when one of them is a close match (an editor vouched
 for that text); the entity check still applies to them.
+
+:func:`gate` is the question path's stage: it runs the checks on the scored trace and,
+when one fails, ends it with the refusal that check names.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -23,16 +27,19 @@ from abstain.align import (
     local_coverage_check,
     phrases,
 )
-from abstain.answer import Check
+from abstain.answer import Check, Refusal
 from abstain.confidence import DISTANCE_CEILING, AnswerFeatures
 from abstain.errors import ConfigError
 from abstain.evidence import Evidence
 from abstain.mentions import parse_question
+from abstain.messages import refusal_message
 from abstain.query import tokens
 from abstain.stores.base import TermCounts
+from abstain.trace import Outcome, Stage, Trace, ms_since
 
 if TYPE_CHECKING:
-    from abstain.rerank.reading import Reading
+    from abstain.confidence import Calibration
+    from abstain.rerank.reading import PairLogits, Reading
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +231,58 @@ def _with_reading(checks: list[Check], reading: Reading, t: GateThresholds) -> l
                      f"{reading.chunks_read} kept chunks (chunk {reading.chunk + 1}) in "
                      f"{reading.ms:g} ms", "unanswerable"))
     return out
+
+
+def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
+         known_identifiers: Callable[[], list[str]], reader: PairLogits | None = None,
+         reading_calibration: Calibration | None = None) -> Trace:
+    """The gate stage: the scored trace passes (its evidence goes to the generator) or ends
+    in the refusal of the first failing check; an ended trace passes through.
+
+    ``min_confidence`` is a calibration's certified threshold (None: the thresholds' own);
+    ``known_identifiers`` lists the workspace's identifiers, read only when needed. With a
+    ``reader``, a question no check has settled is read (:mod:`abstain.rerank.reading`) and
+    its confidence comes from ``reading_calibration``.
+    """
+    if trace.ended:
+        return trace
+    assert trace.features is not None
+    from abstain.rerank.reading import gate_with_reading
+
+    started = time.perf_counter()
+    result, gated = gate_with_reading(checker, reading_calibration, reader, GateInput(
+        question=trace.text, evidence=trace.evidence, retrieved=trace.retrieved,
+        features=trace.features, confidence=trace.confidence, min_confidence=min_confidence,
+        known_identifiers=known_identifiers, focus=trace.focus))
+    timings: tuple[tuple[str, float], ...] = (("gate_ms", ms_since(started)),)
+    if gated.reading is not None:
+        timings = (("read_ms", gated.reading.ms), *timings)
+        trace = replace(trace, features=gated.features, confidence=gated.confidence)
+    stage = Stage("gate", timings_ms=timings, checks=result.checks)
+    if result.failed is None:
+        return trace.then(stage, given_to_generator=True)
+    reason = result.failed.reason or result.failed.name
+    refusal = Refusal(reason, refusal_message(reason, trace.language,
+                                              **refusal_fields(reason, result)),
+                      result.suggestions, result.missing)
+    # Nothing kept: the answer shows what was retrieved, and triage routes it to a person.
+    return trace.end(Outcome(refusal, triage=None if trace.evidence else "no_match"), stage,
+                     evidence=trace.evidence or trace.retrieved)
+
+
+MAX_NAMED_TERMS = 4
+"""A ``low_coverage`` refusal names at most this many missing terms."""
+
+
+def refusal_fields(reason: str, result: GateResult) -> dict[str, object]:
+    """What the refusal message names: the entities, the missing terms, the asked type."""
+    if reason in ("unknown_entity", "entity_not_in_evidence") and result.missing:
+        return {"entity": ", ".join(result.missing)}
+    if reason == "low_coverage" and result.missing:
+        return {"terms": ", ".join(result.missing[:MAX_NAMED_TERMS])}
+    if reason == "answer_type_missing" and result.failed is not None:
+        return {"kind": result.failed.threshold}
+    return {}
 
 
 def _exempt(check: Check, curated: bool) -> Check:

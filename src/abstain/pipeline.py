@@ -1,6 +1,9 @@
 """The whole pipeline in one place: ingest, search, ask.
 
-    retrieve (two arms, collapse, RRF) -> confidence -> gate -> generate -> verify -> Answer
+A question's path is :meth:`Pipeline.ask`; each stage is a function of its own module,
+called with what it needs::
+
+    validate -> retrieve -> score -> gate -> generate -> verify -> answer
 """
 
 from __future__ import annotations
@@ -11,28 +14,34 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from abstain.answer import Answer
+from abstain.answer import Answer, answer_of
 from abstain.confidence import Calibration, default_calibration
 from abstain.config import RetrievalConfig, Settings
 from abstain.embed import Embedder, load_embedder
 from abstain.errors import ConfigError
-from abstain.gate import Gate, GateThresholds, Rule
+from abstain.gate import Gate, GateThresholds, Rule, gate
 from abstain.generate import Generator
+from abstain.generate.clarify import ask_to_clarify
 from abstain.generate.extractive import ExtractiveGenerator
+from abstain.generate.rewrite import rewrite
+from abstain.generate.stage import generate
 from abstain.ingest import Ingester, IngestReport, Paraphraser
 from abstain.ingest.chunk import ChunkingConfig
 from abstain.rerank import DEFAULT_RERANK_DEPTH, Reranker
+from abstain.rerank.llm import rerank_gate
 from abstain.rerank.reading import PairLogits
-from abstain.retrieve import Retrieval, Retriever
+from abstain.retrieve import Retrieval, Retriever, retrieve
+from abstain.score import score
 from abstain.stores import Store, open_store
 from abstain.stores.base import check_workspace
+from abstain.trace import Trace
+from abstain.validate import MAX_QUESTION_CHARS, validate
 from abstain.verify import LexicalVerifier, Strictness, Verifier
+from abstain.verify.outcome import verify
 
 if TYPE_CHECKING:
     from abstain.generate import ChatModel
     from abstain.rerank.llm import RerankConfig
-
-MAX_QUESTION_CHARS = 4000
 
 PRESETS: dict[str, GateThresholds] = {
     "lenient": GateThresholds(answer_gate=30.0, max_best_distance=0.65, min_term_coverage=0.1,
@@ -192,10 +201,40 @@ class Pipeline:
         return self.retriever.retrieve(text, workspace=workspace or self.workspace, top_k=top_k)
 
     def ask(self, question: str, *, workspace: str | None = None) -> Answer:
-        """Answer from the workspace's documents, or refuse with the reason."""
-        from abstain.respond import answer_question
+        """Answer from the workspace's documents, or refuse with the reason.
 
-        return self.observe(answer_question(self, question, workspace or self.workspace))
+        The question's whole path: :meth:`gate_question` (validate -> retrieve -> score
+        -> gate), then generate -> verify -> answer. Each stage is a function of its module
+        that returns the frozen :class:`~abstain.trace.Trace` with its record added; the
+        first one that refuses ends the trace, and the stages after pass it through. The
+        Answer is built from the finished trace (:func:`abstain.answer.answer_of`)."""
+        trace = self.gate_question(question, workspace or self.workspace)
+        trace = generate(trace, self.generator)
+        trace = verify(trace, self.verifier, self.strictness)
+        return self.observe(answer_of(trace))
+
+    def gate_question(self, question: str, workspace: str) -> Trace:
+        """The path up to the gate: validate -> [LLM query rewrite] -> retrieve [-> rerank]
+        -> score -> gate [+ the reader's reading] [-> clarify-only prompt on zero hits | -> LLM
+        rerank]. Nothing is
+        generated yet; the stream and the server call this, then generate their own way."""
+        trace = validate(question, workspace, generator=self.generator.name,
+                         max_chars=self.max_question_chars)
+        if self.rewrite_query:
+            trace = rewrite(trace, self.chat_model)
+        trace = retrieve(trace, self.retriever, top_k=self.retrieval.top_k,
+                         reranker=self.reranker, rerank_depth=self.rerank_depth)
+        trace = score(trace, self.store, self.gate.thresholds, self.calibration,
+                      top_k=self.retrieval.top_k, rrf_k=self.retrieval.rrf_k,
+                      published_only=self.retrieval.published_only)
+        trace = gate(trace, self.gate, min_confidence=self.calibration.gate_threshold,
+                     known_identifiers=lambda: self.store.identifiers(workspace),
+                     reader=self.reader, reading_calibration=self.reading_calibration)
+        if self.clarify_on_empty and self.generator.uses_llm:
+            trace = ask_to_clarify(trace, self.generator)
+        if self.llm_rerank is not None:
+            trace = rerank_gate(trace, self.chat_model, self.llm_rerank)
+        return trace
 
     def observe(self, answer: Answer) -> Answer:
         """Log, record (query log) and report a finished answer; see :mod:`abstain.observe`."""

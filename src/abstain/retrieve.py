@@ -1,10 +1,15 @@
-"""Hybrid retrieval: vector and keyword arms in parallel, collapsed, fused, hydrated."""
+"""Hybrid retrieval: vector and keyword arms in parallel, collapsed, fused, hydrated.
+
+:func:`retrieve` is the question path's stage: it searches deeper when the question names
+identifiers or a reranker reorders the top hits, and runs that reranker.
+"""
 
 from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from abstain.config import RetrievalConfig
 from abstain.embed.base import Embedder
@@ -12,6 +17,15 @@ from abstain.errors import UnknownWorkspace
 from abstain.evidence import ArmHit, Evidence
 from abstain.fuse import collapse, rrf
 from abstain.stores.base import EmbedderInfo, Store
+from abstain.trace import Stage, Trace, ms_since
+
+if TYPE_CHECKING:
+    from abstain.rerank import Reranker
+
+IDENTIFIER_DEPTH = 20
+"""Fused hits, and keyword hits, searched for the chunks that hold a question's identifiers
+(a document's own section may rank below the top k on cosine while the keyword arm has it
+first)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,18 +69,18 @@ class Retriever:
         def vector_arm() -> list[ArmHit]:
             t0 = time.perf_counter()
             query = self.embedder.embed_batch([question])[0]
-            timings["embed_ms"] = _ms(t0)
+            timings["embed_ms"] = ms_since(t0)
             t1 = time.perf_counter()
             hits = self.store.search_vector(query, workspace=workspace, limit=cfg.candidates,
                                             published_only=cfg.published_only)
-            timings["vector_ms"] = _ms(t1)
+            timings["vector_ms"] = ms_since(t1)
             return hits
 
         def keyword_arm() -> list[ArmHit]:
             t0 = time.perf_counter()
             hits = self.store.search_text(question, workspace=workspace, limit=cfg.candidates,
                                           published_only=cfg.published_only)
-            timings["keyword_ms"] = _ms(t0)
+            timings["keyword_ms"] = ms_since(t0)
             return hits
 
         if cfg.parallel:
@@ -86,9 +100,31 @@ class Retriever:
             Evidence(hit=f, chunk=s.chunk, document=s.document, parent_text=s.parent_text)
             for f in fused if (s := stored.get(f.chunk_id)) is not None
         )
-        timings["retrieve_ms"] = _ms(started)
+        timings["retrieve_ms"] = ms_since(started)
         return Retrieval(question, workspace, evidence, tuple(vector), tuple(keyword), timings)
 
 
-def _ms(since: float) -> float:
-    return round((time.perf_counter() - since) * 1000, 3)
+def retrieve(trace: Trace, retriever: Retriever, *, top_k: int,
+             reranker: Reranker | None = None, rerank_depth: int = 0) -> Trace:
+    """The retrieve stage: the question's hits (``trace.query`` searched), reordered by
+    ``reranker`` over the first ``rerank_depth`` when one is given; an ended trace passes
+    through. An unknown workspace raises :class:`~abstain.errors.UnknownWorkspace`."""
+    if trace.ended:
+        return trace
+    assert trace.parts is not None
+    named = bool(trace.parts.identifiers)
+    depth = None if reranker is None else max(rerank_depth, top_k)
+    if named:  # look deeper for the chunks that hold what the question names
+        depth = max(depth or top_k, IDENTIFIER_DEPTH)
+    retrieval = retriever.retrieve(trace.query, workspace=trace.workspace, top_k=depth,
+                                   keyword_top=IDENTIFIER_DEPTH if named else 0)
+    trace = trace.then(Stage("retrieve", timings_ms=tuple(retrieval.timings_ms.items())),
+                       hits=retrieval.evidence)
+    if reranker is None:
+        return trace
+    from abstain.rerank import rerank
+
+    started = time.perf_counter()
+    hits = rerank(reranker, trace.text, trace.hits, depth=depth or 0)
+    return trace.then(Stage("rerank", timings_ms=(("rerank_ms", ms_since(started)),)),
+                      hits=hits, tier="reranker")

@@ -15,20 +15,24 @@ yielded only if it stays in the answer; the final faithfulness check may still
 withdraw what was shown (``retraction``: ``reason``, ``message``), and the
 ``done`` Answer is then a refusal. A generation that fails mid-way also ends
 in ``retraction`` (or ``refusal`` when nothing was shown yet).
+
+Each ``sentence`` event is one of the answer's structured sentences
+(:class:`~abstain.answer.AnswerSentence`): its text with its markers, and ``sources``,
+each marker's number and the number of the evidence it cites.
 """
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from abstain.answer import Answer
+    from abstain.answer import Answer, AnswerSentence, Check
+    from abstain.evidence import Evidence
     from abstain.pipeline import Pipeline
-    from abstain.respond import Prepared
+    from abstain.trace import Trace
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,53 +43,58 @@ class Event:
 
 
 def meta_event(answer: Answer) -> Event:
-    return Event("meta", {
-        "question": answer.question,
-        "confidence": round(answer.confidence, 4),
-        "display_confidence": answer.display_confidence,
-        "triage": answer.triage,
-        "checks": [c.to_json() for c in answer.checks],
-        "evidence": [e.to_json() for e in answer.evidence],
-        "language": answer.language,
-    })
+    return _meta(answer.question, answer.confidence, answer.display_confidence, answer.triage,
+                 answer.checks, answer.evidence, answer.language)
 
 
-def _prepared_meta(state: Prepared) -> Event:
+def _gated_meta(trace: Trace) -> Event:
     """The meta event of a question that passed the gate, before generation."""
     from abstain.answer import display_confidence, triage
 
-    evidence = state.base["evidence"]
+    return _meta(trace.question, trace.confidence, display_confidence(True, trace.evidence),
+                 triage(trace.confidence), trace.checks, trace.evidence, trace.language)
+
+
+def _meta(question: str, confidence: float, display: float, tier: str,
+          checks: Sequence[Check], evidence: Sequence[Evidence], language: str) -> Event:
     return Event("meta", {
-        "question": state.base["question"],
-        "confidence": round(state.confidence, 4),
-        "display_confidence": display_confidence(True, evidence),
-        "triage": triage(state.confidence),
-        "checks": [c.to_json() for c in (*state.base["checks"], *state.extra_checks)],
+        "question": question,
+        "confidence": round(confidence, 4),
+        "display_confidence": display,
+        "triage": tier,
+        "checks": [c.to_json() for c in checks],
         "evidence": [e.to_json() for e in evidence],
-        "language": state.language,
+        "language": language,
     })
+
+
+def sentence_event(n: int, sentence: AnswerSentence) -> Event:
+    return Event("sentence", {"n": n, "text": sentence.rendered(),
+                              "sources": sentence.sources()})
 
 
 def stream_answer(pipe: Pipeline, question: str, workspace: str | None = None
                   ) -> Iterator[Event]:
     """Events for one question. The gate runs before anything is generated."""
-    if getattr(pipe.generator, "streams", False):
-        yield from _stream_verified(pipe, question, workspace or pipe.workspace)
-        return
-    if pipe.generator.uses_llm:
-        # meta comes before the LLM call, so that the first event never waits on it
-        from abstain.answer import Answer
-        from abstain.respond import generate, prepare
+    from abstain.answer import answer_of
+    from abstain.generate.stage import generate
+    from abstain.verify.outcome import verify
 
-        state = prepare(pipe, question, workspace or pipe.workspace)
-        if isinstance(state, Answer):
-            yield from _finished(pipe.observe(state))
-            return
-        yield _prepared_meta(state)
-        yield from _finished(pipe.observe(generate(pipe, state)), meta=False)
+    streams = getattr(pipe.generator, "streams", False)
+    if not streams and not pipe.generator.uses_llm:
+        yield from _finished(pipe.ask(question, workspace=workspace))
         return
-    answer = pipe.ask(question, workspace=workspace)
-    yield from _finished(answer)
+    # meta comes before the LLM call, so that the first event never waits on it
+    trace = pipe.gate_question(question, workspace or pipe.workspace)
+    if trace.ended:
+        yield from _finished(pipe.observe(answer_of(trace)))
+        return
+    yield _gated_meta(trace)
+    if streams:
+        yield from _stream_verified(pipe, trace)
+        return
+    trace = verify(generate(trace, pipe.generator), pipe.verifier, pipe.strictness)
+    yield from _finished(pipe.observe(answer_of(trace)), meta=False)
 
 
 def _finished(answer: Answer, *, meta: bool = True) -> Iterator[Event]:
@@ -95,33 +104,26 @@ def _finished(answer: Answer, *, meta: bool = True) -> Iterator[Event]:
         assert answer.refusal is not None
         yield Event("refusal", answer.refusal.to_json())
     else:
-        back = {c.n: c.evidence_n or c.n for c in answer.citations}
-        for n, citation_text in enumerate(_sentences(answer), start=1):
-            sources = [{"n": k, "evidence_n": back.get(k, k)} for k in
-                       dict.fromkeys(int(m) for m in re.findall(r"\[(\d+)\]", citation_text))]
-            yield Event("sentence", {"n": n, "text": citation_text, "sources": sources})
+        for n, sentence in enumerate(answer.sentences, start=1):
+            yield sentence_event(n, sentence)
     yield Event("done", answer.to_json())
 
 
-def _stream_verified(pipe: Pipeline, question: str, workspace: str) -> Iterator[Event]:
-    from abstain.answer import Answer
+def _stream_verified(pipe: Pipeline, trace: Trace) -> Iterator[Event]:
+    from abstain.answer import answer_of
     from abstain.citations import Numbering
     from abstain.errors import LLMError
     from abstain.generate.prompts import context_texts
-    from abstain.respond import finish, llm_failure, prepare
+    from abstain.generate.stage import failed, generated
     from abstain.verify import SentenceVerdict, check_sentence, keeps
+    from abstain.verify.outcome import as_written, verify
 
-    state = prepare(pipe, question, workspace)
-    if isinstance(state, Answer):
-        yield from _finished(pipe.observe(state))
-        return
-    yield _prepared_meta(state)
-    texts = context_texts(state.evidence)
+    texts = context_texts(trace.evidence)
     numbering = Numbering()
     verdicts: list[SentenceVerdict] = []
     shown = 0
-    t_gen = time.perf_counter()
-    sentences = pipe.generator.stream(state.text, state.evidence)  # type: ignore[attr-defined]
+    started = time.perf_counter()
+    sentences = pipe.generator.stream(trace.text, trace.evidence)  # type: ignore[attr-defined]
     try:
         while True:
             try:
@@ -130,24 +132,22 @@ def _stream_verified(pipe: Pipeline, question: str, workspace: str) -> Iterator[
                 generation = stop.value
                 break
             if pipe.verifier is None:
-                text = f"{sentence.text} {''.join(f'[{n}]' for n in sentence.cites)}".strip()
+                written = as_written(sentence)
             else:
                 verdict = check_sentence(sentence, texts, pipe.verifier)
                 verdicts.append(verdict)
                 if not keeps(verdict, pipe.strictness):
                     continue
-                text = verdict.rendered()
+                written = verdict.shown
             shown += 1
-            text = numbering.apply(text)
-            yield Event("sentence", {"n": shown, "text": text,
-                                     "sources": numbering.sources(text)})
-        answer = finish(pipe, state, generation, t_gen,
-                        verdicts if pipe.verifier is not None else None)
+            yield sentence_event(shown, numbering.sentence(written))
+        trace = verify(generated(trace, generation, started), pipe.verifier, pipe.strictness,
+                       verdicts if pipe.verifier is not None else None)
     except LLMError as exc:
-        answer = llm_failure(state, exc, t_gen)
+        trace = failed(trace, exc, started)
     finally:
         sentences.close()
-    answer = pipe.observe(answer)
+    answer = pipe.observe(answer_of(trace))
     if not answer.answered:
         assert answer.refusal is not None
         if shown:
@@ -157,8 +157,3 @@ def _stream_verified(pipe: Pipeline, question: str, workspace: str) -> Iterator[
         else:
             yield Event("refusal", answer.refusal.to_json())
     yield Event("done", answer.to_json())
-
-
-def _sentences(answer: Answer) -> list[str]:
-    """The answer's sentences with their [n] markers, as shown to the reader."""
-    return [s for s in re.split(r"(?<=\])\s+", answer.text) if s]

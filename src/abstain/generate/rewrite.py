@@ -13,6 +13,7 @@ from abstain.answer import LLMCall
 from abstain.errors import LLMError
 from abstain.generate.base import ChatModel
 from abstain.generate.prompts import parse_rewrite, rewrite_messages
+from abstain.trace import Stage, Trace
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,3 +35,13 @@ def rewrite_query(model: ChatModel, question: str) -> Rewrite:
         return Rewrite(question, (result.call,), "query rewrite returned nothing usable; "
                                                  "searched the raw question")
     return Rewrite(query, (result.call,), f"searched the rewritten query {query!r}")
+
+
+def rewrite(trace: Trace, model: ChatModel) -> Trace:
+    """The rewrite stage: retrieval searches the rewritten query (or, on fallback, the
+    question); an ended trace passes through."""
+    if trace.ended:
+        return trace
+    result = rewrite_query(model, trace.text)
+    notes = (result.note,) if result.note else ()
+    return trace.then(Stage("rewrite", calls=result.calls, notes=notes), query=result.query)

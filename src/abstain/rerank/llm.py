@@ -11,18 +11,14 @@ names the fallback.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-from abstain.answer import Answer, Check, LLMCall, Refusal
+from abstain.answer import Check, LLMCall
 from abstain.errors import LLMError
 from abstain.evidence import Evidence
 from abstain.generate.base import ChatModel
 from abstain.generate.prompts import RERANK_THRESHOLD, context_texts, parse_rerank, rerank_messages
-from abstain.messages import refusal_message
-
-if TYPE_CHECKING:
-    from abstain.respond import Prepared
+from abstain.trace import Stage, Trace
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,20 +56,20 @@ def llm_rerank(model: ChatModel, question: str, evidence: Sequence[Evidence],
     return Rerank(relevant, (result.call,), None, max(grades.values()))
 
 
-def rerank_gate(model: ChatModel, config: RerankConfig, state: Prepared) -> Prepared | Answer:
-    """Tier ``llm_rerank``: keep sources graded ≥ threshold, refuse when none is."""
-    outcome = llm_rerank(model, state.text, state.evidence, config)
-    state = replace(state, calls=(*state.calls, *outcome.calls))
+def rerank_gate(trace: Trace, model: ChatModel, config: RerankConfig) -> Trace:
+    """Tier ``llm_rerank``: keep sources graded ≥ threshold, refuse when none is; an ended
+    trace passes through."""
+    if trace.ended:
+        return trace
+    outcome = llm_rerank(model, trace.text, trace.evidence, config)
     if outcome.evidence is None:
-        return replace(state, notes=(*state.notes, outcome.note or "LLM rerank failed"),
-                       tier="retrieval")
+        return trace.then(Stage("llm_rerank", calls=outcome.calls,
+                                notes=(outcome.note or "LLM rerank failed",)), tier="retrieval")
     passed = bool(outcome.evidence)
     check = Check("llm_rerank", passed, outcome.best, config.threshold,
-                  f"{len(outcome.evidence)} of {min(len(state.evidence), config.max_sources)} "
+                  f"{len(outcome.evidence)} of {min(len(trace.evidence), config.max_sources)} "
                   f"sources graded >= {config.threshold} (0–3)", "not_relevant")
-    state = replace(state, tier="llm_rerank", extra_checks=(*state.extra_checks, check))
+    stage = Stage("llm_rerank", checks=(check,), calls=outcome.calls)
     if not passed:
-        return state.answer(answered=False, refusal=Refusal(
-            "not_relevant", refusal_message("not_relevant", state.language)))
-    return replace(state, evidence=outcome.evidence,
-                   base={**state.base, "evidence": outcome.evidence})
+        return trace.refuse(stage, "not_relevant", tier="llm_rerank")
+    return trace.then(stage, tier="llm_rerank", evidence=outcome.evidence)

@@ -87,14 +87,15 @@ SETTLED_WITHOUT_READING = frozenset({"evidence", "best_distance", "answer_gate",
 they cost nothing extra."""
 
 
-def gate_with_reading(gate: Gate, calibration: Calibration, reader: PairLogits | None,
+def gate_with_reading(gate: Gate, calibration: Calibration | None, reader: PairLogits | None,
                       data: GateInput) -> tuple[GateResult, GateInput]:
     """The gate's verdict, with the reader's reading when it can matter.
 
     A question the gate refuses on a check no reading overturns (nothing retrieved, nothing
     close, a name that is not there, a user rule) is not read. Otherwise the kept evidence is
-    read, the answerability joins the features, ``calibration`` (fitted with that feature)
-    gives the confidence, and the gate decides again with the reading.
+    read, the answerability joins the features, ``calibration`` (fitted with that feature;
+    None: the shipped ``calibration-reading.json``) gives the confidence, and the gate
+    decides again with the reading.
     """
     result = gate.evaluate(data)
     if reader is None:
@@ -105,6 +106,10 @@ def gate_with_reading(gate: Gate, calibration: Calibration, reader: PairLogits |
     reading = read_evidence(reader, data.question, data.evidence)
     if reading is None:
         return result, data
+    if calibration is None:
+        from abstain.confidence import default_calibration
+
+        calibration = default_calibration(reading=True)
     features = replace(data.features, answerability=reading.answerability)
     data = replace(data, features=features, confidence=calibration.confidence(features),
                    min_confidence=calibration.gate_threshold, reading=reading)

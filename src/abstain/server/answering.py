@@ -18,13 +18,15 @@ from typing import TYPE_CHECKING
 import anyio
 from starlette.concurrency import run_in_threadpool
 
-from abstain.answer import Answer
-from abstain.respond import generate, prepare
+from abstain.answer import Answer, answer_of
+from abstain.generate.stage import generate
 from abstain.stream import Event
+from abstain.verify.outcome import verify
 
 if TYPE_CHECKING:
     from abstain.pipeline import Pipeline
     from abstain.server.state import Services
+    from abstain.trace import Trace
 
 log = logging.getLogger("abstain.server")
 
@@ -42,16 +44,18 @@ async def answer(svc: Services, pipe: Pipeline, question: str, workspace: str) -
         result = await anyio.to_thread.run_sync(
             lambda: pipe.ask(question, workspace=workspace), limiter=llm_pool)
     else:
-        state = await run_in_threadpool(prepare, pipe, question, workspace)
-        if isinstance(state, Answer):
-            result = state
-        elif pipe.generator.uses_llm:
-            result = await anyio.to_thread.run_sync(generate, pipe, state, limiter=llm_pool)
-        else:
-            result = await run_in_threadpool(generate, pipe, state)
-        result = await run_in_threadpool(pipe.observe, result)
+        trace = await run_in_threadpool(pipe.gate_question, question, workspace)
+        if not trace.ended:  # an LLM writes in its own pool; the extractive one in the shared
+            limiter = llm_pool if pipe.generator.uses_llm else None
+            trace = await anyio.to_thread.run_sync(_written, pipe, trace, limiter=limiter)
+        result = await run_in_threadpool(lambda: pipe.observe(answer_of(trace)))
     log_llm_failures(result)
     return result
+
+
+def _written(pipe: Pipeline, trace: Trace) -> Trace:
+    """Generate and verify, as :meth:`Pipeline.ask` does after the gate."""
+    return verify(generate(trace, pipe.generator), pipe.verifier, pipe.strictness)
 
 
 def logged(events: Iterator[Event], workspace: str) -> Generator[Event, None, None]:

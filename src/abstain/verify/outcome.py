@@ -1,59 +1,97 @@
-"""A generation checked sentence by sentence becomes the Answer: verified, corrected or refused.
+"""The verify stage: a generation checked sentence by sentence ends the trace, verified,
+corrected or refused.
 
-Called from :mod:`abstain.respond` (and the stream) when the pipeline has a
-verifier; the verifier's note and every correction are in ``notes``.
+With a verifier every sentence is checked (:mod:`abstain.verify.sentences`) and the
+verdicts concluded (:mod:`abstain.verify.correct`); the verifier's note and every
+correction are in ``notes``. Without one (the extractive answerer at ``balanced``), the
+sentences stand as written. A clarifying question instead of an answer ends in
+``needs_clarification`` (:mod:`abstain.generate.clarify`); no sentence at all in
+``unsupported``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
 
 from abstain.align import generated_type_check
-from abstain.answer import Answer, Refusal, triage
-from abstain.generate.base import Generation
+from abstain.answer import Check, Citation, Refusal
+from abstain.evidence import Evidence
+from abstain.generate.base import Generation, Sentence
+from abstain.generate.clarify import clarification
 from abstain.generate.prompts import context_texts
 from abstain.messages import refusal_message
-from abstain.verify.base import support_threshold, verifier_name
+from abstain.trace import Outcome, Stage, Trace
+from abstain.verify.base import Verifier, support_threshold, verifier_name
 from abstain.verify.correct import conclude
+from abstain.verify.faithfulness import Strictness
 from abstain.verify.sentences import SentenceVerdict, check_sentence
 
-if TYPE_CHECKING:
-    from abstain.pipeline import Pipeline
-    from abstain.respond import Prepared
 
-
-def verified_answer(pipe: Pipeline, state: Prepared, generation: Generation,
-                    verdicts: Sequence[SentenceVerdict] | None = None) -> Answer:
+def verify(trace: Trace, verifier: Verifier | None, strictness: Strictness,
+           verdicts: Sequence[SentenceVerdict] | None = None) -> Trace:
+    """End the trace of a generation; an ended trace passes through. ``verdicts`` are the
+    per-sentence checks when the caller (the stream) already ran them."""
+    generation = trace.generation
+    if trace.ended or generation is None:
+        return trace
     if generation.clarifying:
-        from abstain.generate.clarify import clarification
-
-        return clarification(state, generation)
-    verifier = pipe.verifier
-    assert verifier is not None
-    texts = context_texts(state.evidence)
+        return clarification(trace, generation)
+    if verifier is None or not generation.sentences:
+        return _unverified(trace, generation)
+    texts = context_texts(trace.evidence)
     if verdicts is None:
         verdicts = [check_sentence(s, texts, verifier) for s in generation.sentences]
-    result = conclude(verdicts, state.evidence, strictness=pipe.strictness,
+    result = conclude(verdicts, trace.evidence, strictness=strictness,
                       verifier=verifier_name(verifier), threshold=support_threshold(verifier),
-                      logprob=generation.logprob, fallback_confidence=state.confidence,
-                      llm_reranked=state.tier == "llm_rerank")
+                      logprob=generation.logprob, fallback_confidence=trace.confidence,
+                      llm_reranked=trace.tier == "llm_rerank")
     note = getattr(verifier, "note", None)
-    notes = (*generation.notes, *((str(note),) if note else ()), *result.notes)
-    fields: dict[str, Any] = dict(
-        checks=result.checks, calls=generation.calls, notes=notes,
-        unsupported_claims=result.unsupported_claims, faithfulness=result.faithfulness,
-        faithfulness_components=result.components,
-        triage=triage(state.confidence, verification_failed=result.citation_failed))
+    checks = result.checks
     refusal = result.refusal
-    typed = None if refusal else generated_type_check(state.text,
+    typed = None if refusal else generated_type_check(trace.text,
                                                       [v.sentence.text for v in result.kept])
     if typed is not None:
-        fields["checks"] = (*result.checks, typed)
+        checks = (*checks, typed)
         if not typed.passed:
             refusal = "answer_type_missing"
+    stage = Stage("verify", checks=checks, notes=(*((str(note),) if note else ()),
+                                                  *result.notes))
+    verified = Outcome(triage="verification_failed" if result.citation_failed else None,
+                       unsupported_claims=result.unsupported_claims,
+                       faithfulness=result.faithfulness,
+                       faithfulness_components=result.components)
     if refusal is not None:
-        return state.answer(answered=False, refusal=Refusal(refusal, refusal_message(
-            refusal, state.language, kind=typed.threshold if typed else None)), **fields)
-    return state.answer(answered=True, text=result.text,
-                        citations=result.citations(state.evidence), **fields)
+        message = refusal_message(refusal, trace.language,
+                                  kind=typed.threshold if typed else None)
+        return trace.end(replace(verified, refusal=Refusal(refusal, message)), stage)
+    return trace.end(verified.with_sentences([v.shown for v in result.kept],
+                                             result.citations(trace.evidence)), stage)
+
+
+def as_written(sentence: Sentence) -> Sentence:
+    """An unverified sentence as the answer shows it: its whitespace collapsed."""
+    return Sentence(" ".join(sentence.text.split()), sentence.cites)
+
+
+def _unverified(trace: Trace, generation: Generation) -> Trace:
+    if not generation.sentences:
+        check = Check("answer_sentences", False, 0, 1,
+                      "no sentence of the evidence addresses the question", "unsupported")
+        return trace.refuse(Stage("verify", checks=(check,)), "unsupported", triage="no_match")
+    return trace.end(Outcome().with_sentences([as_written(s) for s in generation.sentences],
+                                              _citations(generation.sentences, trace.evidence)),
+                     Stage("verify"))
+
+
+def _citations(sentences: Sequence[Sentence], evidence: Sequence[Evidence]
+               ) -> tuple[Citation, ...]:
+    """One citation per distinct (evidence number, quote), ordered by number."""
+    seen: dict[tuple[int, str], Citation] = {}
+    for sentence in sentences:
+        for n in sentence.cites:
+            if (n, sentence.text) not in seen and 1 <= n <= len(evidence):
+                ev = evidence[n - 1]
+                seen[n, sentence.text] = Citation(n, ev.source, ev.chunk_id, sentence.text,
+                                                  ev.document.title)
+    return tuple(sorted(seen.values(), key=lambda c: c.n))

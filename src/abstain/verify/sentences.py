@@ -45,11 +45,16 @@ class SentenceVerdict:
     def citation_failed(self) -> bool:
         return bool(self.outside or self.not_found)
 
+    @property
+    def shown(self) -> Sentence:
+        """The sentence with its holding citations, as the reader sees it (an unsupported
+        sentence, shown only at ``loose``, keeps the citations it was written with)."""
+        return Sentence(self.sentence.text,
+                        self.cites if self.supported else self.sentence.cites)
+
     def rendered(self) -> str:
-        """The sentence with its holding ``[n]`` markers, as the reader sees it (an
-        unsupported sentence, shown only at ``loose``, keeps the markers it was written with)."""
-        marks = "".join(f"[{n}]" for n in (self.cites if self.supported
-                                            else self.sentence.cites))
+        """:attr:`shown` with its ``[n]`` markers."""
+        marks = "".join(f"[{n}]" for n in self.shown.cites)
         return f"{self.sentence.text} {marks}".strip()
 
 

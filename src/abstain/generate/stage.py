@@ -1,0 +1,44 @@
+"""The generate stage: the generator writes from the evidence the gate let through.
+
+A generator that fails (:class:`~abstain.errors.LLMError`: unreachable, slow, malformed)
+ends the trace in the refusal ``llm_error``, with the failed calls in the audit trail.
+The stream, which generates sentence by sentence, records its generation with
+:func:`generated` and a failure with :func:`failed`.
+"""
+
+from __future__ import annotations
+
+import time
+
+from abstain.answer import Check
+from abstain.errors import LLMError
+from abstain.generate.base import Generation, Generator
+from abstain.trace import Stage, Trace, ms_since
+
+
+def generate(trace: Trace, generator: Generator) -> Trace:
+    """The trace with the generator's answer, or ended in ``llm_error``; an ended trace
+    passes through."""
+    if trace.ended:
+        return trace
+    started = time.perf_counter()
+    try:
+        generation = generator.generate(trace.text, trace.evidence)
+    except LLMError as exc:
+        return failed(trace, exc, started)
+    return generated(trace, generation, started)
+
+
+def generated(trace: Trace, generation: Generation, started: float) -> Trace:
+    return trace.then(Stage("generate", timings_ms=(("generate_ms", ms_since(started)),),
+                            calls=generation.calls, notes=generation.notes),
+                      generation=generation)
+
+
+def failed(trace: Trace, exc: LLMError, started: float) -> Trace:
+    """Generation failed: the refusal ``llm_error`` that records the failed calls."""
+    check = Check("generation", False, exc.calls[-1].outcome if exc.calls else "error", "ok",
+                  str(exc), "llm_error")
+    return trace.refuse(Stage("generate", timings_ms=(("generate_ms", ms_since(started)),),
+                              checks=(check,), calls=exc.calls,
+                              notes=(f"generation failed: {exc}",)), "llm_error")

@@ -1,0 +1,57 @@
+"""The score stage: each retrieved chunk's confidence, the evidence kept, the answer confidence.
+
+* a chunk's confidence (0–100) is the better of its cosine distance
+  (:func:`abstain.confidence.chunk_confidence`) and its keyword evidence
+  (:func:`abstain.align.keyword_confidence`);
+* curated close matches come first and are exempt from the chunk filter, the rest must
+  reach it;
+* a question that names identifiers keeps the chunks that hold them
+  (:func:`abstain.align.focus_evidence`), else the filtered top k;
+* the calibrated answer confidence reads retrieval-level features of the filtered top k,
+  as it was fitted; the gate's alignment checks read the kept evidence.
+"""
+
+from __future__ import annotations
+
+import time
+
+from abstain.align import Focus, focus_evidence, keyword_confidence, phrases
+from abstain.confidence import Calibration, answer_features, chunk_confidence
+from abstain.evidence import Evidence
+from abstain.gate import GateThresholds
+from abstain.stores.base import Store
+from abstain.trace import Stage, Trace, ms_since
+
+
+def score(trace: Trace, store: Store, thresholds: GateThresholds, calibration: Calibration, *,
+          top_k: int, rrf_k: int, published_only: bool) -> Trace:
+    """Score the trace's hits; an ended trace passes through. Its time counts in
+    ``gate_ms``."""
+    if trace.ended:
+        return trace
+    assert trace.parts is not None
+    started = time.perf_counter()
+    parts = trace.parts
+    focus = Focus.of(parts, store.term_counts(trace.workspace, phrases(parts),
+                                              published_only=published_only))
+    every = tuple(
+        e.with_scores(confidence=max(
+            chunk_confidence(e.hit.vector_distance, thresholds.distance_ceiling),
+            keyword_confidence(focus, e)))
+        for e in trace.hits
+    )
+    scored = every[:top_k]
+    filtered = curated_first_and_filtered(scored, thresholds.chunk_filter)
+    held = focus_evidence(focus, curated_first_and_filtered(every, thresholds.chunk_filter))
+    features = answer_features(trace.text, filtered or scored, rrf_k=rrf_k)
+    return trace.then(Stage("score", timings_ms=(("gate_ms", ms_since(started)),)),
+                      retrieved=scored, evidence=held[:top_k] or filtered, focus=focus,
+                      features=features, confidence=calibration.confidence(features))
+
+
+def curated_first_and_filtered(evidence: tuple[Evidence, ...], chunk_filter: float
+                               ) -> tuple[Evidence, ...]:
+    """Curated close matches first (exempt from the filter), then chunks above the filter."""
+    curated = [e for e in evidence if e.document.curated and (e.confidence or 0) > 0]
+    rest = [e for e in evidence if e not in curated and (e.confidence or 0) >= chunk_filter]
+    return tuple(curated + rest)

@@ -1,0 +1,45 @@
+"""The first stage: a question abstain can read, or the refusal that says why not.
+
+The question is cleaned (:func:`abstain.text.clean`), its language detected for the
+refusal messages, and what it names and asks for parsed once for the later stages. An
+empty question is refused ``invalid_question``, one longer than ``max_chars``
+``question_too_long``; neither reaches retrieval.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from abstain.answer import Check, Refusal
+from abstain.mentions import parse_question
+from abstain.messages import detect_language, refusal_message
+from abstain.text import clean
+from abstain.trace import Outcome, Stage, Trace
+
+MAX_QUESTION_CHARS = 4000
+"""Longer questions are refused before retrieval (``Pipeline(max_question_chars=…)``)."""
+SHOWN_CHARS = 200
+"""How much of a refused too-long question the answer repeats."""
+
+
+def validate(question: str, workspace: str, *, generator: str,
+             max_chars: int = MAX_QUESTION_CHARS) -> Trace:
+    """The trace of a new question, ended when it cannot be read."""
+    started = time.perf_counter()
+    text = clean(question or "")
+    language = detect_language(text) if text else "en"
+    trace = Trace(question, workspace, generator, started, language=language, text=text,
+                  query=text)
+    if not text:
+        return _refuse(trace, "invalid_question")
+    if len(text) > max_chars:
+        return _refuse(replace(trace, question=question[:SHOWN_CHARS]), "question_too_long",
+                       n=len(text), limit=max_chars)
+    return replace(trace, parts=parse_question(text))
+
+
+def _refuse(trace: Trace, reason: str, **fields: object) -> Trace:
+    check = Check("question", False, None, None, reason.replace("_", " "), reason)
+    refusal = Refusal(reason, refusal_message(reason, trace.language, **fields))
+    return trace.end(Outcome(refusal, triage="no_match"), Stage("validate", checks=(check,)))
