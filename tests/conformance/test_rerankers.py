@@ -14,13 +14,18 @@ TEXTS = [UNRELATED, ANSWERING, "Backups run every night at 02:00 UTC."]
 
 
 @pytest.fixture(scope="module", params=[
-    "onnx-reader", pytest.param("hub-cross-encoder", marks=needs("torch", "transformers"))])
+    "onnx-reader", "onnx-relevance",
+    pytest.param("hub-cross-encoder", marks=needs("torch", "transformers"))])
 def reranker(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
              ) -> Iterator[Reranker]:
     if request.param == "onnx-reader":
         from abstain.rerank.reader import shared_reader
 
         yield shared_reader()
+    elif request.param == "onnx-relevance":
+        from abstain.rerank.reader import ReaderRelevance
+
+        yield ReaderRelevance()
     else:
         from abstain.rerank.hub import HubCrossEncoder
         from tests.test_rerank_hub import _tiny_model
@@ -48,7 +53,7 @@ def test_scores_do_not_depend_on_order(reranker: Reranker) -> None:
 
 def test_scores_do_not_depend_on_the_batch(reranker: Reranker,
                                            request: pytest.FixtureRequest) -> None:
-    if reranker.name == "reader-minilm-int8":
+    if reranker.name.startswith("reader-minilm-int8"):
         # The int8 model quantises activations dynamically, with one scale per batch
         # tensor: a text's score moves (here by up to 0.08) with the texts batched with it.
         request.applymarker(pytest.mark.xfail(strict=True, reason="dynamic int8 quantisation"))
@@ -60,9 +65,20 @@ def test_scores_do_not_depend_on_the_batch(reranker: Reranker,
 def test_rerank_orders_evidence_by_score_and_records_it(reranker: Reranker) -> None:
     hits = evidence(*TEXTS)
     scores = reranker.score(QUESTION, TEXTS)
-    ranked = rerank(reranker, QUESTION, hits)
+    ranked = rerank(reranker, QUESTION, hits, fuse=False)
     assert sorted(e.chunk_id for e in ranked) == sorted(e.chunk_id for e in hits)
     assert [e.rerank_score for e in ranked] == pytest.approx(sorted(scores, reverse=True))
+
+
+def test_fused_rerank_is_rrf_of_retrieval_and_rerank_order(reranker: Reranker) -> None:
+    hits = evidence(*TEXTS)
+    scores = reranker.score(QUESTION, TEXTS)
+    by_score = sorted(range(len(TEXTS)), key=lambda i: (-scores[i], i))
+    rank = {i: r for r, i in enumerate(by_score)}
+    expected = sorted(range(len(TEXTS)), key=lambda i: (
+        -(1 / (61 + i) + 1 / (61 + rank[i])), -scores[i], i))
+    ranked = rerank(reranker, QUESTION, hits)
+    assert [e.chunk_id for e in ranked] == [hits[i].chunk_id for i in expected]
 
 
 def test_answering_text_scores_above_unrelated(reranker: Reranker) -> None:

@@ -33,10 +33,6 @@ class Verification:
     """``unsupported`` (no claim left), ``low_faithfulness`` or None."""
     notes: tuple[str, ...] = field(default_factory=tuple)
 
-    @property
-    def text(self) -> str:
-        return " ".join(v.rendered() for v in self.kept)
-
     def citations(self, evidence: Sequence[Evidence]) -> tuple[Citation, ...]:
         seen: dict[int, Citation] = {}
         for verdict in self.kept:

@@ -52,11 +52,6 @@ class SentenceVerdict:
         return Sentence(self.sentence.text,
                         self.cites if self.supported else self.sentence.cites)
 
-    def rendered(self) -> str:
-        """:attr:`shown` with its ``[n]`` markers."""
-        marks = "".join(f"[{n}]" for n in self.shown.cites)
-        return f"{self.sentence.text} {marks}".strip()
-
 
 def check_sentence(sentence: Sentence, texts: Sequence[str], verifier: Verifier
                    ) -> SentenceVerdict:
