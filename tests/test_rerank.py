@@ -115,6 +115,7 @@ def test_the_reader_refuses_what_the_evidence_does_not_answer(tmp_path: Path,
     refused = _ask(tmp_path / "r.db", hashing, question, reader=True,
                    answerability_threshold=min(1.0, float(check.value) + 1e-3))
     assert refused.refusal is not None and refused.refusal.reason == "unanswerable"
+    assert "do not answer this question" in refused.refusal.message
     assert [c.name for c in refused.checks if not c.passed] == ["answerability"]
 
 

@@ -97,6 +97,18 @@ _TYPE_MISSING = {
     "tr": "Belgeler bu konuyu ele alıyor, ancak hiçbir bölüm sorulan {kind} bilgisini vermiyor.",
     "zh": "文档涉及这个主题，但没有任何段落给出所问的{kind}。",
 }
+_UNANSWERABLE = {
+    "en": "The documents cover this topic, but the passages I read do not answer this question.",
+    "de": "Die Dokumente behandeln das Thema, aber die gelesenen Passagen beantworten diese "
+          "Frage nicht.",
+    "fr": "Les documents traitent ce sujet, mais les passages lus ne répondent pas à cette "
+          "question.",
+    "es": "Los documentos tratan el tema, pero los pasajes leídos no responden a esta pregunta.",
+    "nl": "De documenten behandelen dit onderwerp, maar de gelezen passages beantwoorden deze "
+          "vraag niet.",
+    "tr": "Belgeler bu konuyu ele alıyor, ancak okunan bölümler bu soruyu yanıtlamıyor.",
+    "zh": "文档涉及这个主题，但读到的段落没有回答这个问题。",
+}
 _KINDS = {
     "date": {"en": "date or time", "de": "Datum", "fr": "la date", "es": "la fecha",
              "nl": "datum", "tr": "tarih", "zh": "日期或时间"},
@@ -121,6 +133,8 @@ def refusal_message(reason: str, language: str, **fields: object) -> str:
     if reason == "answer_type_missing":
         kind = _KINDS.get(str(fields.get("kind")), _KINDS["number"])[lang]
         return _TYPE_MISSING[lang].format(kind=kind)
+    if reason == "unanswerable":
+        return _UNANSWERABLE[lang]
     if reason == "invalid_question":
         return _INVALID[lang]
     if reason == "question_too_long":
