@@ -47,7 +47,7 @@ def speed(model: str | None) -> dict[str, Any]:
     result: dict[str, Any] = {"pairs_per_s": round(rate, 1), "machine": machine(),
                               "pairs_per_cpu_s_one_thread": round(per_cpu_s, 1),
                               "load_average_1min": round(os.getloadavg()[0], 2)}
-    from abstain.rerank.reading import read_evidence
+    from abstain.rerank.reading import READ_CHUNKS, READ_WINDOWS, read_evidence
 
     reading_ms = []
     for i, q in enumerate(questions[:40]):
@@ -58,7 +58,7 @@ def speed(model: str | None) -> dict[str, Any]:
         reading_ms.append((time.perf_counter() - t0) * 1000)
     p50, p95 = percentiles(reading_ms[5:])
     result["reading_stage_ms"] = {"p50": round(p50, 1), "p95": round(p95, 1),
-                                  "chunks": 3, "windows": 8}
+                                  "chunks": READ_CHUNKS, "windows": READ_WINDOWS}
     for name, texts in (("paragraphs", passages), ("sentences", sentences)):
         samples = []
         for q in questions[:20]:

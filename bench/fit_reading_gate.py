@@ -9,14 +9,15 @@ squad2-calibration``). The benchmark half (``squad2-dev-half``) is never read he
     python bench/fit_reading_gate.py bench/out/squad2cal-reader-records.jsonl \\
         --write src/abstain/data/calibration-reading.json
 
-The recorded run reads every question the gate did not settle first, with no reader
-threshold, so each candidate gate is replayed on the records: a question is answered when no
-check that a reading cannot overturn failed, its answerability reaches ``min_answerability``,
-its failing word-level checks (if any) are waived by ``waive_lexical_at``, and its
-confidence (the reading calibration, refit here) reaches ``gate_threshold``. A question the
-recorded run refused after the gate (no answer sentence) stays refused. The rule: the most
-answerable questions answered with near misses answered at most ``--max-near-miss`` and
-out-of-collection ones at most ``--max-ooc``.
+The recorded run reads every question the gate did not settle first, so each candidate gate
+is replayed on the records (a check the recording gate waived is recorded as passed: the
+replay is exact for waivers at or below the recording's ``waive_lexical_at``). A question is
+answered when no check that a reading cannot overturn failed, its answerability reaches
+``min_answerability``, its failing word-level checks (if any) are waived by
+``waive_lexical_at``, and its confidence (the reading calibration, refit here) reaches
+``min_reading_confidence``. A question the recorded run refused after the gate (no answer
+sentence) stays refused. The rule: the most answerable questions answered with near misses
+answered at most ``--max-near-miss`` and out-of-collection ones at most ``--max-ooc``.
 """
 
 from __future__ import annotations

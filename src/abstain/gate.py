@@ -85,7 +85,7 @@ class GateThresholds:
     min_reading_confidence: float = 0.4
     """With a reader: ``min_confidence`` for the confidence computed after reading (the
     reading calibration, fitted with the answerability feature)."""
-    waive_lexical_at: float | None = 0.4
+    waive_lexical_at: float | None = 0.3
     """With a reader: at and above this answerability the word-level proxies of "the evidence
     answers it" (term, informative and passage coverage, answer type) are waived, since the
     reader read the evidence; None never waives. Existence and retrieval checks stay."""

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 PRESETS: dict[str, GateThresholds] = {
     "lenient": GateThresholds(answer_gate=30.0, max_best_distance=0.65, min_term_coverage=0.1,
                               min_confidence=0.3, min_answerability=0.05,
-                              min_reading_confidence=0.3, waive_lexical_at=0.3),
+                              min_reading_confidence=0.3, waive_lexical_at=0.2),
     "balanced": GateThresholds(),
     "strict": GateThresholds(answer_gate=50.0, max_best_distance=0.5, min_term_coverage=0.4,
                              min_confidence=0.75, min_answerability=0.3,
