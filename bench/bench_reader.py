@@ -293,9 +293,9 @@ def write() -> None:
                   "others were refused before it); its answerability alone separates those at "
                   f"AUROC {sq['answerability_auroc_read']}; reading time p50 "
                   f"{sq['read_ms']['p50']} ms, p95 {sq['read_ms']['p95']} ms. Goal: ≥ 85 % / "
-                  "≤ 35 %, AUROC ≥ 0.85. The times of this run are not the reading's cost: "
-                  "it shared the 2 cores with other jobs (load 4–6); the `reading stage` row "
-                  "above was measured on the idle machine."]
+                  "≤ 35 %, AUROC ≥ 0.85. A reading inside the pipeline costs about twice "
+                  "the `reading stage` row above (three whole paragraphs, same machine); the "
+                  "difference is not explained yet."]
     for note in notes:
         lines += ["", note]
     write_section("Reading-level model", "\n".join(lines))
