@@ -293,3 +293,27 @@ def test_category_filter(records_file: Path) -> None:
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["counts_by_category"] == {"answerable": 30,
                                                                "near_miss": 10}
+
+
+def test_calibration_set_is_the_train_articles_the_reader_never_saw(tmp_path: Path) -> None:
+    """Same protocol, on the SQuAD 2.0 train articles the reader's recipe holds out (seeded
+    hash of the title): never the benchmark half, never an article the reader trained on."""
+    from abstain.evaluate.loaders import CALIBRATION_HOLDOUT, load_squad2_calibration
+    from abstain.train.trainset import held_out
+
+    titles = [f"Article_{i}" for i in range(200)]
+    kept = [t for t in titles if held_out(t, *CALIBRATION_HOLDOUT)]
+    assert 2 <= len(kept) <= 25  # about 5 %
+    data = {"version": "v2.0-rebuilt", "data": [
+        {"title": t, "paragraphs": [{"context": f"{t} text.", "qas": [
+            {"id": None, "question": f"{t}?", "is_impossible": False,
+             "answers": [{"text": "text", "answer_start": 0}]}]}]} for t in titles]}
+    (tmp_path / "squad2-train-rebuilt").mkdir()
+    with gzip.open(tmp_path / "squad2-train-rebuilt" / "train-v2.0.rebuilt.json.gz",
+                   "wt") as fh:
+        json.dump(data, fh)
+    ds = load_squad2_calibration(tmp_path)
+    assert ds.name == "squad2-calibration"
+    assert {q.group for q in ds.questions} == set(kept)
+    assert [d.source.split("/")[1] for d in ds.collection] == kept[::2]  # even-indexed
+    assert {q.category for q in ds.questions} == {"answerable", "out_of_collection"}
