@@ -122,7 +122,7 @@ class OnnxReader:
         logits = self.pair_logits([query] * len(flat), flat, head)
         scores, at = [], 0
         for ws in windows:
-            scores.append(_sigmoid(float(logits[at:at + len(ws)].max())))
+            scores.append(sigmoid(float(logits[at:at + len(ws)].max())))
             at += len(ws)
         return scores
 
@@ -137,14 +137,15 @@ class OnnxReader:
             return []
         logits = self.logits([question] * len(texts), list(texts), passages=True)
         head = RELEVANCE if logits.shape[1] > RELEVANCE else ANSWERS
-        return [_sigmoid(float(x)) for x in logits[:, head]]
+        return [sigmoid(float(x)) for x in logits[:, head]]
 
     def support(self, sentence: str, texts: Sequence[str]) -> float:
         """How well the best window of all ``texts`` supports ``sentence`` (0–1)."""
         return max(self.best_window(sentence, texts, SUPPORTS), default=0.0)
 
 
-def _sigmoid(x: float) -> float:
+def sigmoid(x: float) -> float:
+    """A logit as a probability (clipped, so an extreme logit cannot overflow)."""
     return float(1.0 / (1.0 + np.exp(-np.clip(x, -60.0, 60.0))))
 
 

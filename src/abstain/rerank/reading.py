@@ -14,6 +14,7 @@ short pairs, whatever the chunk size.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -23,6 +24,7 @@ import numpy as np
 
 from abstain.evidence import Evidence
 from abstain.query import query_terms, tokens
+from abstain.rerank.reader import sigmoid
 from abstain.rerank.windows import sentence_windows
 from abstain.text import stem
 
@@ -76,7 +78,7 @@ def read_evidence(reader: PairLogits, question: str, evidence: Sequence[Evidence
     logits = reader.logits([question] * len(chosen), [text for *_, text in chosen])
     scores = logits[:, ANSWERS_HEAD]
     best = int(np.argmax(scores))
-    probability = float(1.0 / (1.0 + np.exp(-np.clip(scores[best], -60.0, 60.0))))
+    probability = sigmoid(float(scores[best]))
     return Reading(answerability=round(probability, 4), chunk=chosen[best][1],
                    window=chosen[best][3], windows_read=len(chosen), chunks_read=len(read),
                    ms=round((time.perf_counter() - started) * 1000, 1), model=reader.name)
@@ -98,6 +100,8 @@ def gate_with_reading(gate: Gate, calibration: Calibration | None, reader: PairL
     None: the shipped ``calibration-reading.json``) gives the confidence, and the gate
     decides again with the reading.
     """
+    if reader is not None:  # the gate may run twice: look the workspace's identifiers up once
+        data = replace(data, known_identifiers=functools.cache(data.known_identifiers))
     result = gate.evaluate(data)
     if reader is None:
         return result, data
