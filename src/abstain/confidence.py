@@ -146,5 +146,5 @@ def default_calibration(reading: bool = False) -> Calibration:
     answerability too (``data/calibration-reading.json``)."""
     if not reading:
         return Calibration.load()
-    path = resources.files("abstain").joinpath("data", READING_CALIBRATION)
-    return Calibration.load(str(path)) if path.is_file() else Calibration.load()
+    return Calibration.load(str(resources.files("abstain").joinpath("data",
+                                                                   READING_CALIBRATION)))
