@@ -37,12 +37,11 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from importlib import resources
 
-from abstain.answer import Check
 from abstain.evidence import Evidence
 from abstain.identifiers import nearest, occurs_in
 from abstain.mentions import Kind, Mention, QuestionParts, parse_question, stems
 from abstain.query import STOPWORDS, fold, tokens
-from abstain.stores.base import TermCounts
+from abstain.records import Check, TermCounts
 from abstain.text import split_sentences, stem
 
 CONTEXT_WEIGHT = 0.3

@@ -14,6 +14,7 @@ when one fails, ends it with the refusal that check names.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,15 +28,14 @@ from abstain.align import (
     local_coverage_check,
     phrases,
 )
-from abstain.answer import Check, Refusal
-from abstain.confidence import DISTANCE_CEILING, AnswerFeatures
+from abstain.confidence import DISTANCE_CEILING
 from abstain.errors import ConfigError
 from abstain.evidence import Evidence
 from abstain.mentions import parse_question
 from abstain.messages import refusal_message
 from abstain.query import tokens
-from abstain.stores.base import TermCounts
-from abstain.trace import Outcome, Stage, Trace, ms_since
+from abstain.records import AnswerFeatures, Check, Refusal, Stage, TermCounts
+from abstain.trace import Outcome, Trace, ms_since
 
 if TYPE_CHECKING:
     from abstain.confidence import Calibration
@@ -233,6 +233,45 @@ def _with_reading(checks: list[Check], reading: Reading, t: GateThresholds) -> l
     return out
 
 
+SETTLED_WITHOUT_READING = frozenset({"evidence", "best_distance", "answer_gate",
+                                     "entity_existence", "top_ratio"})
+"""Refusals a reading could not overturn: the gate decides them before the reader runs, so
+they cost nothing extra."""
+
+
+def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: PairLogits | None,
+                      data: GateInput) -> tuple[GateResult, GateInput]:
+    """The gate's verdict, with the reader's reading when it can matter.
+
+    A question the gate refuses on a check no reading overturns (nothing retrieved, nothing
+    close, a name that is not there, a user rule) is not read. Otherwise the kept evidence is
+    read, the answerability joins the features, ``calibration`` (fitted with that feature;
+    None: the shipped ``calibration-reading.json``) gives the confidence, and the gate
+    decides again with the reading.
+    """
+    if reader is not None:  # the gate may run twice: look the workspace's identifiers up once
+        data = replace(data, known_identifiers=functools.cache(data.known_identifiers))
+    result = checker.evaluate(data)
+    if reader is None:
+        return result, data
+    failing = {c.name for c in result.checks if not c.passed}
+    if failing & SETTLED_WITHOUT_READING or any(n.startswith("rule:") for n in failing):
+        return result, data
+    from abstain.rerank.reading import read_evidence  # numpy: only when a reader runs
+
+    reading = read_evidence(reader, data.question, data.evidence)
+    if reading is None:
+        return result, data
+    if calibration is None:
+        from abstain.confidence import default_calibration
+
+        calibration = default_calibration(reading=True)
+    features = replace(data.features, answerability=reading.answerability)
+    data = replace(data, features=features, confidence=calibration.confidence(features),
+                   min_confidence=calibration.gate_threshold, reading=reading)
+    return checker.evaluate(data), data
+
+
 def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
          known_identifiers: Callable[[], list[str]], reader: PairLogits | None = None,
          reading_calibration: Calibration | None = None) -> Trace:
@@ -247,8 +286,6 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
     if trace.ended:
         return trace
     assert trace.features is not None
-    from abstain.rerank.reading import gate_with_reading
-
     started = time.perf_counter()
     result, gated = gate_with_reading(checker, reading_calibration, reader, GateInput(
         question=trace.text, evidence=trace.evidence, retrieved=trace.retrieved,

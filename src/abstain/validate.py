@@ -11,11 +11,11 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from abstain.answer import Check, Refusal
 from abstain.mentions import parse_question
 from abstain.messages import detect_language, refusal_message
+from abstain.records import Check, Refusal, Stage
 from abstain.text import clean
-from abstain.trace import Outcome, Stage, Trace
+from abstain.trace import Outcome, Trace
 
 MAX_QUESTION_CHARS = 4000
 """Longer questions are refused before retrieval (``Pipeline(max_question_chars=…)``)."""

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from abstain.answer import Check, Refusal
 from abstain.errors import LLMError
-from abstain.generate.base import Generation, Generator
+from abstain.generate.base import Generator
 from abstain.generate.cited import is_question
 from abstain.messages import refusal_message
+from abstain.records import Check, Generation, Refusal, Stage
 from abstain.text import truncate
-from abstain.trace import Outcome, Stage, Trace
+from abstain.trace import Outcome, Trace
 
 
 def clarification(trace: Trace, generation: Generation) -> Trace:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import time
 
-from abstain.answer import Check
 from abstain.errors import LLMError
-from abstain.generate.base import Generation, Generator
-from abstain.trace import Stage, Trace, ms_since
+from abstain.generate.base import Generator
+from abstain.records import Check, Generation, Stage
+from abstain.trace import Trace, ms_since
 
 
 def generate(trace: Trace, generator: Generator) -> Trace:

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from abstain.answer import Check, LLMCall
 from abstain.errors import LLMError
 from abstain.evidence import Evidence
 from abstain.generate.base import ChatModel
 from abstain.generate.prompts import RERANK_THRESHOLD, context_texts, parse_rerank, rerank_messages
-from abstain.trace import Stage, Trace
+from abstain.records import Check, LLMCall, Stage
+from abstain.trace import Trace
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from abstain.answer import Check, Citation
 from abstain.evidence import Evidence
 from abstain.generate.prompts import RERANK_MAX
+from abstain.records import Check, Citation
 from abstain.text import truncate
 from abstain.verify.faithfulness import Strictness, describe, faithfulness
 from abstain.verify.sentences import SentenceVerdict

@@ -15,13 +15,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from abstain.align import generated_type_check
-from abstain.answer import Check, Citation, Refusal
 from abstain.evidence import Evidence
-from abstain.generate.base import Generation, Sentence
 from abstain.generate.clarify import clarification
 from abstain.generate.prompts import context_texts
 from abstain.messages import refusal_message
-from abstain.trace import Outcome, Stage, Trace
+from abstain.records import Check, Citation, Generation, Refusal, Sentence, Stage
+from abstain.trace import Outcome, Trace
 from abstain.verify.base import Verifier, support_threshold, verifier_name
 from abstain.verify.correct import conclude
 from abstain.verify.faithfulness import Strictness
