@@ -9,13 +9,68 @@ re-exported where it was first defined (``abstain.answer.Check``,
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
+
+
+class RefusalReason(StrEnum):
+    """The machine-readable reason of a refusal (``Refusal.reason``), and the reason a check
+    gives when it fails (``Check.reason``); docs/SCHEMA.md's table lists them all (a test
+    keeps the two in step). A user rule's reason is its own string (``rule:NAME``)."""
+
+    INVALID_QUESTION = "invalid_question"
+    QUESTION_TOO_LONG = "question_too_long"
+    NO_EVIDENCE = "no_evidence"
+    WEAK_EVIDENCE = "weak_evidence"
+    LOW_CONFIDENCE = "low_confidence"
+    LOW_COVERAGE = "low_coverage"
+    UNKNOWN_ENTITY = "unknown_entity"
+    ENTITY_NOT_IN_EVIDENCE = "entity_not_in_evidence"
+    ANSWER_TYPE_MISSING = "answer_type_missing"
+    UNANSWERABLE = "unanswerable"
+    NO_CLEAR_WINNER = "no_clear_winner"
+    NOT_RELEVANT = "not_relevant"
+    NEEDS_CLARIFICATION = "needs_clarification"
+    UNSUPPORTED = "unsupported"
+    LOW_FAITHFULNESS = "low_faithfulness"
+    VERIFICATION_FAILED = "verification_failed"
+    LLM_ERROR = "llm_error"
+
+
+class CheckName(StrEnum):
+    """The name of every check abstain runs (``Check.name``), in the order of a question's
+    path; docs/SCHEMA.md's two check tables list them (a test keeps them in step). A user
+    rule's check is named ``rule:NAME``."""
+
+    QUESTION = "question"
+    # the gate, in the order it runs them
+    EVIDENCE = "evidence"
+    BEST_DISTANCE = "best_distance"
+    ANSWER_GATE = "answer_gate"
+    TERM_COVERAGE = "term_coverage"
+    ENTITY_EXISTENCE = "entity_existence"
+    INFORMATIVE_COVERAGE = "informative_coverage"
+    PASSAGE_COVERAGE = "passage_coverage"
+    ANSWER_TYPE = "answer_type"
+    TOP_RATIO = "top_ratio"
+    ANSWERABILITY = "answerability"
+    CALIBRATED_CONFIDENCE = "calibrated_confidence"
+    # after the gate
+    CLARIFYING_QUESTION = "clarifying_question"
+    LLM_RERANK = "llm_rerank"
+    GENERATION = "generation"
+    ANSWER_SENTENCES = "answer_sentences"
+    CITATIONS = "citations"
+    SUPPORT = "support"
+    FAITHFULNESS = "faithfulness"
+    GENERATED_ANSWER_TYPE = "generated_answer_type"
 
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
     reason: str
-    """Machine-readable code, e.g. ``no_evidence``, ``unknown_entity``, ``low_confidence``."""
+    """Machine-readable code: a :class:`RefusalReason` (``no_evidence``, ``unknown_entity``,
+    ``low_confidence`` …) or a user rule's own."""
     message: str
     """For people, in the question's language."""
     suggestions: tuple[str, ...] = ()
@@ -32,12 +87,14 @@ class Check:
     """One gate or verification check, as ``--debug`` prints it."""
 
     name: str
+    """A :class:`CheckName`, or ``rule:NAME`` for a user rule."""
     passed: bool
     value: float | str | None
     threshold: float | str | None
     detail: str = ""
     reason: str | None = None
-    """The refusal code this check produces when it fails."""
+    """The refusal code this check produces when it fails (a :class:`RefusalReason`, or a
+    user rule's own)."""
 
     def to_json(self) -> dict[str, Any]:
         value = round(self.value, 4) if isinstance(self.value, float) else self.value
