@@ -20,7 +20,7 @@ from abstain.config import RetrievalConfig, Settings
 from abstain.embed import Embedder, load_embedder
 from abstain.errors import ConfigError
 from abstain.gate import Gate, GateThresholds, Rule, gate
-from abstain.generate import Generator
+from abstain.generate import Generator, chats
 from abstain.generate.clarify import ask_to_clarify
 from abstain.generate.extractive import ExtractiveGenerator
 from abstain.generate.rewrite import rewrite
@@ -105,7 +105,7 @@ class Pipeline:
         self.rewrite_query = rewrite_query
         self.clarify_on_empty = clarify_on_empty
         self.llm_rerank = _resolve_rerank(llm_rerank)
-        if (rewrite_query or self.llm_rerank) and not hasattr(self.generator, "chat"):
+        if (rewrite_query or self.llm_rerank) and not self.generator.can_chat:
             raise ConfigError("rewrite_query and llm_rerank need an LLM generator "
                               "(an OpenAI-compatible URL or the local model)")
         self.store = store
@@ -146,7 +146,9 @@ class Pipeline:
     @property
     def chat_model(self) -> ChatModel:
         """The generator's chat interface (for query rewrite and LLM rerank)."""
-        return self.generator  # type: ignore[return-value]
+        if not chats(self.generator):
+            raise ConfigError(f"{self.generator.name} cannot chat (can_chat is False)")
+        return self.generator
 
     @classmethod
     def from_settings(cls, settings: Settings, *, create_store: bool = True,
