@@ -27,6 +27,7 @@ from abstain.generate.rewrite import rewrite
 from abstain.generate.stage import generate
 from abstain.ingest import Ingester, IngestReport, Paraphraser
 from abstain.ingest.chunk import ChunkingConfig
+from abstain.presets import Preset
 from abstain.rerank import DEFAULT_RERANK_DEPTH, Reranker
 from abstain.rerank.llm import rerank_gate
 from abstain.rerank.reading import PairLogits
@@ -43,15 +44,8 @@ if TYPE_CHECKING:
     from abstain.generate import ChatModel
     from abstain.rerank.llm import RerankConfig
 
-PRESETS: dict[str, GateThresholds] = {
-    "lenient": GateThresholds(answer_gate=30.0, max_best_distance=0.65, min_term_coverage=0.1,
-                              min_confidence=0.3, min_answerability=0.05,
-                              min_reading_confidence=0.3, waive_lexical_at=0.2),
-    "balanced": GateThresholds(),
-    "strict": GateThresholds(answer_gate=50.0, max_best_distance=0.5, min_term_coverage=0.4,
-                             min_confidence=0.75, min_answerability=0.3,
-                             min_reading_confidence=0.75, waive_lexical_at=None),
-}
+PRESETS: dict[str, GateThresholds] = {preset: preset.thresholds() for preset in Preset}
+"""Each :class:`~abstain.presets.Preset`'s thresholds, by name (kept for old callers)."""
 
 
 class Pipeline:
@@ -131,17 +125,16 @@ class Pipeline:
         self.observers: list[Callable[[Answer], None]] = list(observers)
 
     @classmethod
-    def preset(cls, name: str, *, store: str | None = None, **kwargs: Any) -> Pipeline:
-        """A pipeline with named gate thresholds: ``lenient``, ``balanced`` or ``strict``;
-        a ``+reader`` suffix (``balanced+reader``) also enables the reading-level model."""
-        name, plus, extra = name.partition("+")
-        if plus and extra == "reader":
+    def preset(cls, name: str | Preset, *, store: str | None = None, **kwargs: Any
+               ) -> Pipeline:
+        """A pipeline with named gate thresholds (:class:`~abstain.presets.Preset`:
+        ``lenient``, ``balanced`` or ``strict``); a ``+reader`` suffix (``balanced+reader``)
+        also enables the reading-level model."""
+        preset, reader = Preset.parse(name)
+        if reader:
             kwargs.setdefault("reader", True)
-        elif plus:
-            raise ConfigError(f"unknown preset suffix {extra!r}; the only one is '+reader'")
-        if name not in PRESETS:
-            raise ConfigError(f"unknown preset {name!r}; choose from {', '.join(PRESETS)}")
-        return cls.from_settings(Settings(store=store), thresholds=PRESETS[name], **kwargs)
+        return cls.from_settings(Settings(store=store), thresholds=preset.thresholds(),
+                                 **kwargs)
 
     @property
     def chat_model(self) -> ChatModel:
@@ -300,7 +293,7 @@ def _stored_embedder(store: Store) -> str | None:
     return None
 
 
-def ask(question: str, docs: Sequence[str | Path], *, preset: str = "balanced",
+def ask(question: str, docs: Sequence[str | Path], *, preset: str | Preset = Preset.BALANCED,
         embedder: Embedder | None = None, **kwargs: Any) -> Answer:
     """One-shot: answer from ``docs`` (paths, or Markdown text with a line break in it).
 
@@ -310,12 +303,13 @@ def ask(question: str, docs: Sequence[str | Path], *, preset: str = "balanced",
     """
     from abstain.oneshot import oneshot_store
 
-    if preset not in PRESETS:
-        raise ConfigError(f"unknown preset {preset!r}; choose from {', '.join(PRESETS)}")
+    chosen, reader = Preset.parse(preset)
+    if reader:
+        kwargs.setdefault("reader", True)
     model = embedder or _default_embedder()
     with oneshot_store(docs, model, chunking=kwargs.get("chunking"),
                        paraphraser=kwargs.get("paraphraser")) as store, Pipeline(
-            store, model, thresholds=PRESETS[preset], **kwargs) as pipe:
+            store, model, thresholds=chosen.thresholds(), **kwargs) as pipe:
         return pipe.ask(question)
 
 

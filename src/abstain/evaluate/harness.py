@@ -61,7 +61,8 @@ def default_store(dataset: str, embedder: str | None) -> str:
 
 
 def execute(spec: RunSpec, *, progress: bool = True) -> Run:
-    from abstain.pipeline import PRESETS, Pipeline
+    from abstain.pipeline import Pipeline
+    from abstain.presets import Preset
 
     if (spec.data is None) == (spec.dataset is None):
         raise ValueError("give either a labelled JSONL file or --dataset, not both")
@@ -78,7 +79,7 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
     if spec.categories:
         questions = tuple(q for q in questions if q.category in spec.categories)
     chosen = select(questions, spec.limit, sample=spec.sample, seed=spec.seed)
-    thresholds = PRESETS[spec.preset]
+    thresholds = Preset(spec.preset).thresholds()
     if spec.record_all_confidences:
         thresholds = replace(thresholds, min_confidence=0.0)
     candidates = spec.candidates or (SCIFACT_CANDIDATES if spec.dataset == "scifact" else None)
