@@ -91,11 +91,14 @@ class AskOptions:
     def pipeline_options(self) -> dict[str, Any]:
         """Keyword arguments of :class:`~abstain.pipeline.Pipeline` (not store/embedder)."""
         from abstain.confidence import Calibration
+        from abstain.pipeline_options import GateOptions, LLMOptions, ReadingOptions
+
         preset, reader = Preset.parse(self.preset)
-        return {"thresholds": preset.thresholds(),
-                "calibration": Calibration.load(self.calibration) if self.calibration else None,
-                "strictness": self.strictness, "reader": self.reader or reader,
-                "rewrite_query": self.rewrite, "llm_rerank": self.llm_rerank}
+        calibration = Calibration.load(self.calibration) if self.calibration else None
+        return {"gate": GateOptions(preset.thresholds(), calibration=calibration),
+                "reading": ReadingOptions(reader=self.reader or reader),
+                "llm": LLMOptions(strictness=self.strictness, rewrite_query=self.rewrite,
+                                  llm_rerank=self.llm_rerank)}
 
     def open_pipeline(self, environ: Mapping[str, str] | None = None, *,
                       create_store: bool = True) -> Pipeline:

@@ -15,11 +15,11 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from abstain.answer import Answer
-from abstain.confidence import Calibration, default_calibration
+from abstain.confidence import default_calibration
 from abstain.config import RetrievalConfig, Settings
 from abstain.embed import Embedder, load_embedder
 from abstain.errors import ConfigError
-from abstain.gate import Gate, GateThresholds, Rule, gate
+from abstain.gate import Gate, GateThresholds, gate
 from abstain.generate import Generator, chats
 from abstain.generate.clarify import ask_to_clarify
 from abstain.generate.extractive import ExtractiveGenerator
@@ -27,8 +27,15 @@ from abstain.generate.rewrite import rewrite
 from abstain.generate.stage import generate
 from abstain.ingest import Ingester, IngestReport, Paraphraser
 from abstain.ingest.chunk import ChunkingConfig
+from abstain.pipeline_options import (
+    GateOptions,
+    LLMOptions,
+    ObservationOptions,
+    Options,
+    ReadingOptions,
+    grouped,
+)
 from abstain.presets import Preset
-from abstain.rerank import DEFAULT_RERANK_DEPTH, Reranker
 from abstain.rerank.llm import rerank_gate
 from abstain.rerank.reading import PairLogits
 from abstain.retrieve import Retrieval, Retriever, retrieve
@@ -36,7 +43,7 @@ from abstain.score import score
 from abstain.stores import Store, open_store
 from abstain.stores.base import check_workspace
 from abstain.trace import Trace, answer_of
-from abstain.validate import MAX_QUESTION_CHARS, validate
+from abstain.validate import validate
 from abstain.verify import LexicalVerifier, Strictness, Verifier
 from abstain.verify.outcome import verify
 
@@ -55,51 +62,32 @@ class Pipeline:
                  retrieval: RetrievalConfig | None = None,
                  chunking: ChunkingConfig | None = None,
                  paraphraser: Paraphraser | None = None,
-                 thresholds: GateThresholds | None = None,
-                 rules: Sequence[tuple[str, Rule]] = (),
                  generator: Generator | None = None,
-                 calibration: Calibration | None = None,
-                 reading_calibration: Calibration | None = None,
-                 max_question_chars: int = MAX_QUESTION_CHARS,
-                 verifier: Verifier | Literal["auto"] | None = "auto",
-                 strictness: Strictness | str = Strictness.BALANCED,
-                 rewrite_query: bool = False,
-                 clarify_on_empty: bool = False,
-                 llm_rerank: bool | RerankConfig = False,
-                 reader: bool | PairLogits = False,
-                 reranker: Reranker | None = None,
-                 answerability_threshold: float | None = None,
-                 rerank_depth: int = DEFAULT_RERANK_DEPTH,
-                 log_queries: bool = True,
-                 observers: Sequence[Callable[[Answer], None]] = ()) -> None:
-        """LLM options (docs/GENERATION.md): ``generator`` an LLM generator;
-        ``verifier`` "auto" = the lexical verifier for LLM generators (and for any
-        generator at strict/paranoid), None = no verification; ``strictness`` loose /
-        balanced / strict / paranoid; ``rewrite_query`` and ``llm_rerank`` need a
-        generator with ``chat`` (an OpenAI-compatible or local one).
-        ``clarify_on_empty``: when retrieval finds nothing at all, let the LLM append
-        one clarifying question to the refusal (clarify-only prompt, no documents).
-        Off by default, so that no refusal ever calls an LLM unless asked to.
-
-        Reading-level model (docs/MODEL_CARD.md): ``reader=True`` loads abstain's own
-        model (or pass any object with ``name`` and ``logits(a, b)``); it reads the kept
-        evidence of a question the gate has not already refused
-        (:mod:`abstain.rerank.reading`): gate check ``answerability`` (refuse
-        ``unanswerable`` below ``answerability_threshold``, default the thresholds'
-        ``min_answerability``), and the calibrated confidence then comes from
-        ``reading_calibration`` (fitted with that feature). ``reranker`` reorders the top
-        ``rerank_depth`` fused hits before the gate.
-
-        Observation (docs/TUNING.md): every answer goes to the store's query log when
-        ``abstain log on`` enabled it there (``log_queries=False`` never records, as
-        ``abstain eval`` does), then to each of ``observers`` (e.g. server metrics)."""
+                 gate: GateOptions | None = None,
+                 reading: ReadingOptions | None = None,
+                 llm: LLMOptions | None = None,
+                 observation: ObservationOptions | None = None,
+                 **shorthands: Any) -> None:
+        """``generator``: the extractive answerer (default) or an LLM generator. The rest
+        comes in four typed groups (:mod:`abstain.pipeline_options`): ``gate``
+        (thresholds, rules, calibration, longest question), ``reading`` (abstain's
+        reading-level model, a reranker), ``llm`` (verifier, strictness, query rewrite, LLM
+        rerank, clarify-only prompt) and ``observation`` (query log, observers). Each of
+        their fields is also a keyword of its own: ``Pipeline(store, embedder,
+        strictness="strict", reader=True)``."""
+        options = grouped(Options(gate or GateOptions(), reading or ReadingOptions(),
+                              llm or LLMOptions(), observation or ObservationOptions()),
+                          shorthands)
+        g, r, o = options.gate, options.reading, options.observation
+        self.options = options
         self.generator: Generator = generator or ExtractiveGenerator()
-        self.strictness = Strictness.parse(strictness)
-        self.verifier = _resolve_verifier(verifier, self.generator, self.strictness)
-        self.rewrite_query = rewrite_query
-        self.clarify_on_empty = clarify_on_empty
-        self.llm_rerank = _resolve_rerank(llm_rerank)
-        if (rewrite_query or self.llm_rerank) and not self.generator.can_chat:
+        self.strictness = Strictness.parse(options.llm.strictness)
+        self.verifier = _resolve_verifier(options.llm.verifier, self.generator,
+                                          self.strictness)
+        self.rewrite_query = options.llm.rewrite_query
+        self.clarify_on_empty = options.llm.clarify_on_empty
+        self.llm_rerank = _resolve_rerank(options.llm.llm_rerank)
+        if (self.rewrite_query or self.llm_rerank) and not self.generator.can_chat:
             raise ConfigError("rewrite_query and llm_rerank need an LLM generator "
                               "(an OpenAI-compatible URL or the local model)")
         self.store = store
@@ -110,19 +98,19 @@ class Pipeline:
         self.paraphraser = paraphraser
         self.retriever = Retriever(store, embedder, self.retrieval)
         # -- reading-level model: reads the kept evidence; an optional reranker --
-        self.reader = _resolve_reader(reader)
-        self.reranker = reranker
-        self.rerank_depth = rerank_depth
-        thresholds = thresholds or GateThresholds()
-        if answerability_threshold is not None:
-            thresholds = replace(thresholds, min_answerability=answerability_threshold)
-        self.gate = Gate(thresholds, rules)
-        self.calibration = calibration or default_calibration()
-        self.reading_calibration = (reading_calibration or calibration
+        self.reader = _resolve_reader(r.reader)
+        self.reranker = r.reranker
+        self.rerank_depth = r.rerank_depth
+        thresholds = g.thresholds
+        if r.answerability_threshold is not None:
+            thresholds = replace(thresholds, min_answerability=r.answerability_threshold)
+        self.gate = Gate(thresholds, g.rules)
+        self.calibration = g.calibration or default_calibration()
+        self.reading_calibration = (r.calibration or g.calibration
                                     or default_calibration(reading=True))
-        self.max_question_chars = max_question_chars
-        self.log_queries = log_queries
-        self.observers: list[Callable[[Answer], None]] = list(observers)
+        self.max_question_chars = g.max_question_chars
+        self.log_queries = o.log_queries
+        self.observers: list[Callable[[Answer], None]] = list(o.observers)
 
     @classmethod
     def preset(cls, name: str | Preset, *, store: str | None = None, **kwargs: Any

@@ -62,6 +62,7 @@ def default_store(dataset: str, embedder: str | None) -> str:
 
 def execute(spec: RunSpec, *, progress: bool = True) -> Run:
     from abstain.pipeline import Pipeline
+    from abstain.pipeline_options import GateOptions, ObservationOptions, ReadingOptions
     from abstain.presets import Preset
 
     if (spec.data is None) == (spec.dataset is None):
@@ -88,11 +89,11 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
     if spec.record_all_confidences and calibration is not None:
         calibration = replace(calibration, gate_threshold=None)
     chunking = WHOLE_DOCUMENT if spec.dataset == "scifact" else None
-    with Pipeline.from_settings(spec.settings, thresholds=thresholds, retrieval=retrieval,
-                                calibration=calibration, chunking=chunking,
-                                log_queries=False,
-                                **({} if spec.reader is None else {"reader": spec.reader})
-                                ) as pipe:
+    reading = ReadingOptions() if spec.reader is None else ReadingOptions(reader=spec.reader)
+    with Pipeline.from_settings(spec.settings, retrieval=retrieval, chunking=chunking,
+                                gate=GateOptions(thresholds, calibration=calibration),
+                                reading=reading,
+                                observation=ObservationOptions(log_queries=False)) as pipe:
         if collection:
             with _bar(len(collection), "ingest", progress) as bar:
                 ingest_collection(pipe, collection, bar.update)
