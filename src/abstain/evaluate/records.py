@@ -70,11 +70,6 @@ class QuestionRecord:
         return self.item.should_answer
 
     @property
-    def false_accept(self) -> bool:
-        """Answered a question the documents cannot answer."""
-        return self.answered and not self.item.should_answer
-
-    @property
     def correct(self) -> bool | None:
         """For an answer to an answerable question: it cites a gold source (when the labels
         name any) and contains the gold answer, normalised (when given); None when unanswered
