@@ -17,7 +17,7 @@ import pytest
 
 from abstain.embed.base import Embedder
 from abstain.errors import MissingDependency
-from abstain.query import STOPWORDS, tokens
+from abstain.text import STOPWORDS, tokens
 from abstain.verify.lexical import numbers
 from tests.llm_support import DOCS, KEYS_Q, build_kb, pipeline
 

@@ -6,7 +6,8 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abstain.query import fold, fts5_query, query_terms, tokens
+from abstain.query import fts5_query, query_terms
+from abstain.text import fold, tokens
 
 _DB = sqlite3.connect(":memory:")
 _DB.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='porter unicode61 "

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from abstain.evaluate.data import LabelledQuestion, parse_record
-from abstain.tokens import fold
+from abstain.text import fold
 
 CONFIDENCE_CHECK = "calibrated_confidence"
 
