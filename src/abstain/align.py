@@ -40,7 +40,16 @@ from importlib import resources
 from abstain.evidence import Evidence
 from abstain.mentions import Kind, Mention, QuestionParts, parse_question
 from abstain.records import Check, CheckName, RefusalReason, TermCounts
-from abstain.text import STOPWORDS, fold, nearest, occurs_in, split_sentences, stem, stems, tokens
+from abstain.text import (
+    content_words,
+    fold,
+    nearest,
+    occurs_in,
+    split_sentences,
+    stem,
+    stems,
+    tokens,
+)
 
 CONTEXT_WEIGHT = 0.3
 """Weight of a word from a context sentence or a soft mention, relative to an asked word."""
@@ -324,8 +333,7 @@ def compared(asked: str) -> tuple[frozenset[str], ...]:
     match = _COMPARE.search(asked)
     if match is None:
         return ()
-    sides = tuple(frozenset(stem(w) for w in tokens(side) if w not in STOPWORDS)
-                  for side in match.groups())
+    sides = tuple(frozenset(stem(w) for w in content_words(side)) for side in match.groups())
     return sides if all(sides) else ()
 
 
@@ -540,5 +548,5 @@ def measured(asked: str) -> frozenset[str]:
     found: set[str] = {_UNITS_ONLY} if _DURATION.search(asked) else set()
     for pattern in _MEASURED:
         for match in pattern.finditer(asked):
-            found.update(stem(w) for w in tokens(match.group(1)))
-    return frozenset(found - _NOT_MEASURE - {stem(w) for w in STOPWORDS})
+            found.update(stem(w) for w in content_words(match.group(1)))
+    return frozenset(found - _NOT_MEASURE)

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from abstain.text import LIGHT_WORDS, STOPWORDS, fold, split_sentences, stem, tokens
+from abstain.text import content_words, fold, split_sentences, stem, tokens
 
 
 class Kind(StrEnum):
@@ -119,7 +119,7 @@ def parse_question(question: str) -> QuestionParts:
     if not asked_idx:
         asked_idx = list(range(len(sentences)))
     first = asked_idx[0]
-    if first > 0 and len(_content(" ".join(sentences[i] for i in asked_idx))) < 2:
+    if first > 0 and len(content_words(" ".join(sentences[i] for i in asked_idx))) < 2:
         asked_idx.insert(0, first - 1)
     mentions: dict[str, Mention] = {}
     soft_spans: list[str] = []
@@ -137,7 +137,7 @@ def parse_question(question: str) -> QuestionParts:
     compound = {w for m in _COMPOUND.finditer(question) for w in tokens(m.group(0))}
     terms: dict[str, Term] = {}
     for i, sentence in enumerate(sentences):
-        for word in _content(sentence):
+        for word in content_words(sentence):
             context = i not in asked_idx or word in soft_words
             if word not in terms or (terms[word].context and not context):
                 terms[word] = Term(word, stem(word), context, word in compound)
@@ -146,14 +146,6 @@ def parse_question(question: str) -> QuestionParts:
 
 
 _COMPOUND = re.compile(r"(?<![\w-])[A-Za-z]+(?:-[A-Za-z]+)+(?![\w-])")
-_REPEATED = re.compile(r"(\w)\1+")
-"""``vv`` of ``-vv``: a count, not a word."""
-
-
-def _content(text: str) -> list[str]:
-    return [t for t in dict.fromkeys(tokens(text))
-            if t not in STOPWORDS and t not in LIGHT_WORDS and len(t) > 1
-            and not _REPEATED.fullmatch(t)]
 
 
 def _mentions(sentence: str) -> list[Mention]:

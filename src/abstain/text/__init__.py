@@ -14,8 +14,18 @@ from __future__ import annotations
 
 from abstain.text.grammar import find_identifiers, nearest, normalise_identifier, occurs_in
 from abstain.text.sentences import clean, split_sentences, truncate
-from abstain.text.words import FRAMING_WORDS, LIGHT_WORDS, STOPWORDS, fold, stem, stems, tokens
+from abstain.text.words import (
+    FRAMING_WORDS,
+    LIGHT_WORDS,
+    STOPWORDS,
+    content_words,
+    fold,
+    stem,
+    stems,
+    tokens,
+)
 
-__all__ = ["FRAMING_WORDS", "LIGHT_WORDS", "STOPWORDS", "clean", "find_identifiers", "fold",
+__all__ = ["FRAMING_WORDS", "LIGHT_WORDS", "STOPWORDS", "clean", "content_words",
+           "find_identifiers", "fold",
            "nearest", "normalise_identifier", "occurs_in", "split_sentences", "stem", "stems",
            "tokens", "truncate"]

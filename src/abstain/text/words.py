@@ -69,6 +69,21 @@ LIGHT_WORDS = frozenset(
     didn doesn hadn hasn haven isn mustn needn shan shouldn wasn weren won wouldn ll ve re
     """.split())
 """Words that say how a question is asked, not what about: they never count as terms."""
+_REPEATED = re.compile(r"([a-z])\1+")
+"""``vv`` of ``-vv``: a count, not a word."""
+
+
+def content_words(text: str) -> list[str]:
+    """What ``text`` is about, word by word: its folded words less :data:`STOPWORDS`, the
+    :data:`LIGHT_WORDS` that say how something is asked, single characters and letter runs
+    (``vv``); unique, in order. The one definition of a content word: the question's terms,
+    the keyword query, the term coverage, the reader's window choice and the verifier's
+    words all read it."""
+    return [t for t in dict.fromkeys(tokens(text))
+            if len(t) > 1 and t not in STOPWORDS and t not in LIGHT_WORDS
+            and not _REPEATED.fullmatch(t)]
+
+
 FRAMING_WORDS = frozenset(
     """may might must shall could would should also according document documents source
     sources text passage passages answer answers state states stated say says said mention

@@ -34,7 +34,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from abstain.mentions import find_names
-from abstain.text import FRAMING_WORDS, STOPWORDS, find_identifiers, occurs_in, stem, tokens
+from abstain.text import (
+    FRAMING_WORDS,
+    content_words,
+    find_identifiers,
+    occurs_in,
+    stem,
+    tokens,
+)
 from abstain.verify.base import DEFAULT_SUPPORT_THRESHOLD
 
 NOTE = ("lexical verifier: support is content-word, number and identifier overlap with the "
@@ -57,11 +64,11 @@ MISSING_WORD_FACTOR = 0.45
 
 
 def content_stems(text: str) -> list[str]:
-    """Stems of the content words of ``text`` (stopwords, framing words, single letters and
-    numbers out)."""
-    return [stem(t) for t in tokens(text)
-            if t not in STOPWORDS and t not in FRAMING_WORDS and len(t) > 1 and not t.isdigit()
-            and t not in _NUMBER_WORDS]
+    """Stems of the content words of ``text`` (:func:`abstain.text.content_words`) less the
+    words that frame an answer (:data:`abstain.text.FRAMING_WORDS`) and numbers, which
+    :func:`numbers` checks."""
+    return [stem(t) for t in content_words(text)
+            if t not in FRAMING_WORDS and not t.isdigit() and t not in _NUMBER_WORDS]
 
 
 def numbers(text: str) -> set[str]:

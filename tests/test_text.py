@@ -1,0 +1,38 @@
+"""The vocabulary (abstain.text): one definition of each word-level concept, which every
+stage that needs it reads the same way."""
+
+from __future__ import annotations
+
+import pytest
+
+from abstain.confidence import answer_features
+from abstain.mentions import parse_question
+from abstain.query import query_terms
+from abstain.text import content_words, stem, stems
+from abstain.verify.lexical import content_stems
+
+QUESTIONS = [
+    "How do I really use the thing?",
+    "How do I insert rows from a CSV file with sqlite-utils?",
+    "Why does my -vv flag print so much? What does the option do exactly?",
+    "Which version added the --strict option to create-table?",
+]
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_every_reader_of_a_question_sees_the_same_content_words(question: str) -> None:
+    words = content_words(question)
+    assert query_terms(question) == words  # the keyword arms
+    assert [t.word for t in parse_question(question).terms] == words  # the gate
+    assert answer_features(question, ()).missing_terms == tuple(words)  # term coverage
+    assert content_stems(question) == [stem(w) for w in words if not w.isdigit()]  # verifier
+
+
+def test_content_words_leave_out_how_a_question_is_asked() -> None:
+    assert content_words("How do I really use the thing?") == []
+    assert content_words("Run -vv, then -v: the 11 rows!") == ["run", "11", "rows"]
+
+
+def test_the_same_word_is_stem_equal() -> None:
+    assert stems("released releases releasing") == ["releas"] * 3
+    assert stem("queuepool") != stem("queue")
