@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from abstain.align import AnswerType, carries
 from abstain.confidence import answer_features
 from abstain.mentions import parse_question
 from abstain.query import query_terms
 from abstain.text import content_words, stem, stems
-from abstain.verify.lexical import content_stems
+from abstain.verify.lexical import content_stems, numbers
 
 QUESTIONS = [
     "How do I really use the thing?",
@@ -36,3 +37,17 @@ def test_content_words_leave_out_how_a_question_is_asked() -> None:
 def test_the_same_word_is_stem_equal() -> None:
     assert stems("released releases releasing") == ["releas"] * 3
     assert stem("queuepool") != stem("queue")
+
+
+@pytest.mark.parametrize(("word", "value"), [("zero", "0"), ("fifteen", "15"),
+                                             ("seventy", "70"), ("twelve", "12")])
+def test_the_verifier_and_the_answer_type_read_the_same_number_words(word: str,
+                                                                     value: str) -> None:
+    sentence = f"The pool keeps {word} connections open."
+    assert numbers(sentence) == {value}
+    assert carries(sentence, AnswerType.NUMBER, measure=frozenset({stem("connections")}))
+
+
+def test_one_is_not_read_as_a_number_but_a_quantity_states_an_amount() -> None:
+    assert numbers("Pick one of the options.") == set()
+    assert carries("Retries happen twice.", AnswerType.NUMBER)

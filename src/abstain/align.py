@@ -46,6 +46,7 @@ from abstain.text import (
     nearest,
     occurs_in,
     split_sentences,
+    states_an_amount,
     stem,
     stems,
     tokens,
@@ -460,10 +461,6 @@ _DATE = re.compile(
 _VERSION_DATE = re.compile(r"\b(?:version|release|in|since|until|from|before|after)\s+v?\d+"
                            r"(?:\.\d+)+", re.IGNORECASE)
 """In software, "when" is often answered by a version ("removed in 5.0")."""
-_NUMBER_WORDS = frozenset(
-    """zero one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty
-    forty fifty sixty hundred hundreds thousand thousands million millions billion dozen dozens
-    once twice single double half quarter unlimited infinite""".split())
 _ROLE_WORDS = frozenset(
     """team maintainer maintainers author authors developer developers company foundation
     organisation organization vendor owner administrator admin contributors community
@@ -494,7 +491,7 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
     if expected is AnswerType.NUMBER:
         words = _UNIT_TOKEN.findall(fold(sentence))
         at = [i for i, w in enumerate(words)
-              if (w.isdigit() and w not in exclude) or w in _NUMBER_WORDS]
+              if states_an_amount(w) and w not in exclude]
         if not measure:
             return bool(at)
         near = [i for i, w in enumerate(words) if w in _UNITS or stem(w) in measure]

@@ -17,15 +17,34 @@ from abstain.text.sentences import clean, split_sentences, truncate
 from abstain.text.words import (
     FRAMING_WORDS,
     LIGHT_WORDS,
+    NUMBER_WORDS,
     STOPWORDS,
     content_words,
     fold,
+    number_words,
+    states_an_amount,
     stem,
     stems,
     tokens,
 )
 
-__all__ = ["FRAMING_WORDS", "LIGHT_WORDS", "STOPWORDS", "clean", "content_words",
-           "find_identifiers", "fold",
-           "nearest", "normalise_identifier", "occurs_in", "split_sentences", "stem", "stems",
-           "tokens", "truncate"]
+__all__ = [
+    "FRAMING_WORDS",
+    "LIGHT_WORDS",
+    "NUMBER_WORDS",
+    "STOPWORDS",
+    "clean",
+    "content_words",
+    "find_identifiers",
+    "fold",
+    "nearest",
+    "normalise_identifier",
+    "number_words",
+    "occurs_in",
+    "split_sentences",
+    "states_an_amount",
+    "stem",
+    "stems",
+    "tokens",
+    "truncate",
+]

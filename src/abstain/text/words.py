@@ -84,6 +84,35 @@ def content_words(text: str) -> list[str]:
             and not _REPEATED.fullmatch(t)]
 
 
+NUMBER_WORDS: dict[str, int] = {
+    **{w: n for n, w in enumerate(
+        """zero one two three four five six seven eight nine ten eleven twelve thirteen
+        fourteen fifteen sixteen seventeen eighteen nineteen""".split())},
+    **{w: 10 * n for n, w in enumerate(
+        "twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)},
+}
+"""The cardinal number words and their values."""
+SCALE_WORDS = frozenset(
+    "hundred hundreds thousand thousands million millions billion billions".split())
+QUANTITY_WORDS = frozenset(
+    "once twice single double half quarter dozen dozens unlimited infinite".split())
+"""Words that state an amount without being a cardinal."""
+AMBIGUOUS_NUMBER_WORDS = frozenset({"one"})
+"""Number words more often something else ("one of the options"): never read as a number."""
+
+
+def number_words(text: str) -> dict[str, int]:
+    """The cardinal number words of ``text`` with their values (less the ambiguous ones)."""
+    return {t: NUMBER_WORDS[t] for t in tokens(text)
+            if t in NUMBER_WORDS and t not in AMBIGUOUS_NUMBER_WORDS}
+
+
+def states_an_amount(word: str) -> bool:
+    """A folded word that states a number or an amount: digits, a number word ("fifteen",
+    "hundred"), a quantity ("twice", "unlimited")."""
+    return word.isdigit() or word in NUMBER_WORDS or word in SCALE_WORDS or word in QUANTITY_WORDS
+
+
 FRAMING_WORDS = frozenset(
     """may might must shall could would should also according document documents source
     sources text passage passages answer answers state states stated say says said mention
