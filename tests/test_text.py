@@ -9,7 +9,7 @@ from abstain.align import AnswerType, carries
 from abstain.confidence import answer_features
 from abstain.mentions import parse_question
 from abstain.query import query_terms
-from abstain.text import content_words, stem, stems
+from abstain.text import content_words, find_identifiers, find_names, stem, stems
 from abstain.verify.lexical import content_stems, numbers
 
 QUESTIONS = [
@@ -51,3 +51,20 @@ def test_the_verifier_and_the_answer_type_read_the_same_number_words(word: str,
 def test_one_is_not_read_as_a_number_but_a_quantity_states_an_amount() -> None:
     assert numbers("Pick one of the options.") == set()
     assert carries("Retries happen twice.", AnswerType.NUMBER)
+
+
+IDENTIFIED = "Set APP_CACHE_TTL and storage.wal_segment_mb, see ADR-0050, e1207 and v2.3.1."
+
+
+def test_documents_and_questions_read_identifiers_with_one_grammar() -> None:
+    found = ["APP_CACHE_TTL", "storage.wal_segment_mb", "ADR-0050", "e1207", "v2.3.1"]
+    assert find_identifiers(IDENTIFIED) == found  # ingest, keyword query, verifier
+    asked = parse_question(IDENTIFIED.removesuffix(".") + "?")
+    assert [m.text for m in asked.identifiers] == found  # the gate
+    assert find_identifiers("Call db.table(name) e.g. twice.") == ["db.table"]
+
+
+def test_a_name_is_a_capitalised_word_that_is_no_stopword_or_light_word() -> None:
+    question = "Roughly how many rows can Please hold in GitHub Actions, OK?"
+    assert [m.text for m in parse_question(question).names] == ["GitHub Actions"]
+    assert find_names(question) == ["GitHub Actions"]

@@ -51,6 +51,7 @@ from abstain.text import (
     stems,
     tokens,
 )
+from abstain.text.grammar import capitalised_words
 
 CONTEXT_WEIGHT = 0.3
 """Weight of a word from a context sentence or a soft mention, relative to an asked word."""
@@ -465,7 +466,6 @@ _ROLE_WORDS = frozenset(
     """team maintainer maintainers author authors developer developers company foundation
     organisation organization vendor owner administrator admin contributors community
     staff department""".split())
-_CAPITALISED = re.compile(r"(?<![\w.'’-])[A-Z][\w]+(?:[-'’][\w]+)*")
 
 
 def expected_type(asked: str) -> AnswerType | None:
@@ -497,13 +497,14 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
         near = [i for i, w in enumerate(words) if w in _UNITS or stem(w) in measure]
         return any(abs(i - j) <= NUMBER_WINDOW for i in at for j in near)
     return any(fold(w).strip(".,;:") in _ROLE_WORDS for w in sentence.split()) or any(
-        _person_like(m) for m in _CAPITALISED.finditer(sentence))
+        _person_like(sentence, start, word) for start, word in capitalised_words(sentence))
 
 
-def _person_like(match: re.Match[str]) -> bool:
-    """A capitalised word inside a sentence that is rare in English: Zoë Müller, Pallets;
-    not a bullet's first word, a label before a colon, or a word like "Status"."""
-    word, before = match.group(0), match.string[:match.start()]
+def _person_like(sentence: str, start: int, word: str) -> bool:
+    """A capitalised word (:func:`abstain.text.grammar.capitalised_words`) inside a sentence
+    that is rare in English: Zoë Müller, Pallets; not a bullet's first word, a label before a
+    colon, or a word like "Status"."""
+    before = sentence[:start]
     if not before.strip(" \t-*•#>|_`\"'(") or before.rstrip().endswith(":"):
         return False
     if any(c.isdigit() for c in word) or word.isupper():

@@ -24,7 +24,7 @@ def fts5_query(text: str) -> str | None:
 
     Returns None when the text has no searchable term.
     """
-    phrases = [words for ident in find_identifiers(text, quoted=False)
+    phrases = [words for ident in find_identifiers(text)
                if len(words := tokens(ident)) > 1]
     # A version's digits go in as the phrase "1 0 0" only: alone, "1" and "0" match everywhere.
     parts = {w for words in phrases for w in words if w.isdigit()}

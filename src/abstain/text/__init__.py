@@ -12,7 +12,13 @@ Everything is importable from ``abstain.text`` itself.
 
 from __future__ import annotations
 
-from abstain.text.grammar import find_identifiers, nearest, normalise_identifier, occurs_in
+from abstain.text.grammar import (
+    find_identifiers,
+    find_names,
+    nearest,
+    normalise_identifier,
+    occurs_in,
+)
 from abstain.text.sentences import clean, split_sentences, truncate
 from abstain.text.words import (
     FRAMING_WORDS,
@@ -36,6 +42,7 @@ __all__ = [
     "clean",
     "content_words",
     "find_identifiers",
+    "find_names",
     "fold",
     "nearest",
     "normalise_identifier",

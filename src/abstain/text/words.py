@@ -67,8 +67,9 @@ LIGHT_WORDS = frozenset(
     like lot make makes making much need needs possible pretty really right still sure
     thing things try trying use used uses using want wants way ways work works aren couldn
     didn doesn hadn hasn haven isn mustn needn shan shouldn wasn weren won wouldn ll ve re
-    """.split())
-"""Words that say how a question is asked, not what about: they never count as terms."""
+    hello hi hey ok okay yes thanks thank roughly approximately since""".split())
+"""Words that say how a question is asked, not what about: they never count as terms, and a
+capitalised one is no name ("Please", "Roughly")."""
 _REPEATED = re.compile(r"([a-z])\1+")
 """``vv`` of ``-vv``: a count, not a word."""
 

@@ -33,11 +33,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from abstain.mentions import find_names
 from abstain.text import (
     FRAMING_WORDS,
     content_words,
     find_identifiers,
+    find_names,
     number_words,
     occurs_in,
     stem,
@@ -131,12 +131,12 @@ class LexicalVerifier:
         source_numbers = numbers(joined)
         missing_numbers = tuple(sorted(numbers(sentence) - source_numbers))
         missing_ids = tuple(
-            i for i in find_identifiers(sentence, quoted=False)
+            i for i in find_identifiers(sentence)
             if not _PLAIN_NUMBER.fullmatch(i) and not occurs_in(i, joined))
         source_tokens = set(tokens(joined))
         missing_names = tuple(
             n for n in find_names(sentence)
-            if not find_identifiers(n, quoted=False)
+            if not find_identifiers(n)
             and not all(t in source_tokens for t in tokens(n)))
         negated = bool(_NEGATION.search(sentence))
         mismatch = bool(claim) and best_window != "" and negated != bool(
