@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from importlib import resources
 
 import Stemmer
 
@@ -121,3 +122,28 @@ FRAMING_WORDS = frozenset(
     provided based following""".split())
 """Words that frame a generated sentence ("the documents state that …"), not what it says:
 the verifier does not ask the evidence for them."""
+
+
+ZIPF_COMMON = 6.0
+"""English words this frequent (Zipf scale: "out", "use") count :data:`ENGLISH_FLOOR`."""
+ZIPF_RARE = 3.5
+"""English words at most this frequent ("sqlite", "thymol", "yaml") count fully."""
+ENGLISH_FLOOR = 0.05
+
+
+@functools.cache
+def _english_zipf() -> dict[str, float]:
+    raw = resources.files("abstain").joinpath("data/english_zipf.tsv").read_text()
+    return {word: float(z) for word, _, z in (line.partition("\t") for line in raw.splitlines()
+                                              if line and not line.startswith("#"))}
+
+
+def english_rarity(word: str) -> float:
+    """1 for a word rare in general English, down to :data:`ENGLISH_FLOOR` for the commonest:
+    a small documentation set that never says "put" or "inside" makes them rare in the
+    workspace, not informative."""
+    zipf = _english_zipf().get(word)
+    if zipf is None:
+        return 1.0
+    share = (ZIPF_COMMON - zipf) / (ZIPF_COMMON - ZIPF_RARE)
+    return min(1.0, max(ENGLISH_FLOOR, share))
