@@ -213,7 +213,6 @@ def local_coverage(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[float,
     return best, where
 
 
-
 def local_coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: float
                          ) -> Check:
     coverage, where = local_coverage(focus, evidence)
@@ -236,7 +235,6 @@ def answer_type_check(focus: Focus, evidence: tuple[Evidence, ...]) -> Check:
                      RefusalReason.ANSWER_TYPE_MISSING)
     return Check(CheckName.ANSWER_TYPE, True, expected.value, expected.value,
                  f"found in: {carrier[:120]}", RefusalReason.ANSWER_TYPE_MISSING)
-
 
 
 def generated_type_check(question: str, sentences: Sequence[str]) -> Check | None:

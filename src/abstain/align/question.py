@@ -62,14 +62,11 @@ class Focus:
         return 1.0 - math.log(df + 1) / math.log(total + 1)
 
 
-
 def phrases(parts: QuestionParts) -> list[str]:
     """What to count in the workspace: each content word and each mention's words."""
     out = [t.word for t in parts.terms]
     out += [" ".join(m.words) for m in parts.mentions if m.kind is not Kind.SOFT and m.words]
     return list(dict.fromkeys(out))
-
-
 
 
 _COMPARE = re.compile(r"\bdifference\s+between\s+(.+?)\s+and\s+(.+?)(?=\s+(?:in|on|for|when|with"

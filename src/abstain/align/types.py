@@ -20,10 +20,11 @@ from abstain.text.grammar import capitalised_words
 
 
 class AnswerType(StrEnum):
+    """What a when / how-many / who question asks for."""
+
     DATE = "date"
     NUMBER = "number"
     NAME = "name"
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,6 @@ class AskedType:
     def carried_by(self, sentence: str) -> bool:
         return carries(sentence, self.expected, exclude=self.exclude, versions=self.versions,
                        measure=self.measure)
-
 
 
 # -- answer types -----------------------------------------------------------
