@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from abstain.gate import CHECKS, SETTLED_WITHOUT_READING, WAIVABLE
 from abstain.records import CheckName, RefusalReason
 
 SCHEMA = Path(__file__).parents[1] / "docs" / "SCHEMA.md"
@@ -50,3 +51,15 @@ def test_each_check_refuses_with_reasons_the_enum_knows() -> None:
     for row in [*gate_table, *other_table]:
         assert set(_codes(row[-1])) <= set(RefusalReason), row
 
+
+
+def test_the_gate_table_is_the_gates_own_table_of_checks() -> None:
+    gate_table, _ = _tables("Checks")
+    rows = [(_codes(row[0])[0], _codes(row[-1])) for row in gate_table]
+    assert rows == [(c.name.value, [r.value for r in c.reasons]) for c in CHECKS]
+
+
+def test_the_reading_sets_come_from_the_table() -> None:
+    waivable = {"term_coverage", "informative_coverage", "passage_coverage", "answer_type"}
+    settled = {"evidence", "best_distance", "answer_gate", "entity_existence", "top_ratio"}
+    assert (set(WAIVABLE), set(SETTLED_WITHOUT_READING)) == (waivable, settled)

@@ -1,8 +1,11 @@
-"""The gate: an ordered list of named checks run before any LLM call.
+"""The gate: a table of named checks run before any LLM call.
 
-Each check returns a :class:`~abstain.answer.Check` (passed, value,
-threshold, detail). The first failing check decides the refusal reason; all
-checks are still reported so ``--debug`` shows the whole picture.
+:data:`CHECKS` lists them once, in order: each row names the check, the refusal reasons it
+gives, the small function that runs it, and whether a curated match is exempt from it, a
+confident reading may waive it, or it is settled before any reading. Each check returns a
+:class:`~abstain.records.Check` (passed, value, threshold, detail). The first failing
+check decides the refusal reason; all checks are still reported so ``--debug`` shows the
+whole picture.
 
 Curated documents (front matter ``curated: true``) rank first and are exempt
 from the confidence checks when one of them is a close match (an editor vouched
@@ -142,6 +145,189 @@ class GateResult:
     missing: tuple[str, ...] = ()
 
 
+@dataclass(slots=True)
+class _Scene:
+    """What the checks of one evaluation share: the input, the thresholds, whether a curated
+    document is kept, and the question read against the workspace (computed once)."""
+
+    data: GateInput
+    t: GateThresholds
+    curated: bool
+    _focus: Focus | None = None
+    _coverage: tuple[Check, tuple[str, ...]] | None = None
+
+    @property
+    def focus(self) -> Focus:
+        if self._focus is None:
+            focus = self.data.focus or _local_focus(self.data.question, self.data.retrieved)
+            self._focus = focus if self.t.check_names else _without_names(focus)
+        return self._focus
+
+    @property
+    def coverage(self) -> tuple[Check, tuple[str, ...]]:
+        """The informative coverage check and the words it found absent."""
+        if self._coverage is None:
+            self._coverage = coverage_check(self.focus, self.data.evidence,
+                                            self.t.min_informative_coverage)
+        return self._coverage
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One check's outcome, with what it found missing and any "did you mean" suggestions."""
+
+    check: Check
+    missing: tuple[str, ...] = ()
+    suggestions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GateCheck:
+    """One row of the gate's table: a check, the reasons it refuses with, and how it is run."""
+
+    name: CheckName
+    reasons: tuple[RefusalReason, ...]
+    run: Callable[[_Scene], Finding | None]
+    """None: the check does not apply (switched off, or nothing to read)."""
+    curated_exempt: bool = False
+    """A kept curated document passes it (an editor vouched for that text)."""
+    waivable: bool = False
+    """A word-level stand-in for "the evidence answers the question", which a confident
+    reading outranks."""
+    settled_without_reading: bool = False
+    """A refusal no reading could overturn: the gate decides it before the reader runs."""
+
+
+def _evidence(c: _Scene) -> Finding:
+    ev = c.data.evidence
+    return Finding(Check(CheckName.EVIDENCE, bool(ev), len(ev), 1,
+                         f"{len(ev)} of {len(c.data.retrieved)} retrieved chunks kept "
+                         f"(chunk filter {c.t.chunk_filter:g})", RefusalReason.NO_EVIDENCE))
+
+
+def _best_distance(c: _Scene) -> Finding:
+    ev, t = c.data.evidence, c.t
+    best = min((e.hit.vector_distance for e in ev if e.hit.vector_distance is not None),
+               default=None)
+    # The same bar on the 0–100 scale, so keyword evidence (an exact identifier or rare-term
+    # match, scored by align.keyword_confidence) clears it as a close vector match would.
+    bar = 100.0 * (1.0 - t.max_best_distance)
+    strongest = max((e.confidence or 0.0 for e in ev), default=0.0)
+    close = best is not None and best <= t.max_best_distance
+    return Finding(Check(CheckName.BEST_DISTANCE, close or strongest >= bar, best,
+                         t.max_best_distance,
+                         "best cosine distance" + ("" if close or strongest < bar else
+                                                   f"; keyword evidence {strongest:g}/100 "
+                                                   f"clears {bar:g}"),
+                         RefusalReason.WEAK_EVIDENCE))
+
+
+def _answer_gate(c: _Scene) -> Finding:
+    kept = [e.confidence for e in c.data.evidence
+            if e.confidence is not None and not e.document.curated]
+    mean = sum(kept) / len(kept) if kept else 0.0
+    return Finding(Check(CheckName.ANSWER_GATE, mean >= c.t.answer_gate, round(mean, 1),
+                         c.t.answer_gate, "mean chunk confidence (0–100)",
+                         RefusalReason.LOW_CONFIDENCE))
+
+
+def _term_coverage(c: _Scene) -> Finding:
+    features = c.data.features
+    missing = features.missing_terms
+    return Finding(Check(CheckName.TERM_COVERAGE, features.term_coverage >= c.t.min_term_coverage,
+                         features.term_coverage, c.t.min_term_coverage,
+                         "missing: " + ", ".join(missing) if missing else "all terms found",
+                         RefusalReason.LOW_COVERAGE), missing)
+
+
+def _entity_existence(c: _Scene) -> Finding:
+    verdict = entity_check(c.focus, c.data.evidence, c.data.known_identifiers)
+    return Finding(verdict.check, verdict.missing,
+                   verdict.suggestions if not verdict.check.passed else ())
+
+
+def _informative_coverage(c: _Scene) -> Finding:
+    check, absent = c.coverage
+    return Finding(check, absent)
+
+
+def _passage_coverage(c: _Scene) -> Finding:
+    check = local_coverage_check(c.focus, c.data.evidence, c.t.min_passage_coverage)
+    return Finding(check, c.coverage[1])
+
+
+def _answer_type(c: _Scene) -> Finding | None:
+    return Finding(answer_type_check(c.focus, c.data.evidence)) if c.t.check_answer_type else None
+
+
+def _top_ratio(c: _Scene) -> Finding | None:
+    if c.t.min_top_ratio is None:
+        return None
+    return Finding(_ratio_check(c.data.retrieved, c.t.min_top_ratio))
+
+
+def _answerability(c: _Scene) -> Finding | None:
+    reading, t = c.data.reading, c.t
+    if reading is None:
+        return None
+    p = reading.answerability
+    return Finding(Check(CheckName.ANSWERABILITY, p >= t.min_answerability, p,
+                         t.min_answerability,
+                         f"{reading.model}: best of {reading.windows_read} sentence windows of "
+                         f"{reading.chunks_read} kept chunks (chunk {reading.chunk + 1}) in "
+                         f"{reading.ms:g} ms", RefusalReason.UNANSWERABLE))
+
+
+def _calibrated_confidence(c: _Scene) -> Finding:
+    data, t = c.data, c.t
+    own = t.min_confidence if data.reading is None else t.min_reading_confidence
+    floor = own if data.min_confidence is None else data.min_confidence
+    source = ("the calibration's certified gate_threshold" if data.min_confidence is not None
+              else "GateThresholds.min_confidence" if data.reading is None
+              else "GateThresholds.min_reading_confidence")
+    return Finding(Check(CheckName.CALIBRATED_CONFIDENCE, data.confidence >= floor,
+                         round(data.confidence, 4), floor,
+                         "logistic over " + ", ".join(
+                             f"{k}={v:.2f}" for k, v in data.features.as_dict().items())
+                         + f"; threshold from {source}", RefusalReason.LOW_CONFIDENCE))
+
+
+CHECKS: tuple[GateCheck, ...] = (
+    GateCheck(CheckName.EVIDENCE, (RefusalReason.NO_EVIDENCE,), _evidence,
+              settled_without_reading=True),
+    GateCheck(CheckName.BEST_DISTANCE, (RefusalReason.WEAK_EVIDENCE,), _best_distance,
+              curated_exempt=True, settled_without_reading=True),
+    GateCheck(CheckName.ANSWER_GATE, (RefusalReason.LOW_CONFIDENCE,), _answer_gate,
+              curated_exempt=True, settled_without_reading=True),
+    GateCheck(CheckName.TERM_COVERAGE, (RefusalReason.LOW_COVERAGE,), _term_coverage,
+              curated_exempt=True, waivable=True),
+    GateCheck(CheckName.ENTITY_EXISTENCE,
+              (RefusalReason.UNKNOWN_ENTITY, RefusalReason.ENTITY_NOT_IN_EVIDENCE),
+              _entity_existence, settled_without_reading=True),
+    GateCheck(CheckName.INFORMATIVE_COVERAGE, (RefusalReason.LOW_COVERAGE,),
+              _informative_coverage, curated_exempt=True, waivable=True),
+    GateCheck(CheckName.PASSAGE_COVERAGE, (RefusalReason.LOW_COVERAGE,), _passage_coverage,
+              curated_exempt=True, waivable=True),
+    GateCheck(CheckName.ANSWER_TYPE, (RefusalReason.ANSWER_TYPE_MISSING,), _answer_type,
+              waivable=True),
+    GateCheck(CheckName.TOP_RATIO, (RefusalReason.NO_CLEAR_WINNER,), _top_ratio,
+              settled_without_reading=True),
+    GateCheck(CheckName.ANSWERABILITY, (RefusalReason.UNANSWERABLE,), _answerability),
+    GateCheck(CheckName.CALIBRATED_CONFIDENCE, (RefusalReason.LOW_CONFIDENCE,),
+              _calibrated_confidence, curated_exempt=True),
+)
+"""The gate's checks, in the order they run (docs/SCHEMA.md's table is kept in step with
+it by a test); user rules run after them."""
+
+WAIVABLE = frozenset(c.name for c in CHECKS if c.waivable)
+"""Word-level stand-ins for "the evidence answers the question", which a confident reader
+outranks; the checks that something exists, or was retrieved closely enough, are not."""
+SETTLED_WITHOUT_READING = frozenset(c.name for c in CHECKS if c.settled_without_reading)
+"""Refusals a reading could not overturn: the gate decides them before the reader runs, so
+they cost nothing extra."""
+CURATED = " (curated match: exempt)"
+
+
 class Gate:
     def __init__(self, thresholds: GateThresholds | None = None,
                  rules: Sequence[tuple[str, Rule]] = ()) -> None:
@@ -149,104 +335,39 @@ class Gate:
         self.rules = list(rules)
 
     def evaluate(self, data: GateInput) -> GateResult:
+        """Run :data:`CHECKS` in order, then the user rules; the first failing check decides."""
         t = self.thresholds
-        ev = data.evidence
-        curated = any(e.document.curated for e in ev)
-        exempt = " (curated match: exempt)" if curated else ""
-        checks: list[Check] = []
-        checks.append(Check(CheckName.EVIDENCE, bool(ev), len(ev), 1,
-                            f"{len(ev)} of {len(data.retrieved)} retrieved chunks kept "
-                            f"(chunk filter {t.chunk_filter:g})", RefusalReason.NO_EVIDENCE))
-        best = min((e.hit.vector_distance for e in ev if e.hit.vector_distance is not None),
-                   default=None)
-        # The same bar on the 0–100 scale, so keyword evidence (an exact identifier or rare-term
-        # match, scored by align.keyword_confidence) clears it as a close vector match would.
-        bar = 100.0 * (1.0 - t.max_best_distance)
-        strongest = max((e.confidence or 0.0 for e in ev), default=0.0)
-        close = best is not None and best <= t.max_best_distance
-        checks.append(Check(CheckName.BEST_DISTANCE, curated or close or strongest >= bar,
-                            best, t.max_best_distance,
-                            "best cosine distance" + ("" if close or strongest < bar else
-                                                      f"; keyword evidence {strongest:g}/100 "
-                                                      f"clears {bar:g}") + exempt,
-                            RefusalReason.WEAK_EVIDENCE))
-        kept = [e.confidence for e in ev if e.confidence is not None and not e.document.curated]
-        mean = sum(kept) / len(kept) if kept else 0.0
-        checks.append(Check(CheckName.ANSWER_GATE, curated or mean >= t.answer_gate, round(mean, 1),
-                            t.answer_gate, "mean chunk confidence (0–100)" + exempt,
-                            RefusalReason.LOW_CONFIDENCE))
-        coverage = data.features.term_coverage
-        passed_cov = curated or coverage >= t.min_term_coverage
-        checks.append(Check(CheckName.TERM_COVERAGE, passed_cov, coverage, t.min_term_coverage,
-                            "missing: " + ", ".join(data.features.missing_terms)
-                            if data.features.missing_terms else "all terms found",
-                            RefusalReason.LOW_COVERAGE))
-        focus = data.focus or _local_focus(data.question, data.retrieved)
-        if not t.check_names:
-            focus = _without_names(focus)
-        entity = entity_check(focus, ev, data.known_identifiers)
-        checks.append(entity.check)
-        informative, absent = coverage_check(focus, ev, t.min_informative_coverage)
-        checks.append(_exempt(informative, curated))
-        checks.append(_exempt(local_coverage_check(focus, ev, t.min_passage_coverage), curated))
-        if t.check_answer_type:
-            checks.append(answer_type_check(focus, ev))
-        if t.min_top_ratio is not None:
-            checks.append(_ratio_check(data.retrieved, t.min_top_ratio))
-        if data.reading is not None:
-            checks = _with_reading(checks, data.reading, t)
-        own = t.min_confidence if data.reading is None else t.min_reading_confidence
-        floor = own if data.min_confidence is None else data.min_confidence
-        source = ("the calibration's certified gate_threshold" if data.min_confidence is not None
-                  else "GateThresholds.min_confidence" if data.reading is None
-                  else "GateThresholds.min_reading_confidence")
-        checks.append(Check(CheckName.CALIBRATED_CONFIDENCE, curated or data.confidence >= floor,
-                            round(data.confidence, 4), floor,
-                            "logistic over " + ", ".join(
-                                f"{k}={v:.2f}" for k, v in data.features.as_dict().items())
-                            + f"; threshold from {source}" + exempt, RefusalReason.LOW_CONFIDENCE))
+        scene = _Scene(data, t, any(e.document.curated for e in data.evidence))
+        waive = (data.reading is not None and t.waive_lexical_at is not None
+                 and data.reading.answerability >= t.waive_lexical_at)
+        findings: list[Finding] = []
+        for row in CHECKS:
+            finding = row.run(scene)
+            if finding is None:
+                continue
+            check = finding.check
+            if row.curated_exempt and scene.curated and not check.passed:
+                check = replace(check, passed=True, detail=check.detail + CURATED)
+            elif row.waivable and waive and not check.passed:
+                assert data.reading is not None and t.waive_lexical_at is not None
+                check = replace(check, passed=True, detail=(
+                    f"{check.detail} (waived: the reader reads an answer, answerability "
+                    f"{data.reading.answerability:.2f} >= {t.waive_lexical_at:g})"))
+            findings.append(replace(finding, check=check))
         for name, rule in self.rules:
             result = rule(data)
             if result is not None:
-                checks.append(Check(f"rule:{name}", result.passed, result.value,
-                                    result.threshold, result.detail,
-                                    result.reason or f"rule:{name}"))
+                findings.append(Finding(Check(f"rule:{name}", result.passed, result.value,
+                                              result.threshold, result.detail,
+                                              result.reason or f"rule:{name}")))
+        checks = tuple(f.check for f in findings)
         failed = next((c for c in checks if not c.passed), None)
         # What the question asks about that the evidence lacks: the deciding check's own
         # findings first, else the first other check that found something missing.
-        by_check: dict[str, tuple[str, ...]] = {CheckName.ENTITY_EXISTENCE: entity.missing,
-            CheckName.INFORMATIVE_COVERAGE: absent, CheckName.PASSAGE_COVERAGE: absent,
-            CheckName.TERM_COVERAGE: data.features.missing_terms}
-        failing = [c.name for c in checks if not c.passed]
-        missing = next((by_check[n] for n in failing if by_check.get(n)), ())
-        suggestions = entity.suggestions if not entity.check.passed else ()
-        return GateResult(failed is None, tuple(checks), failed, suggestions, missing)
-
-
-WAIVABLE = frozenset({CheckName.TERM_COVERAGE, CheckName.INFORMATIVE_COVERAGE,
-                      CheckName.PASSAGE_COVERAGE, CheckName.ANSWER_TYPE})
-"""Word-level stand-ins for "the evidence answers the question", which a confident reader
-outranks; the checks that something exists, or was retrieved closely enough, are not."""
-
-
-def _with_reading(checks: list[Check], reading: Reading, t: GateThresholds) -> list[Check]:
-    p = reading.answerability
-    waive = t.waive_lexical_at is not None and p >= t.waive_lexical_at
-    out = [replace(c, passed=True, detail=f"{c.detail} (waived: the reader reads an answer, "
-                                          f"answerability {p:.2f} >= {t.waive_lexical_at:g})")
-           if waive and not c.passed and c.name in WAIVABLE else c for c in checks]
-    out.append(Check(CheckName.ANSWERABILITY, p >= t.min_answerability, p, t.min_answerability,
-                     f"{reading.model}: best of {reading.windows_read} sentence windows of "
-                     f"{reading.chunks_read} kept chunks (chunk {reading.chunk + 1}) in "
-                     f"{reading.ms:g} ms", RefusalReason.UNANSWERABLE))
-    return out
-
-
-SETTLED_WITHOUT_READING = frozenset({CheckName.EVIDENCE, CheckName.BEST_DISTANCE,
-                                     CheckName.ANSWER_GATE, CheckName.ENTITY_EXISTENCE,
-                                     CheckName.TOP_RATIO})
-"""Refusals a reading could not overturn: the gate decides them before the reader runs, so
-they cost nothing extra."""
+        failing = [f for f in findings if not f.check.passed]
+        missing = next((f.missing for f in failing if f.missing), ())
+        suggestions = next((f.suggestions for f in failing if f.suggestions), ())
+        return GateResult(failed is None, checks, failed, suggestions, missing)
 
 
 def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: PairLogits | None,
@@ -331,13 +452,6 @@ def refusal_fields(reason: str, result: GateResult) -> dict[str, object]:
     if reason == RefusalReason.ANSWER_TYPE_MISSING and result.failed is not None:
         return {"kind": result.failed.threshold}
     return {}
-
-
-def _exempt(check: Check, curated: bool) -> Check:
-    """Curated close matches pass the confidence-like checks, as their detail says."""
-    if not curated or check.passed:
-        return check
-    return replace(check, passed=True, detail=check.detail + " (curated match: exempt)")
 
 
 def _local_focus(question: str, retrieved: tuple[Evidence, ...]) -> Focus:
