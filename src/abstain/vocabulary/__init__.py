@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from abstain.errors import StoreError, VocabularyError
+from abstain.config import DEFAULT_WORKSPACE
+from abstain.errors import ConfigError, StoreError, VocabularyError
 from abstain.stores.vocab_base import Concept, VocabularyInfo, VocabularyStore
 
 if TYPE_CHECKING:
@@ -125,16 +126,56 @@ def load(store: Store, workspace: str, source: VocabularySource, *,
 
 
 def refresh(store: Store, workspace: str, names: Sequence[str] = (), *,
-            timeout: float | None = None,
+            configured: Sequence[VocabularySource] = (), timeout: float | None = None,
             transport: httpx.BaseTransport | None = None) -> list[VocabularyInfo]:
-    """Read the workspace's vocabularies again from where they came from (all, or ``names``)."""
-    known = {v.name: v for v in open_vocabulary(store).vocabularies(workspace)}
-    unknown = [n for n in names if n not in known]
+    """Read the workspace's vocabularies again from where they came from (all, or ``names``),
+    and load the ``configured`` ones (abstain.toml) that it does not hold yet."""
+    sources = {v.name: VocabularySource.of(v)
+               for v in open_vocabulary(store).vocabularies(workspace)}
+    for source in configured:
+        sources[source.name or _default_name(source, source.vocid)] = source
+    unknown = [n for n in names if n not in sources]
     if unknown:
         raise VocabularyError(f"no vocabulary {', '.join(map(repr, unknown))} in workspace "
                               f"{workspace!r}; `abstain vocab list` shows them")
-    return [load(store, workspace, VocabularySource.of(known[n]), timeout=timeout,
-                 transport=transport) for n in (names or sorted(known))]
+    return [load(store, workspace, replace(sources[n], name=n), timeout=timeout,
+                 transport=transport) for n in (names or sorted(sources))]
+
+
+def configured(path: Path, workspace: str) -> list[VocabularySource]:
+    """The ``[vocabularies.NAME]`` tables of an abstain.toml for ``workspace``::
+
+        [vocabularies.grid]
+        source = "terms/grid.ttl"        # a SKOS file (relative to the toml) or a SKOSMOS URL
+        workspace = "default"            # optional
+        vocid = "grid"                   # optional: the SKOSMOS vocabulary id
+        format = "turtle"                # optional: the file's RDF format
+    """
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8")).get("vocabularies", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: 'vocabularies' must be a table of [vocabularies.NAME]")
+    out = []
+    for name, table in data.items():
+        where = f"{path}: [vocabularies.{name}]"
+        if not isinstance(table, dict) or not isinstance(table.get("source"), str):
+            raise ConfigError(f"{where} needs source = a SKOS file or a SKOSMOS URL")
+        extra = set(table) - {"source", "workspace", "vocid", "format"}
+        if extra:
+            raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(extra))}; known: "
+                              "source, workspace, vocid, format")
+        if str(table.get("workspace", DEFAULT_WORKSPACE)) != workspace:
+            continue
+        source = VocabularySource(table["source"], str(name), str(table.get("vocid", "")),
+                                  str(table.get("format", "")))
+        if source.kind == "file" and not Path(source.location).expanduser().is_absolute():
+            source = replace(source, location=str(path.parent / source.location))
+        out.append(source)
+    return out
 
 
 def _default_name(source: VocabularySource, vocid: str) -> str:
