@@ -34,6 +34,7 @@ from abstain.retrieve import Retrieval, Retriever, retrieve
 from abstain.score import score
 from abstain.stores import Store, open_store
 from abstain.stores.base import check_workspace
+from abstain.terminology import Terminology, clarify, consult
 from abstain.trace import Trace
 from abstain.validate import MAX_QUESTION_CHARS, validate
 from abstain.verify import LexicalVerifier, Strictness, Verifier
@@ -77,7 +78,8 @@ class Pipeline:
                  answerability_threshold: float | None = None,
                  rerank_depth: int = DEFAULT_RERANK_DEPTH,
                  log_queries: bool = True,
-                 observers: Sequence[Callable[[Answer], None]] = ()) -> None:
+                 observers: Sequence[Callable[[Answer], None]] = (),
+                 vocabulary: bool = True) -> None:
         """LLM options (docs/GENERATION.md): ``generator`` an LLM generator;
         ``verifier`` "auto" = the lexical verifier for LLM generators (and for any
         generator at strict/paranoid), None = no verification; ``strictness`` loose /
@@ -98,7 +100,11 @@ class Pipeline:
 
         Observation (docs/TUNING.md): every answer goes to the store's query log when
         ``abstain log on`` enabled it there (``log_queries=False`` never records, as
-        ``abstain eval`` does), then to each of ``observers`` (e.g. server metrics)."""
+        ``abstain eval`` does), then to each of ``observers`` (e.g. server metrics).
+
+        Vocabulary (docs/VOCABULARY.md): with ``vocabulary=True`` the workspace's SKOS
+        vocabulary (``abstain vocab add``) is read before retrieval and after a gate
+        refusal (:mod:`abstain.terminology`)."""
         self.generator: Generator = generator or ExtractiveGenerator()
         self.strictness = Strictness.parse(strictness)
         self.verifier = _resolve_verifier(verifier, self.generator, self.strictness)
@@ -115,6 +121,7 @@ class Pipeline:
         self.chunking = chunking or ChunkingConfig()
         self.paraphraser = paraphraser
         self.retriever = Retriever(store, embedder, self.retrieval)
+        self.terminology = _resolve_terminology(store) if vocabulary else None
         # -- reading-level model: reads the kept evidence; an optional reranker --
         self.reader = _resolve_reader(reader)
         self.reranker = reranker
@@ -214,12 +221,13 @@ class Pipeline:
         return self.observe(answer_of(trace))
 
     def gate_question(self, question: str, workspace: str) -> Trace:
-        """The path up to the gate: validate -> [LLM query rewrite] -> retrieve [-> rerank]
-        -> score -> gate [+ the reader's reading] [-> clarify-only prompt on zero hits | -> LLM
-        rerank]. Nothing is
+        """The path up to the gate: validate -> vocabulary -> [LLM query rewrite] -> retrieve
+        [-> rerank] -> score -> gate [+ the reader's reading] [-> unknown term] [-> clarify-only
+        prompt on zero hits | -> LLM rerank]. Nothing is
         generated yet; the stream and the server call this, then generate their own way."""
         trace = validate(question, workspace, generator=self.generator.name,
                          max_chars=self.max_question_chars)
+        trace = consult(trace, self.terminology)  # terms first (abstain.terminology)
         if self.rewrite_query:
             trace = rewrite(trace, self.chat_model)
         trace = retrieve(trace, self.retriever, top_k=self.retrieval.top_k,
@@ -230,6 +238,7 @@ class Pipeline:
         trace = gate(trace, self.gate, min_confidence=self.calibration.gate_threshold,
                      known_identifiers=lambda: self.store.identifiers(workspace),
                      reader=self.reader, reading_calibration=self.reading_calibration)
+        trace = clarify(trace, self.terminology)  # an unknown term: ask, don't guess
         if self.clarify_on_empty and self.generator.uses_llm:
             trace = ask_to_clarify(trace, self.generator)
         if self.llm_rerank is not None:
@@ -256,6 +265,13 @@ class Pipeline:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def _resolve_terminology(store: Store) -> Terminology | None:
+    from abstain.vocabulary import find_vocabulary
+
+    vocabulary = find_vocabulary(store)
+    return None if vocabulary is None else Terminology(vocabulary, store)
 
 
 def _resolve_reader(reader: bool | PairLogits) -> PairLogits | None:

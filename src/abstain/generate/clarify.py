@@ -32,11 +32,11 @@ def clarification(trace: Trace, generation: Generation) -> Trace:
 
 def ask_to_clarify(trace: Trace, generator: Generator) -> Trace:
     """Zero hits: the clarify-only prompt (no documents) turns the gate's refusal into a
-    question. Any other trace passes through."""
+    question. Any other trace passes through, ``unknown_term`` too (it asks already)."""
     clarify = getattr(generator, "clarify", None)
     ended = trace.outcome
     if (clarify is None or ended is None or ended.refusal is None or trace.hits
-            or not trace.ran("gate")):
+            or not trace.ran("gate") or ended.refusal.reason == "unknown_term"):
         return trace
     try:
         generation: Generation = clarify(trace.text)

@@ -203,7 +203,8 @@ class VocabularyStore(Protocol):
 
     def similar_labels(self, workspace: str, key: str) -> list[LabelMatch]:
         """Candidate labels near ``key`` (up to :data:`MAX_CANDIDATES`): those whose initials
-        are the key, that start like it, or that hold one of its words (3+ letters)."""
+        are the key, that start like it (2 letters, 3 from 5), or that hold one of its words
+        (3+ letters)."""
         ...
 
 
@@ -211,7 +212,8 @@ def like_patterns(key: str) -> list[str]:
     """The LIKE patterns of :meth:`VocabularyStore.similar_labels` (both stores use them)."""
     words = [w for w in key.split() if len(w) >= 3]
     escaped = [_escape(w) for w in words]
-    return [f"{_escape(key[:3])}%", *(f"%{w}%" for w in escaped)]
+    head = key[:2] if len(key) < 5 else key[:3]  # acronyms differ early: CMQZ / CMZ
+    return [f"{_escape(head)}%", *(f"%{w}%" for w in escaped)]
 
 
 def _escape(text: str) -> str:
