@@ -69,12 +69,16 @@ def parse(data: bytes | str, fmt: str, *, where: str) -> list[Concept]:
 
 
 def concepts_of(graph: Graph) -> list[Concept]:
-    """Every skos:Concept of the graph (and every subject with a skos:prefLabel), by URI."""
+    """Every skos:Concept of the graph, and every other subject with a skos:prefLabel that
+    is not a concept scheme or collection, by URI."""
     rdflib = _rdflib()
     skos = rdflib.namespace.SKOS
     subjects = {s for s in graph.subjects(rdflib.RDF.type, skos.Concept)
                 if isinstance(s, rdflib.URIRef)}
-    subjects |= {s for s in graph.subjects(skos.prefLabel, None) if isinstance(s, rdflib.URIRef)}
+    others = {s for kind in (skos.ConceptScheme, skos.Collection, skos.OrderedCollection)
+              for s in graph.subjects(rdflib.RDF.type, kind)}
+    subjects |= {s for s in graph.subjects(skos.prefLabel, None)
+                 if isinstance(s, rdflib.URIRef) and s not in others}
     if not subjects:
         return []
     links: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
