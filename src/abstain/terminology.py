@@ -210,3 +210,21 @@ def _hinges_on(trace: Trace, refusal: Refusal) -> list[str]:
     elif refusal.reason == "low_coverage":
         out += list(refusal.missing)
     return list(dict.fromkeys(out))
+
+
+def reply_to_clarification(question: str, term: str, reply: str) -> str:
+    """The question to ask once the user answered "what do you mean by TERM?" with ``reply``:
+    a reply that is itself a question replaces the question; a short one (a term) takes the
+    unclear term's place in it ("What is a CMQZ?" + "congestion management zone" -> "What
+    is a congestion management zone?"); a longer one is added to it as what the term means."""
+    text = " ".join(reply.split()).strip()
+    if not text or text.endswith(("?", "？")):
+        return text or question
+    text = text.rstrip(".!。")
+    if len(text.split()) <= MAX_REPLY_WORDS and term in question:
+        return question.replace(term, text, 1)
+    return f"{question} ({term}: {text})"
+
+
+MAX_REPLY_WORDS = 8
+"""A reply this short names the term meant; a longer one explains it."""
