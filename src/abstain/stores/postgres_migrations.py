@@ -37,7 +37,7 @@ Conn = psycopg.Connection[tuple[Any, ...]]
 
 APP_ROLE = "abstain_app"
 TENANT_TABLES = ("documents", "chunks", "identifiers")
-VOCABULARY_TABLES = ("vocabularies", "concepts", "concept_labels")
+VOCABULARY_TABLES = ("vocabularies", "concepts", "concept_labels", "concept_words")
 _LOCK = "abstain.migrate"
 
 _POLICY = """
@@ -184,7 +184,7 @@ MIGRATIONS: list[str] = [
         workspace text NOT NULL,
         vocabulary text NOT NULL,
         uri text NOT NULL,
-        key text NOT NULL,
+        key text COLLATE "C" NOT NULL,
         initials text NOT NULL,
         kind text NOT NULL,
         lang text NOT NULL,
@@ -192,6 +192,17 @@ MIGRATIONS: list[str] = [
         FOREIGN KEY (workspace, vocabulary) REFERENCES vocabularies (workspace, name)
             ON DELETE CASCADE
     );
+    CREATE TABLE concept_words (
+        workspace text NOT NULL,
+        vocabulary text NOT NULL,
+        word text NOT NULL,
+        uri text NOT NULL,
+        PRIMARY KEY (workspace, word, vocabulary, uri),
+        FOREIGN KEY (workspace, vocabulary) REFERENCES vocabularies (workspace, name)
+            ON DELETE CASCADE
+    );
+    CREATE INDEX concepts_uri ON concepts (workspace, uri);
+    CREATE INDEX concept_labels_uri ON concept_labels (workspace, uri);
     CREATE INDEX concept_labels_key ON concept_labels (workspace, key);
     CREATE INDEX concept_labels_initials ON concept_labels (workspace, initials);
     CREATE INDEX concept_labels_vocabulary ON concept_labels (workspace, vocabulary);

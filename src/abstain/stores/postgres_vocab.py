@@ -16,8 +16,10 @@ from abstain.stores.vocab_base import (
     LabelKind,
     LabelMatch,
     VocabularyInfo,
+    concept_words,
     label_rows,
-    like_patterns,
+    label_words,
+    neighbourhood,
 )
 
 _MATCH = "SELECT vocabulary, uri, key, kind, lang, label FROM concept_labels"
@@ -53,6 +55,11 @@ class PostgresVocabulary:
                 (ws, name, [u for u, _ in rows], [r.key for _, r in rows],
                  [r.initials for _, r in rows], [r.kind.value for _, r in rows],
                  [r.lang for _, r in rows], [r.label for _, r in rows]))
+            words = [(c.uri, w) for c in unique for w in concept_words(c)]
+            conn.execute(
+                "INSERT INTO concept_words (workspace, vocabulary, uri, word)"
+                " SELECT %s, %s, * FROM unnest(%s::text[], %s::text[]) ON CONFLICT DO NOTHING",
+                (ws, name, [u for u, _ in words], [w for _, w in words]))
 
     def vocabularies(self, workspace: str) -> list[VocabularyInfo]:
         with self.store._tx(workspace) as conn:
@@ -73,10 +80,9 @@ class PostgresVocabulary:
         if not wanted:
             return []
         with self.store._tx(workspace) as conn:
-            rows = conn.execute(f"{_MATCH} WHERE workspace = %s AND key = ANY(%s)"
-                                " ORDER BY vocabulary, uri, kind, lang",
+            rows = conn.execute(f"{_MATCH} WHERE workspace = %s AND key = ANY(%s)",
                                 (workspace, wanted)).fetchall()
-        return _matches(rows)
+        return sorted(_matches(rows), key=lambda m: (m.vocabulary, m.uri, m.kind.value, m.lang))
 
     def concepts(self, workspace: str, uris: Sequence[str]) -> dict[str, Concept]:
         wanted = list(dict.fromkeys(uris))
@@ -94,11 +100,23 @@ class PostgresVocabulary:
     def similar_labels(self, workspace: str, key: str) -> list[LabelMatch]:
         if not key:
             return []
+        low, high = neighbourhood(key)
+        half = MAX_CANDIDATES // 2
         with self.store._tx(workspace) as conn:
-            rows = conn.execute(
-                f"{_MATCH} WHERE workspace = %s AND (initials = %s OR key LIKE ANY(%s))"
-                " LIMIT %s", (workspace, key, like_patterns(key), MAX_CANDIDATES)).fetchall()
-        return _matches(rows)
+            found = conn.execute(f"{_MATCH} WHERE workspace = %s AND initials = %s LIMIT %s",
+                                 (workspace, key, MAX_CANDIDATES)).fetchall()
+            for sql, bounds in ((" AND key >= %s AND key < %s ORDER BY key", (key, high)),
+                                (" AND key >= %s AND key < %s ORDER BY key DESC", (low, key))):
+                found += conn.execute(f"{_MATCH} WHERE workspace = %s{sql} LIMIT %s",
+                                      (workspace, *bounds, half)).fetchall()
+            words = label_words(key)
+            if words:
+                found += conn.execute(
+                    f"{_MATCH} WHERE workspace = %s AND uri IN"
+                    " (SELECT uri FROM concept_words WHERE workspace = %s AND word = ANY(%s)"
+                    "  GROUP BY uri ORDER BY count(*) DESC, uri LIMIT %s)",
+                    (workspace, workspace, words, MAX_CANDIDATES)).fetchall()
+        return _matches(list(dict.fromkeys(found)))
 
 
 def _matches(rows: Sequence[tuple[Any, ...]]) -> list[LabelMatch]:

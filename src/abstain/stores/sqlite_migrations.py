@@ -140,6 +140,17 @@ MIGRATIONS: list[str] = [
         FOREIGN KEY (workspace, vocabulary) REFERENCES vocabularies (workspace, name)
             ON DELETE CASCADE
     );
+    CREATE TABLE concept_words (
+        workspace TEXT NOT NULL,
+        vocabulary TEXT NOT NULL,
+        word TEXT NOT NULL,
+        uri TEXT NOT NULL,
+        PRIMARY KEY (workspace, word, vocabulary, uri),
+        FOREIGN KEY (workspace, vocabulary) REFERENCES vocabularies (workspace, name)
+            ON DELETE CASCADE
+    ) WITHOUT ROWID;
+    CREATE INDEX concepts_uri ON concepts (workspace, uri);
+    CREATE INDEX concept_labels_uri ON concept_labels (workspace, uri);
     CREATE INDEX concept_labels_key ON concept_labels (workspace, key);
     CREATE INDEX concept_labels_initials ON concept_labels (workspace, initials);
     CREATE INDEX concept_labels_vocabulary ON concept_labels (workspace, vocabulary);

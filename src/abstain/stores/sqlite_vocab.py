@@ -14,8 +14,10 @@ from abstain.stores.vocab_base import (
     LabelKind,
     LabelMatch,
     VocabularyInfo,
+    concept_words,
     label_rows,
-    like_patterns,
+    label_words,
+    neighbourhood,
 )
 
 _MATCH = "SELECT vocabulary, uri, key, kind, lang, label FROM concept_labels"
@@ -45,6 +47,10 @@ class SQLiteVocabulary:
                 " lang, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 ((ws, name, c.uri, r.key, r.initials, r.kind.value, r.lang, r.label)
                  for c in concepts for r in label_rows(c)))
+            conn.executemany(
+                "INSERT OR IGNORE INTO concept_words (workspace, vocabulary, word, uri)"
+                " VALUES (?, ?, ?, ?)",
+                ((ws, name, w, c.uri) for c in concepts for w in concept_words(c)))
 
     def vocabularies(self, workspace: str) -> list[VocabularyInfo]:
         rows = self.store._conn().execute(
@@ -66,9 +72,9 @@ class SQLiteVocabulary:
             part = wanted[start:start + _MAX_PARAMS]
             marks = ", ".join("?" * len(part))
             out += _matches(conn.execute(
-                f"{_MATCH} WHERE workspace = ? AND key IN ({marks})"
-                " ORDER BY vocabulary, uri, kind, lang", (workspace, *part)).fetchall())
-        return out
+                f"{_MATCH} INDEXED BY concept_labels_key WHERE workspace = ? AND key IN"
+                f" ({marks})", (workspace, *part)).fetchall())
+        return sorted(out, key=_order)
 
     def concepts(self, workspace: str, uris: Sequence[str]) -> dict[str, Concept]:
         wanted = list(dict.fromkeys(uris))
@@ -78,20 +84,37 @@ class SQLiteVocabulary:
             part = wanted[start:start + _MAX_PARAMS]
             marks = ", ".join("?" * len(part))
             for uri, data in conn.execute(
-                    f"SELECT uri, data FROM concepts WHERE workspace = ? AND uri IN ({marks})"
-                    " ORDER BY vocabulary", (workspace, *part)).fetchall():
+                    f"SELECT uri, data FROM concepts INDEXED BY concepts_uri WHERE workspace = ?"
+                    f" AND uri IN ({marks}) ORDER BY vocabulary", (workspace, *part)).fetchall():
                 found.setdefault(uri, Concept.from_json(json.loads(data)))
         return found
 
     def similar_labels(self, workspace: str, key: str) -> list[LabelMatch]:
         if not key:
             return []
-        patterns = like_patterns(key)
-        likes = " OR ".join("key LIKE ? ESCAPE '\\'" for _ in patterns)
-        rows = self.store._conn().execute(
-            f"{_MATCH} WHERE workspace = ? AND (initials = ? OR {likes}) LIMIT ?",
-            (workspace, key, *patterns, MAX_CANDIDATES)).fetchall()
-        return _matches(rows)
+        low, high = neighbourhood(key)
+        half = MAX_CANDIDATES // 2
+        conn = self.store._conn()
+        rows = conn.execute(f"{_MATCH} INDEXED BY concept_labels_initials WHERE workspace = ?"
+                            " AND initials = ? LIMIT ?", (workspace, key, MAX_CANDIDATES))
+        found = rows.fetchall()
+        for sql, bounds in ((" AND key >= ? AND key < ? ORDER BY key", (key, high)),
+                            (" AND key >= ? AND key < ? ORDER BY key DESC", (low, key))):
+            found += conn.execute(f"{_MATCH} INDEXED BY concept_labels_key WHERE workspace = ?"
+                                  f"{sql} LIMIT ?", (workspace, *bounds, half)).fetchall()
+        words = label_words(key)
+        if words:
+            marks = ", ".join("?" * len(words))
+            found += conn.execute(
+                f"{_MATCH} INDEXED BY concept_labels_uri WHERE workspace = ? AND uri IN"
+                f" (SELECT uri FROM concept_words WHERE workspace = ? AND word IN ({marks})"
+                "  GROUP BY uri ORDER BY count(*) DESC, uri LIMIT ?)",
+                (workspace, workspace, *words, MAX_CANDIDATES)).fetchall()
+        return _matches(list(dict.fromkeys(found)))
+
+
+def _order(m: LabelMatch) -> tuple[str, str, str, str]:
+    return m.vocabulary, m.uri, m.kind.value, m.lang
 
 
 def _matches(rows: Sequence[tuple[Any, ...]]) -> list[LabelMatch]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
+from abstain.query import STOPWORDS
 from abstain.tokens import tokens
 
 
@@ -141,6 +142,16 @@ def label_rows(concept: Concept) -> list[LabelRow]:
     return list(rows.values())
 
 
+def label_words(key: str) -> list[str]:
+    """The words of a key that make two labels alike: 3+ letters, not stopwords."""
+    return [w for w in dict.fromkeys(key.split()) if len(w) >= 3 and w not in STOPWORDS]
+
+
+def concept_words(concept: Concept) -> list[str]:
+    """Every such word of the concept's labels, once (what near concepts are found by)."""
+    return list(dict.fromkeys(w for r in label_rows(concept) for w in label_words(r.key)))
+
+
 @dataclass(frozen=True, slots=True)
 class VocabularyInfo:
     """A vocabulary loaded into a workspace, and where it came from."""
@@ -175,8 +186,8 @@ class LabelMatch:
     label: str
 
 
-MAX_CANDIDATES = 200
-"""Labels :meth:`VocabularyStore.similar_labels` returns at most, for ranking in Python."""
+MAX_CANDIDATES = 100
+"""Candidate labels :meth:`VocabularyStore.similar_labels` takes per way of being alike."""
 
 
 class VocabularyStore(Protocol):
@@ -202,19 +213,15 @@ class VocabularyStore(Protocol):
         ...
 
     def similar_labels(self, workspace: str, key: str) -> list[LabelMatch]:
-        """Candidate labels near ``key`` (up to :data:`MAX_CANDIDATES`): those whose initials
-        are the key, that start like it (2 letters, 3 from 5), or that hold one of its words
-        (3+ letters)."""
+        """Candidate labels near ``key``, each way up to :data:`MAX_CANDIDATES` (all
+        indexed): labels whose initials are the key; the labels next to the key in
+        alphabetical order among those starting like it (:func:`neighbourhood`); and the
+        labels of the concepts sharing most of its words (:func:`label_words`)."""
         ...
 
 
-def like_patterns(key: str) -> list[str]:
-    """The LIKE patterns of :meth:`VocabularyStore.similar_labels` (both stores use them)."""
-    words = [w for w in key.split() if len(w) >= 3]
-    escaped = [_escape(w) for w in words]
-    head = key[:2] if len(key) < 5 else key[:3]  # acronyms differ early: CMQZ / CMZ
-    return [f"{_escape(head)}%", *(f"%{w}%" for w in escaped)]
-
-
-def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+def neighbourhood(key: str) -> tuple[str, str]:
+    """The range of keys that start like ``key`` (2 letters; 3 from 5: acronyms differ
+    early, CMQZ / CMZ), as ``(low, high)`` bounds: ``low <= k < high``."""
+    head = key[:2] if len(key) < 5 else key[:3]
+    return head, head + "\U0010ffff"

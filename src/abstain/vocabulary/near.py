@@ -30,21 +30,29 @@ class NearConcept:
     (of the best match)."""
 
 
-def similarity(key: str, match: LabelMatch) -> tuple[float, str]:
+def similarity(key: str, match: LabelMatch, matcher: difflib.SequenceMatcher[str] | None = None
+               ) -> tuple[float, str]:
+    """How alike a term's key and a label are (0–1), and why; ``matcher`` has the key as its
+    second sequence already (difflib caches what it learnt of it)."""
     if initials(match.key) == key.replace(" ", ""):
         return INITIALS_SCORE, "initials"
-    chars = difflib.SequenceMatcher(None, key, match.key).ratio()
+    if matcher is None:
+        matcher = difflib.SequenceMatcher(None, "", key)
+    matcher.set_seq1(match.key)
     a, b = set(key.split()), set(match.key.split())
     words = len(a & b) / len(a | b) if a | b else 0.0
-    return max(chars, words), "label"
+    if words >= MIN_SCORE or matcher.quick_ratio() >= MIN_SCORE:
+        return max(matcher.ratio(), words), "label"
+    return words, "label"
 
 
 def near_concepts(vocabulary: VocabularyStore, workspace: str, term: str, *,
                   limit: int = MAX_SUGGESTIONS) -> list[NearConcept]:
     key = label_key(term)
     best: dict[str, tuple[float, str]] = {}
+    matcher = difflib.SequenceMatcher(None, "", key)
     for match in vocabulary.similar_labels(workspace, key):
-        score, why = similarity(key, match)
+        score, why = similarity(key, match, matcher)
         if score >= MIN_SCORE and score > best.get(match.uri, (0.0, ""))[0]:
             best[match.uri] = (score, why)
     ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:MAX_BY_LABEL]
