@@ -11,9 +11,9 @@ from typing import Any
 
 from abstain.stores.postgres import PostgresStore
 from abstain.stores.vocab_base import (
+    MATCH_SELECT,
     MAX_CANDIDATES,
     Concept,
-    LabelKind,
     LabelMatch,
     VocabularyInfo,
     concept_words,
@@ -22,7 +22,6 @@ from abstain.stores.vocab_base import (
     neighbourhood,
 )
 
-_MATCH = "SELECT vocabulary, uri, key, kind, lang, label FROM concept_labels"
 _TIME = "to_char(loaded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 
 
@@ -80,9 +79,9 @@ class PostgresVocabulary:
         if not wanted:
             return []
         with self.store._tx(workspace) as conn:
-            rows = conn.execute(f"{_MATCH} WHERE workspace = %s AND key = ANY(%s)",
+            rows = conn.execute(f"{MATCH_SELECT} WHERE workspace = %s AND key = ANY(%s)",
                                 (workspace, wanted)).fetchall()
-        return sorted(_matches(rows), key=lambda m: (m.vocabulary, m.uri, m.kind.value, m.lang))
+        return sorted(_matches(rows), key=LabelMatch.order)
 
     def concepts(self, workspace: str, uris: Sequence[str]) -> dict[str, Concept]:
         wanted = list(dict.fromkeys(uris))
@@ -103,21 +102,22 @@ class PostgresVocabulary:
         low, high = neighbourhood(key)
         half = MAX_CANDIDATES // 2
         with self.store._tx(workspace) as conn:
-            found = conn.execute(f"{_MATCH} WHERE workspace = %s AND initials = %s LIMIT %s",
+            found = conn.execute(f"{MATCH_SELECT} WHERE workspace = %s AND initials = %s LIMIT %s",
                                  (workspace, key, MAX_CANDIDATES)).fetchall()
             for sql, bounds in ((" AND key >= %s AND key < %s ORDER BY key", (key, high)),
                                 (" AND key >= %s AND key < %s ORDER BY key DESC", (low, key))):
-                found += conn.execute(f"{_MATCH} WHERE workspace = %s{sql} LIMIT %s",
+                found += conn.execute(f"{MATCH_SELECT} WHERE workspace = %s{sql} LIMIT %s",
                                       (workspace, *bounds, half)).fetchall()
             words = label_words(key)
             if words:
                 found += conn.execute(
-                    f"{_MATCH} WHERE workspace = %s AND uri IN"
+                    f"{MATCH_SELECT} WHERE workspace = %s AND uri IN"
                     " (SELECT uri FROM concept_words WHERE workspace = %s AND word = ANY(%s)"
                     "  GROUP BY uri ORDER BY count(*) DESC, uri LIMIT %s)",
                     (workspace, workspace, words, MAX_CANDIDATES)).fetchall()
         return _matches(list(dict.fromkeys(found)))
 
 
-def _matches(rows: Sequence[tuple[Any, ...]]) -> list[LabelMatch]:
-    return [LabelMatch(r[0], r[1], r[2], LabelKind(r[3]), r[4], r[5]) for r in rows]
+
+def _matches(rows: Sequence[Sequence[Any]]) -> list[LabelMatch]:
+    return [LabelMatch.of_row(r) for r in rows]

@@ -9,9 +9,9 @@ from typing import Any
 from abstain.stores.log_base import now_utc
 from abstain.stores.sqlite import SQLiteStore
 from abstain.stores.vocab_base import (
+    MATCH_SELECT,
     MAX_CANDIDATES,
     Concept,
-    LabelKind,
     LabelMatch,
     VocabularyInfo,
     concept_words,
@@ -20,7 +20,6 @@ from abstain.stores.vocab_base import (
     neighbourhood,
 )
 
-_MATCH = "SELECT vocabulary, uri, key, kind, lang, label FROM concept_labels"
 _MAX_PARAMS = 500
 
 
@@ -72,9 +71,9 @@ class SQLiteVocabulary:
             part = wanted[start:start + _MAX_PARAMS]
             marks = ", ".join("?" * len(part))
             out += _matches(conn.execute(
-                f"{_MATCH} INDEXED BY concept_labels_key WHERE workspace = ? AND key IN"
+                f"{MATCH_SELECT} INDEXED BY concept_labels_key WHERE workspace = ? AND key IN"
                 f" ({marks})", (workspace, *part)).fetchall())
-        return sorted(out, key=_order)
+        return sorted(out, key=LabelMatch.order)
 
     def concepts(self, workspace: str, uris: Sequence[str]) -> dict[str, Concept]:
         wanted = list(dict.fromkeys(uris))
@@ -95,27 +94,25 @@ class SQLiteVocabulary:
         low, high = neighbourhood(key)
         half = MAX_CANDIDATES // 2
         conn = self.store._conn()
-        rows = conn.execute(f"{_MATCH} INDEXED BY concept_labels_initials WHERE workspace = ?"
+        rows = conn.execute(f"{MATCH_SELECT} INDEXED BY concept_labels_initials WHERE workspace = ?"
                             " AND initials = ? LIMIT ?", (workspace, key, MAX_CANDIDATES))
         found = rows.fetchall()
         for sql, bounds in ((" AND key >= ? AND key < ? ORDER BY key", (key, high)),
                             (" AND key >= ? AND key < ? ORDER BY key DESC", (low, key))):
-            found += conn.execute(f"{_MATCH} INDEXED BY concept_labels_key WHERE workspace = ?"
-                                  f"{sql} LIMIT ?", (workspace, *bounds, half)).fetchall()
+            found += conn.execute(f"{MATCH_SELECT} INDEXED BY concept_labels_key"
+                                  f" WHERE workspace = ?{sql} LIMIT ?",
+                                  (workspace, *bounds, half)).fetchall()
         words = label_words(key)
         if words:
             marks = ", ".join("?" * len(words))
             found += conn.execute(
-                f"{_MATCH} INDEXED BY concept_labels_uri WHERE workspace = ? AND uri IN"
+                f"{MATCH_SELECT} INDEXED BY concept_labels_uri WHERE workspace = ? AND uri IN"
                 f" (SELECT uri FROM concept_words WHERE workspace = ? AND word IN ({marks})"
                 "  GROUP BY uri ORDER BY count(*) DESC, uri LIMIT ?)",
                 (workspace, workspace, *words, MAX_CANDIDATES)).fetchall()
         return _matches(list(dict.fromkeys(found)))
 
 
-def _order(m: LabelMatch) -> tuple[str, str, str, str]:
-    return m.vocabulary, m.uri, m.kind.value, m.lang
 
-
-def _matches(rows: Sequence[tuple[Any, ...]]) -> list[LabelMatch]:
-    return [LabelMatch(r[0], r[1], r[2], LabelKind(r[3]), r[4], r[5]) for r in rows]
+def _matches(rows: Sequence[Sequence[Any]]) -> list[LabelMatch]:
+    return [LabelMatch.of_row(r) for r in rows]

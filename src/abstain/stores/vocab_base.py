@@ -186,6 +186,18 @@ class LabelMatch:
     label: str
 
 
+    @classmethod
+    def of_row(cls, row: Sequence[Any]) -> LabelMatch:
+        """A row of either store's :data:`MATCH_SELECT`."""
+        return cls(row[0], row[1], row[2], LabelKind(row[3]), row[4], row[5])
+
+    def order(self) -> tuple[str, str, str, str]:
+        """How both stores sort the labels they found: by vocabulary, concept, kind, lang."""
+        return self.vocabulary, self.uri, self.kind.value, self.lang
+
+
+MATCH_SELECT = "SELECT vocabulary, uri, key, kind, lang, label FROM concept_labels"
+"""The columns of a :class:`LabelMatch`, as both stores select them."""
 MAX_CANDIDATES = 100
 """Candidate labels :meth:`VocabularyStore.similar_labels` takes per way of being alike."""
 

@@ -22,16 +22,19 @@ import fnmatch
 import json
 import threading
 from collections.abc import Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from abstain.stores.vocab_base import Concept
+from abstain.testing.loopback import LoopbackServer
 from abstain.tokens import fold
 from abstain.vocabulary.skos import parse
 
 
-class ScriptedSkosmosServer:
+class ScriptedSkosmosServer(LoopbackServer):
+    thread_name = "scripted-skosmos"
+
     def __init__(self, vocabularies: Mapping[str, str], *, whole_data: bool = True) -> None:
         self.turtle = dict(vocabularies)
         self.concepts: dict[str, list[Concept]] = {
@@ -40,36 +43,11 @@ class ScriptedSkosmosServer:
         self.fail_with: int | None = None
         self.requests: list[str] = []
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> ScriptedSkosmosServer:
-        handler = type("Handler", (_Handler,), {"owner": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever,
-                                        name="scripted-skosmos", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> ScriptedSkosmosServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def url(self) -> str:
         """The server's base URL (the REST API is under ``/rest/v1``)."""
-        assert self._httpd is not None, "start the server first"
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.root_url
 
     def set_vocabulary(self, vocid: str, turtle: str) -> None:
         """Replace (or add) a vocabulary's content, as an editor publishing a change."""
@@ -165,3 +143,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+
+ScriptedSkosmosServer.handler = _Handler
