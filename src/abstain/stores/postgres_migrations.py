@@ -176,7 +176,7 @@ MIGRATIONS: list[str] = [
         vocabulary text NOT NULL,
         uri text NOT NULL,
         data jsonb NOT NULL,
-        PRIMARY KEY (workspace, vocabulary, uri),
+        PRIMARY KEY (workspace, uri, vocabulary),
         FOREIGN KEY (workspace, vocabulary) REFERENCES vocabularies (workspace, name)
             ON DELETE CASCADE
     );
@@ -201,7 +201,6 @@ MIGRATIONS: list[str] = [
         FOREIGN KEY (workspace, vocabulary) REFERENCES vocabularies (workspace, name)
             ON DELETE CASCADE
     );
-    CREATE INDEX concepts_uri ON concepts (workspace, uri);
     CREATE INDEX concept_labels_uri ON concept_labels (workspace, uri);
     CREATE INDEX concept_labels_key ON concept_labels (workspace, key);
     CREATE INDEX concept_labels_initials ON concept_labels (workspace, initials);

@@ -124,7 +124,7 @@ MIGRATIONS: list[str] = [
         vocabulary TEXT NOT NULL,
         uri TEXT NOT NULL,
         data TEXT NOT NULL,
-        PRIMARY KEY (workspace, vocabulary, uri),
+        PRIMARY KEY (workspace, uri, vocabulary),
         FOREIGN KEY (workspace, vocabulary) REFERENCES vocabularies (workspace, name)
             ON DELETE CASCADE
     ) WITHOUT ROWID;
@@ -149,7 +149,6 @@ MIGRATIONS: list[str] = [
         FOREIGN KEY (workspace, vocabulary) REFERENCES vocabularies (workspace, name)
             ON DELETE CASCADE
     ) WITHOUT ROWID;
-    CREATE INDEX concepts_uri ON concepts (workspace, uri);
     CREATE INDEX concept_labels_uri ON concept_labels (workspace, uri);
     CREATE INDEX concept_labels_key ON concept_labels (workspace, key);
     CREATE INDEX concept_labels_initials ON concept_labels (workspace, initials);

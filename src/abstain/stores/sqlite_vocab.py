@@ -71,7 +71,7 @@ class SQLiteVocabulary:
             part = wanted[start:start + _MAX_PARAMS]
             marks = ", ".join("?" * len(part))
             out += _matches(conn.execute(
-                f"{MATCH_SELECT} INDEXED BY concept_labels_key WHERE workspace = ? AND key IN"
+                f"{MATCH_SELECT} WHERE workspace = ? AND key IN"
                 f" ({marks})", (workspace, *part)).fetchall())
         return sorted(out, key=LabelMatch.order)
 
@@ -83,7 +83,7 @@ class SQLiteVocabulary:
             part = wanted[start:start + _MAX_PARAMS]
             marks = ", ".join("?" * len(part))
             for uri, data in conn.execute(
-                    f"SELECT uri, data FROM concepts INDEXED BY concepts_uri WHERE workspace = ?"
+                    f"SELECT uri, data FROM concepts WHERE workspace = ?"
                     f" AND uri IN ({marks}) ORDER BY vocabulary", (workspace, *part)).fetchall():
                 found.setdefault(uri, Concept.from_json(json.loads(data)))
         return found
@@ -94,19 +94,19 @@ class SQLiteVocabulary:
         low, high = neighbourhood(key)
         half = MAX_CANDIDATES // 2
         conn = self.store._conn()
-        rows = conn.execute(f"{MATCH_SELECT} INDEXED BY concept_labels_initials WHERE workspace = ?"
+        rows = conn.execute(f"{MATCH_SELECT} WHERE workspace = ?"
                             " AND initials = ? LIMIT ?", (workspace, key, MAX_CANDIDATES))
         found = rows.fetchall()
         for sql, bounds in ((" AND key >= ? AND key < ? ORDER BY key", (key, high)),
                             (" AND key >= ? AND key < ? ORDER BY key DESC", (low, key))):
-            found += conn.execute(f"{MATCH_SELECT} INDEXED BY concept_labels_key"
+            found += conn.execute(f"{MATCH_SELECT}"
                                   f" WHERE workspace = ?{sql} LIMIT ?",
                                   (workspace, *bounds, half)).fetchall()
         words = label_words(key)
         if words:
             marks = ", ".join("?" * len(words))
             found += conn.execute(
-                f"{MATCH_SELECT} INDEXED BY concept_labels_uri WHERE workspace = ? AND uri IN"
+                f"{MATCH_SELECT} WHERE workspace = ? AND uri IN"
                 f" (SELECT uri FROM concept_words WHERE workspace = ? AND word IN ({marks})"
                 "  GROUP BY uri ORDER BY count(*) DESC, uri LIMIT ?)",
                 (workspace, workspace, *words, MAX_CANDIDATES)).fetchall()
