@@ -153,3 +153,24 @@ def test_the_vocab_commands(tmp_path: Path, skosmos: ScriptedSkosmosServer,
     assert missing.exit_code == 1 and "Error: cannot read" in missing.output
     empty = runner.invoke(cli, ["vocab", "list", "--db", db])
     assert empty.output == "no vocabularies in workspace 'default'\n"
+
+
+def test_abstain_toml_declares_vocabularies_beside_the_ask_options(tmp_path: Path) -> None:
+    from abstain.errors import ConfigError
+    from abstain.options import resolve
+    from abstain.vocabulary import configured
+
+    path = tmp_path / "abstain.toml"
+    path.write_text('preset = "strict"\n[vocabularies.grid]\nsource = "terms/grid.ttl"\n'
+                    '[vocabularies.remote]\nsource = "https://skosmos.example.org/rest/v1/g"\n'
+                    'workspace = "other"\n', encoding="utf-8")
+    assert resolve({}, config=str(path), environ={}).options.preset == "strict"
+    assert configured(path, "default") == [
+        VocabularySource(str(tmp_path / "terms" / "grid.ttl"), "grid")]
+    assert [s.kind for s in configured(path, "other")] == ["skosmos"]
+    path.write_text('[vocabularies.grid]\nsource = "g.ttl"\nlang = "en"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"unknown key\(s\) lang"):
+        configured(path, "default")
+    path.write_text('[vocabularies.grid]\nworkspace = "x"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="needs source"):
+        configured(path, "default")
