@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from abstain.stores.base import Store
 from abstain.stores.vocab_base import (
@@ -99,3 +100,27 @@ def test_tenants_never_see_each_others_vocabularies(make_store: Callable[[], Sto
     assert other.concepts("b", [CMZ.uri]) == {} and other.similar_labels("b", "cmz") == []
     assert not other.remove_vocabulary("b", "grid")
     assert [m.uri for m in other.find_labels("a", ["cmz"])] == [CMZ.uri]
+
+
+def test_terms_first_on_every_store(store: Store, tmp_path: Path) -> None:
+    """The pipeline's two vocabulary stages read any store the same way."""
+    from abstain.embed import HashingEmbedder
+    from abstain.pipeline import Pipeline
+    from abstain.vocabulary import VocabularySource, load
+    from tests.vocab_support import CMZ as CMZ_URI
+    from tests.vocab_support import DOCS, write_vocabulary
+
+    pipe = Pipeline(store, HashingEmbedder(), workspace="grid")
+    for name, text in DOCS.items():
+        pipe.ingest_text(text, source=name)
+    load(store, "grid", VocabularySource(str(write_vocabulary(tmp_path))))
+    try:
+        defined = pipe.ask("What is a CMZ?")
+        found = pipe.ask("How long do CMZ contracts run?")
+        unknown = pipe.ask("What is a CMQZ?")
+    finally:
+        pipe.retriever.close()  # the store is the fixture's to close
+    assert defined.tier == "vocabulary" and [c.source for c in defined.citations] == [CMZ_URI]
+    assert [c.source for c in found.citations] == ["procurement.md"]
+    assert unknown.refusal is not None and unknown.refusal.reason == "unknown_term"
+    assert unknown.refusal.suggestions[0] == "congestion management zone"
