@@ -133,7 +133,9 @@ def main() -> None:
             "| what | p50 ms | p95 ms |", "|---|---|---|"]
     body += [f"| {name} | {p50:.2f} | {p95:.2f} |" for name, (p50, p95) in rows.items()]
     body += ["", "`consult` runs before retrieval on every question of a workspace with a "
-             "vocabulary: one indexed lookup of the question's 1- to 6-word spans; the near "
+             "vocabulary: one indexed lookup of the question's 1- to 6-word spans (a "
+             "definition answer then also retrieves the documents' passages that name the "
+             "concept: one ordinary retrieval, not counted here); the near "
              "concepts run only when a refusal hinges on an unknown term (candidate labels "
              "by initials, prefix and shared words, ranked in Python). Timings on a shared "
              "machine are noisy: rerun before comparing."]

@@ -56,7 +56,9 @@ def test_a_definition_comes_from_the_vocabulary_cited_to_the_concept(
     [citation] = answer.citations
     assert (citation.source, citation.n) == (CMZ, 1)
     assert citation.quote == (NL_DEFINITION if "Wat" in question else EN_DEFINITION)
-    assert [e["source"] for e in answer.evidence_json()] == [CMZ]
+    # the documents that name the concept follow its definition, uncited
+    assert [(e["source"], e["cited"]) for e in answer.evidence_json()] == [
+        (CMZ, True), ("procurement.md", False)]
     [check] = [c for c in answer.checks if c.name == "vocabulary"]
     assert check.passed and CMZ in check.detail
     assert not answer.llm_called and llm.chat_requests == []

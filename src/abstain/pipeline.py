@@ -19,6 +19,7 @@ from abstain.confidence import Calibration, default_calibration
 from abstain.config import RetrievalConfig, Settings
 from abstain.embed import Embedder, load_embedder
 from abstain.errors import ConfigError
+from abstain.evidence import Evidence
 from abstain.gate import Gate, GateThresholds, Rule, gate
 from abstain.generate import Generator
 from abstain.generate.clarify import ask_to_clarify
@@ -121,7 +122,7 @@ class Pipeline:
         self.chunking = chunking or ChunkingConfig()
         self.paraphraser = paraphraser
         self.retriever = Retriever(store, embedder, self.retrieval)
-        self.terminology = _resolve_terminology(store) if vocabulary else None
+        self.terminology = _resolve_terminology(store, self._naming) if vocabulary else None
         # -- reading-level model: reads the kept evidence; an optional reranker --
         self.reader = _resolve_reader(reader)
         self.reranker = reranker
@@ -245,6 +246,11 @@ class Pipeline:
             trace = rerank_gate(trace, self.chat_model, self.llm_rerank)
         return trace
 
+    def _naming(self, query: str, workspace: str) -> tuple[Evidence, ...]:
+        """The documents' best passages for a concept's labels (after its definition)."""
+        return self.retriever.retrieve(query, workspace=workspace, top_k=self.retrieval.top_k,
+                                       check_workspace=False).evidence
+
     def observe(self, answer: Answer) -> Answer:
         """Log, record (query log) and report a finished answer; see :mod:`abstain.observe`."""
         from abstain.observe import observe
@@ -267,11 +273,12 @@ class Pipeline:
         self.close()
 
 
-def _resolve_terminology(store: Store) -> Terminology | None:
+def _resolve_terminology(store: Store, documents: Callable[[str, str], Sequence[Evidence]]
+                         ) -> Terminology | None:
     from abstain.vocabulary import find_vocabulary
 
     vocabulary = find_vocabulary(store)
-    return None if vocabulary is None else Terminology(vocabulary, store)
+    return None if vocabulary is None else Terminology(vocabulary, store, documents)
 
 
 def _resolve_reader(reader: bool | PairLogits) -> PairLogits | None:

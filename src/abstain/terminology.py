@@ -7,7 +7,8 @@ Two stages around retrieval, both recorded as the ``vocabulary`` stage of the tr
   labels — preferred, alternative, hidden, a notation; in any language; folded, acronyms
   dotted or not — is answered with the concept's definition (in the question's language
   when the vocabulary has it), cited to the concept's URI: tier ``vocabulary``, confidence
-  1, no LLM. Otherwise each alternative or hidden label in the question is read as its
+  1, no LLM; the documents' passages that name the concept follow as uncited evidence.
+  Otherwise each alternative or hidden label in the question is read as its
   preferred label (``CMZ`` -> ``congestion management zone``), so that retrieval and the
   gate find documents that only use the preferred one; the question as asked is kept.
 * :func:`clarify` (after the gate refused). When the term the question hinges on — the
@@ -22,13 +23,14 @@ Both pass a question through unchanged in a workspace without a vocabulary.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from abstain.answer import AnswerSentence, Check, Citation, Refusal
 from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
 from abstain.identifiers import find_identifiers
-from abstain.mentions import Kind, parse_question
+from abstain.mentions import Kind, parse_question, stems
 from abstain.messages import refusal_message
 from abstain.stores.vocab_base import Concept, LabelKind, LabelMatch, LangText, pick
 from abstain.trace import Outcome, Stage, Trace, ms_since
@@ -53,6 +55,9 @@ class Terminology:
 
     vocabulary: VocabularyStore
     store: Store
+    documents: Callable[[str, str], Sequence[Evidence]] | None = None
+    """``(query, workspace)`` -> the documents' best passages: those that name a concept
+    answered from the vocabulary follow its definition as (uncited) evidence."""
 
 
 def consult(trace: Trace, terms: Terminology | None) -> Trace:
@@ -78,7 +83,7 @@ def consult(trace: Trace, terms: Terminology | None) -> Trace:
         if len(uris) == 1 and uris[0] in concepts:
             concept = concepts[uris[0]]
             if concept.definitions:
-                return _defined(trace, concept, hits[0], term, started)
+                return _defined(trace, concept, hits[0], term, terms, started)
             notes.append(f"vocabulary: {term!r} is <{concept.uri}>, which has no definition; "
                          "the documents are read")
         elif len(uris) > 1:
@@ -93,7 +98,7 @@ def _case_fits(match: LabelMatch, written: str) -> bool:
 
 
 def _defined(trace: Trace, concept: Concept, match: LabelMatch, term: str,
-             started: float) -> Trace:
+             terms: Terminology, started: float) -> Trace:
     definition = _in_language(concept.definitions, trace.language, match.lang)
     assert definition is not None
     pref = concept.pref_label(definition.lang or trace.language)
@@ -101,15 +106,41 @@ def _defined(trace: Trace, concept: Concept, match: LabelMatch, term: str,
     evidence = concept_evidence(concept, definition, trace.workspace, match.vocabulary)
     sentence = AnswerSentence(f"{named[:1].upper()}{named[1:]}: {definition.text}", (1,), (1,))
     citation = Citation(1, concept.uri, evidence.chunk_id, definition.text, pref, 1)
+    naming = _naming(concept, trace.workspace, terms)
+    follow = (f"; documents that name it follow: {', '.join(e.source for e in naming)}"
+              if naming else "")
     check = Check("vocabulary", True, term, "a concept of the vocabulary",
                   f"{term!r} is the {match.kind.value} label ({match.lang or 'no language'}) of "
                   f"<{concept.uri}> in vocabulary {match.vocabulary!r}; answered with its "
-                  f"definition ({definition.lang or 'no language'})")
+                  f"definition ({definition.lang or 'no language'}){follow}")
     stage = Stage("vocabulary", timings_ms=(("vocabulary_ms", ms_since(started)),),
                   checks=(check,))
     outcome = Outcome(sentences=(sentence,), citations=(citation,), triage="confident")
-    return trace.end(outcome, stage, retrieved=(evidence,), evidence=(evidence,),
-                     confidence=1.0, tier=TIER)
+    shown = (evidence, *naming)
+    return trace.end(outcome, stage, retrieved=shown, evidence=shown, confidence=1.0, tier=TIER)
+
+
+MAX_NAMING = 3
+"""Documents' passages shown after a definition, at most."""
+
+
+def _naming(concept: Concept, workspace: str, terms: Terminology) -> tuple[Evidence, ...]:
+    """The documents' passages that name the concept by one of its labels, best first."""
+    if terms.documents is None:
+        return ()
+    labels = [t.text for kind, t in concept.labels() if kind is not LabelKind.NOTATION]
+    wanted = [tuple(stems(label)) for label in labels]
+    found: list[Evidence] = []
+    for hit in terms.documents(" ".join(dict.fromkeys(labels)), workspace):
+        text = tuple(stems(hit.labelled_text))
+        if any(w and _holds(text, w) for w in wanted):
+            found.append(hit)
+    return tuple(found[:MAX_NAMING])
+
+
+def _holds(text: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+    n = len(phrase)
+    return any(text[i:i + n] == phrase for i in range(len(text) - n + 1))
 
 
 def _in_language(texts: tuple[LangText, ...], *langs: str) -> LangText | None:
