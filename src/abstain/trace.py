@@ -33,8 +33,8 @@ class Stage:
     """One stage's record, as the audit trail shows it."""
 
     name: str
-    """``validate``, ``rewrite``, ``retrieve``, ``rerank``, ``score``, ``gate``, ``clarify``,
-    ``llm_rerank``, ``generate`` or ``verify``."""
+    """``validate``, ``vocabulary``, ``rewrite``, ``retrieve``, ``rerank``, ``score``, ``gate``,
+    ``clarify``, ``llm_rerank``, ``generate`` or ``verify``."""
     timings_ms: tuple[tuple[str, float], ...] = ()
     """``(key, ms)`` pairs for the answer's ``timings_ms``; a key two stages share adds up
     (scoring counts in ``gate_ms``)."""
