@@ -147,10 +147,13 @@ def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: s
     """Ask labelled questions through the real pipeline and score the refusals.
 
     DATA is JSONL, one question per line: {"question", "expected": "answer" |
-    "refuse", "category", "gold_sources", "gold_answer"}. Malformed lines are
-    reported with their line numbers and skipped. Reports answer rate, false
-    acceptance per category, AUROC / ECE / AURC of the confidence, nDCG@10 and
-    recall@k, and four baseline gates side by side on the same signals.
+    "refuse", "category", "gold_sources", "gold_answer", "answer_keys"}. Malformed
+    lines are reported with their line numbers and skipped. Reports answer
+    precision (right answers / answers given) and right-answer recall (right
+    answers / answerable), where a right answer cites a gold source and holds an
+    answer key (else the gold answer); then answer rate, false acceptance per
+    category, AUROC / ECE / AURC of the confidence, nDCG@10 and recall@k, and four
+    baseline gates side by side on the same signals.
 
     \b
     Examples:
