@@ -38,8 +38,7 @@ from abstain.evaluate.calibrate import (
 )
 from abstain.evaluate.metrics import auroc
 from abstain.evaluate.records import QuestionRecord, load_records
-from abstain.gate import WAIVABLE
-from abstain.rerank.reading import SETTLED_WITHOUT_READING
+from abstain.gate import SETTLED_WITHOUT_READING, WAIVABLE
 
 LOW = tuple(round(x, 3) for x in np.arange(0.0, 0.501, 0.05))
 WAIVE = (None, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)

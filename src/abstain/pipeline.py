@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from abstain.answer import Answer, answer_of
+from abstain.answer import Answer
 from abstain.confidence import Calibration, default_calibration
 from abstain.config import RetrievalConfig, Settings
 from abstain.embed import Embedder, load_embedder
@@ -34,7 +34,7 @@ from abstain.retrieve import Retrieval, Retriever, retrieve
 from abstain.score import score
 from abstain.stores import Store, open_store
 from abstain.stores.base import check_workspace
-from abstain.trace import Trace
+from abstain.trace import Trace, answer_of
 from abstain.validate import MAX_QUESTION_CHARS, validate
 from abstain.verify import LexicalVerifier, Strictness, Verifier
 from abstain.verify.outcome import verify
@@ -207,7 +207,7 @@ class Pipeline:
         -> gate), then generate -> verify -> answer. Each stage is a function of its module
         that returns the frozen :class:`~abstain.trace.Trace` with its record added; the
         first one that refuses ends the trace, and the stages after pass it through. The
-        Answer is built from the finished trace (:func:`abstain.answer.answer_of`)."""
+        Answer is built from the finished trace (:func:`abstain.trace.answer_of`)."""
         trace = self.gate_question(question, workspace or self.workspace)
         trace = generate(trace, self.generator)
         trace = verify(trace, self.verifier, self.strictness)
@@ -240,7 +240,8 @@ class Pipeline:
         """Log, record (query log) and report a finished answer; see :mod:`abstain.observe`."""
         from abstain.observe import observe
 
-        return observe(self, answer)
+        return observe(answer, log_to=self.store if self.log_queries else None,
+                       calibration=self.calibration.name, observers=self.observers)
 
     # -- lifecycle ---------------------------------------------------------
     def close(self) -> None:

@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from abstain.answer import Answer, AnswerSentence, Check
+    from abstain.answer import Answer
     from abstain.evidence import Evidence
     from abstain.pipeline import Pipeline
+    from abstain.records import AnswerSentence, Check
     from abstain.trace import Trace
 
 
@@ -76,8 +77,8 @@ def sentence_event(n: int, sentence: AnswerSentence) -> Event:
 def stream_answer(pipe: Pipeline, question: str, workspace: str | None = None
                   ) -> Iterator[Event]:
     """Events for one question. The gate runs before anything is generated."""
-    from abstain.answer import answer_of
     from abstain.generate.stage import generate
+    from abstain.trace import answer_of
     from abstain.verify.outcome import verify
 
     streams = getattr(pipe.generator, "streams", False)
@@ -110,11 +111,11 @@ def _finished(answer: Answer, *, meta: bool = True) -> Iterator[Event]:
 
 
 def _stream_verified(pipe: Pipeline, trace: Trace) -> Iterator[Event]:
-    from abstain.answer import answer_of
     from abstain.citations import Numbering
     from abstain.errors import LLMError
     from abstain.generate.prompts import context_texts
     from abstain.generate.stage import failed, generated
+    from abstain.trace import answer_of
     from abstain.verify import SentenceVerdict, check_sentence, keeps
     from abstain.verify.outcome import as_written, verify
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from abstain.generate.base import ChatModel, ChatResult, Generation, Generator, Sentence
+from abstain.generate.base import ChatModel, ChatResult, Generator
+from abstain.records import Generation, Sentence
 
 if TYPE_CHECKING:
     from abstain.config import Settings

@@ -7,36 +7,13 @@ without importing the package that loads them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from abstain.answer import LLMCall
 from abstain.evidence import Evidence
-
-
-@dataclass(frozen=True, slots=True)
-class Sentence:
-    text: str
-    cites: tuple[int, ...]
-    """1-based indexes into the evidence list handed to the generator."""
-
-
-@dataclass(frozen=True, slots=True)
-class Generation:
-    sentences: tuple[Sentence, ...]
-    model: str
-    llm_called: bool = False
-    logprob: float | None = None
-    """Mean token log-probability, when the server returns logprobs."""
-    calls: tuple[LLMCall, ...] = ()
-    clarifying: bool = False
-    """True when the generator asked a question instead of answering."""
-    raw: str = ""
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def text(self) -> str:
-        return " ".join(s.text for s in self.sentences)
+from abstain.records import Generation as Generation
+from abstain.records import LLMCall
+from abstain.records import Sentence as Sentence
 
 
 @runtime_checkable

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from abstain.generate.base import Sentence
+from abstain.records import Sentence
 from abstain.text import split_sentences
 
 _MARKER = re.compile(

@@ -9,23 +9,23 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from abstain.answer import Check, Refusal
 from abstain.errors import LLMError
-from abstain.generate.base import Generation, Generator
+from abstain.generate.base import Generator
 from abstain.generate.cited import is_question
 from abstain.messages import refusal_message
+from abstain.records import Check, CheckName, Generation, Refusal, RefusalReason, Stage
 from abstain.text import truncate
-from abstain.trace import Outcome, Stage, Trace
+from abstain.trace import Outcome, Trace
 
 
 def clarification(trace: Trace, generation: Generation) -> Trace:
     """The model asked a question instead of answering: a refusal that carries it."""
     question = " ".join(s.text for s in generation.sentences if is_question(s))
-    base = refusal_message("needs_clarification", trace.language)
-    check = Check("clarifying_question", False, None, None,
+    base = refusal_message(RefusalReason.NEEDS_CLARIFICATION, trace.language)
+    check = Check(CheckName.CLARIFYING_QUESTION, False, None, None,
                   "no source applied; the model asked a clarifying question",
-                  "needs_clarification")
-    refusal = Refusal("needs_clarification", f"{base} {question}".strip(),
+                  RefusalReason.NEEDS_CLARIFICATION)
+    refusal = Refusal(RefusalReason.NEEDS_CLARIFICATION, f"{base} {question}".strip(),
                       (question,) if question else ())
     return trace.end(Outcome(refusal), Stage("clarify", checks=(check,)))
 

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 
 from abstain.align import AskedType, holds
 from abstain.evidence import Evidence
-from abstain.generate.base import Generation, Sentence
 from abstain.mentions import Mention, parse_question, stems
 from abstain.query import STOPWORDS, tokens
+from abstain.records import Generation, Sentence
 from abstain.text import split_sentences, stem
 
 RANK_DECAY = 0.15

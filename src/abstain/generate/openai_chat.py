@@ -28,10 +28,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from abstain.answer import LLMCall
 from abstain.errors import ConfigError, LLMError
 from abstain.evidence import Evidence
-from abstain.generate.base import ChatResult, Generation, Sentence
+from abstain.generate.base import ChatResult
 from abstain.generate.cited import SentenceAssembler, is_question, parse_cited
 from abstain.generate.deadline import Deadline, DeadlineExpired
 from abstain.generate.prompts import (
@@ -44,6 +43,7 @@ from abstain.generate.prompts import (
     context_texts,
     fit_context,
 )
+from abstain.records import Generation, LLMCall, Sentence
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_BACKOFF = 0.5

@@ -24,12 +24,12 @@ import Stemmer
 from abstain.errors import EmbedderMismatch, NoDatabase, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
 from abstain.query import fts5_query, tokens
+from abstain.records import TermCounts
 from abstain.stores.base import (
     TERM_COUNT_CAP,
     DocumentInfo,
     EmbedderInfo,
     StoredChunk,
-    TermCounts,
     check_staging_id,
     embedder_mismatch,
     vectors_by_chunk,
