@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from abstain.cli.common import fail, print_json, settings_from, store_options
+from abstain.presets import Preset
 
 F = TypeVar("F", bound=Callable[..., Any])
 DATASET_NAMES = ("squad2", "squad2-calibration", "scifact", "rgb", "qags")
@@ -35,7 +36,7 @@ def run_options(func: F) -> F:
         store_options,
         click.option("--embedder", envvar="ABSTAIN_EMBEDDER", metavar="SPEC",
                      help="minilm (default), hashing, or openai:MODEL@BASE_URL."),
-        click.option("--preset", type=click.Choice(["lenient", "balanced", "strict"]),
+        click.option("--preset", type=click.Choice([p.value for p in Preset]),
                      default="balanced", show_default=True, help="Gate thresholds."),
         click.option("--calibration", type=click.Path(exists=True, dir_okay=False),
                      help="Calibration file (as `abstain ask --calibration`)."),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from abstain.errors import LLMError
-from abstain.generate.base import Generator
+from abstain.generate.base import Generator, clarifies
 from abstain.generate.cited import is_question
 from abstain.messages import refusal_message
 from abstain.records import Check, CheckName, Generation, Refusal, RefusalReason, Stage
@@ -33,13 +33,12 @@ def clarification(trace: Trace, generation: Generation) -> Trace:
 def ask_to_clarify(trace: Trace, generator: Generator) -> Trace:
     """Zero hits: the clarify-only prompt (no documents) turns the gate's refusal into a
     question. Any other trace passes through."""
-    clarify = getattr(generator, "clarify", None)
     ended = trace.outcome
-    if (clarify is None or ended is None or ended.refusal is None or trace.hits
+    if (not clarifies(generator) or ended is None or ended.refusal is None or trace.hits
             or not trace.ran("gate")):
         return trace
     try:
-        generation: Generation = clarify(trace.text)
+        generation = generator.clarify(trace.text)
     except LLMError as exc:
         return trace.then(Stage("clarify", calls=exc.calls,
                                 notes=(f"clarify-only prompt failed: {exc}",)))

@@ -50,6 +50,9 @@ _STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
 class ExtractiveGenerator:
     name = "extractive"
     uses_llm = False
+    can_chat = False
+    can_stream = False
+    can_clarify = False
 
     def __init__(self, *, max_sentences: int = 3, max_evidence: int = 5,
                  min_overlap: float = 0.2) -> None:
