@@ -38,11 +38,9 @@ from enum import StrEnum
 from importlib import resources
 
 from abstain.evidence import Evidence
-from abstain.identifiers import nearest, occurs_in
-from abstain.mentions import Kind, Mention, QuestionParts, parse_question, stems
-from abstain.query import STOPWORDS, fold, tokens
+from abstain.mentions import Kind, Mention, QuestionParts, parse_question
 from abstain.records import Check, CheckName, RefusalReason, TermCounts
-from abstain.text import split_sentences, stem
+from abstain.text import STOPWORDS, fold, nearest, occurs_in, split_sentences, stem, stems, tokens
 
 CONTEXT_WEIGHT = 0.3
 """Weight of a word from a context sentence or a soft mention, relative to an asked word."""

@@ -22,8 +22,9 @@ from typing import Any
 from abstain.errors import ConfigError
 from abstain.evidence import Evidence
 from abstain.fuse import RRF_K, max_fused_score
-from abstain.query import query_terms, tokens
+from abstain.query import query_terms
 from abstain.records import AnswerFeatures as AnswerFeatures
+from abstain.text import tokens
 
 DISTANCE_CEILING = 0.65
 

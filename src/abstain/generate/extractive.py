@@ -25,10 +25,9 @@ from collections.abc import Sequence
 
 from abstain.align import AskedType, holds
 from abstain.evidence import Evidence
-from abstain.mentions import Mention, parse_question, stems
-from abstain.query import STOPWORDS, tokens
+from abstain.mentions import Mention, parse_question
 from abstain.records import Generation, Sentence
-from abstain.text import split_sentences, stem
+from abstain.text import STOPWORDS, split_sentences, stem, stems, tokens
 
 RANK_DECAY = 0.15
 """Evidence n's sentences score 1 / (1 + RANK_DECAY·(n − 1)) of the same sentence at [1]."""

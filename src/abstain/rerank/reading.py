@@ -23,10 +23,10 @@ from typing import Protocol
 import numpy as np
 
 from abstain.evidence import Evidence, ReadWindow
-from abstain.query import query_terms, tokens
+from abstain.query import query_terms
 from abstain.rerank.reader import sigmoid
 from abstain.rerank.windows import windowed_sentences
-from abstain.text import stem
+from abstain.text import stem, tokens
 
 READ_CHUNKS = 3
 """Kept chunks read: the answer is built from the first few."""
