@@ -42,6 +42,7 @@ from abstain.retrieve import Retrieval, Retriever, retrieve
 from abstain.score import score
 from abstain.stores import Store, open_store
 from abstain.stores.base import check_workspace
+from abstain.terminology import Terminology, clarify, consult
 from abstain.trace import Trace, answer_of
 from abstain.validate import validate
 from abstain.verify import LexicalVerifier, Strictness, Verifier
@@ -67,6 +68,7 @@ class Pipeline:
                  reading: ReadingOptions | None = None,
                  llm: LLMOptions | None = None,
                  observation: ObservationOptions | None = None,
+                 vocabulary: bool = True,
                  **shorthands: Any) -> None:
         """``generator``: the extractive answerer (default) or an LLM generator. The rest
         comes in four typed groups (:mod:`abstain.pipeline_options`): ``gate``
@@ -74,7 +76,11 @@ class Pipeline:
         reading-level model, a reranker), ``llm`` (verifier, strictness, query rewrite, LLM
         rerank, clarify-only prompt) and ``observation`` (query log, observers). Each of
         their fields is also a keyword of its own: ``Pipeline(store, embedder,
-        strictness="strict", reader=True)``."""
+        strictness="strict", reader=True)``.
+
+        Vocabulary (docs/VOCABULARY.md): with ``vocabulary=True`` the workspace's SKOS
+        vocabulary (``abstain vocab add``) is read before retrieval and after a gate
+        refusal (:mod:`abstain.terminology`)."""
         options = grouped(Options(gate or GateOptions(), reading or ReadingOptions(),
                               llm or LLMOptions(), observation or ObservationOptions()),
                           shorthands)
@@ -97,6 +103,7 @@ class Pipeline:
         self.chunking = chunking or ChunkingConfig()
         self.paraphraser = paraphraser
         self.retriever = Retriever(store, embedder, self.retrieval)
+        self.terminology = _resolve_terminology(store) if vocabulary else None
         # -- reading-level model: reads the kept evidence; an optional reranker --
         self.reader = _resolve_reader(r.reader)
         self.reranker = r.reranker
@@ -197,12 +204,13 @@ class Pipeline:
         return self.observe(answer_of(trace))
 
     def gate_question(self, question: str, workspace: str) -> Trace:
-        """The path up to the gate: validate -> [LLM query rewrite] -> retrieve [-> rerank]
-        -> score -> gate [+ the reader's reading] [-> clarify-only prompt on zero hits | -> LLM
-        rerank]. Nothing is
+        """The path up to the gate: validate -> vocabulary -> [LLM query rewrite] -> retrieve
+        [-> rerank] -> score -> gate [+ the reader's reading] [-> unknown term] [-> clarify-only
+        prompt on zero hits | -> LLM rerank]. Nothing is
         generated yet; the stream and the server call this, then generate their own way."""
         trace = validate(question, workspace, generator=self.generator.name,
                          max_chars=self.max_question_chars)
+        trace = consult(trace, self.terminology)  # terms first (abstain.terminology)
         if self.rewrite_query:
             trace = rewrite(trace, self.chat_model)
         trace = retrieve(trace, self.retriever, top_k=self.retrieval.top_k,
@@ -213,6 +221,7 @@ class Pipeline:
         trace = gate(trace, self.gate, min_confidence=self.calibration.gate_threshold,
                      known_identifiers=lambda: self.store.identifiers(workspace),
                      reader=self.reader, reading_calibration=self.reading_calibration)
+        trace = clarify(trace, self.terminology)  # an unknown term: ask, don't guess
         if self.clarify_on_empty and self.generator.uses_llm:
             trace = ask_to_clarify(trace, self.generator)
         if self.llm_rerank is not None:
@@ -240,6 +249,13 @@ class Pipeline:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def _resolve_terminology(store: Store) -> Terminology | None:
+    from abstain.vocabulary import find_vocabulary
+
+    vocabulary = find_vocabulary(store)
+    return None if vocabulary is None else Terminology(vocabulary, store)
 
 
 def _resolve_reader(reader: bool | PairLogits) -> PairLogits | None:

@@ -224,8 +224,10 @@ def _register() -> None:
     from abstain.cli.log import log_group
     from abstain.cli.pg import pg
     from abstain.cli.serve import keys, serve
+    from abstain.cli.vocab import vocab_group
 
-    for command in (ask, demo, eval_cmd, calibrate, serve, keys, config, pg, log_group):
+    for command in (ask, demo, eval_cmd, calibrate, serve, keys, config, pg, log_group,
+                    vocab_group):
         cli.add_command(command)
 
 
