@@ -1,7 +1,8 @@
 """Errors raised by abstain.
 
 A refusal is *not* an error: it is a normal :class:`~abstain.answer.Answer`
-with ``answered=False``. Exceptions are for things a caller must fix::
+with ``answered=False``. With :mod:`abstain.records`, the bottom layer of the package.
+Exceptions are for things a caller must fix::
 
     AbstainError
     ├── ConfigError              bad settings, incompatible options (also a ValueError)
@@ -23,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from abstain.answer import LLMCall
+    from abstain.records import LLMCall
 
 
 class AbstainError(Exception):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import re
 
+from abstain.records import RefusalReason
+
 LANGUAGES = ("en", "de", "fr", "es", "nl", "tr", "zh")
 
 # A refusal message is the base sentence for the language plus, where the
@@ -144,28 +146,29 @@ def refusal_message(reason: str, language: str, **fields: object) -> str:
     ``answer_type_missing``; ``term`` (and ``near``, the known terms close to it) make the
     clarifying question of ``unknown_term``."""
     lang = language if language in LANGUAGES else "en"
-    if reason == "unknown_entity" and fields.get("entity"):
+    if reason == RefusalReason.UNKNOWN_ENTITY and fields.get("entity"):
         return f"{_NOT_FOUND[lang].format(**fields)} {_BASE[lang]}"
-    if reason == "entity_not_in_evidence" and fields.get("entity"):
+    if reason == RefusalReason.ENTITY_NOT_IN_EVIDENCE and fields.get("entity"):
         return f"{_NOT_IN_EVIDENCE[lang].format(**fields)} {_BASE[lang]}"
-    if reason == "low_coverage" and fields.get("terms"):
+    if reason == RefusalReason.LOW_COVERAGE and fields.get("terms"):
         return f"{_MISSING_TERMS[lang].format(**fields)} {_BASE[lang]}"
-    if reason == "answer_type_missing":
+    if reason == RefusalReason.ANSWER_TYPE_MISSING:
         kind = _KINDS.get(str(fields.get("kind")), _KINDS["number"])[lang]
         return _TYPE_MISSING[lang].format(kind=kind)
-    if reason == "unanswerable":
+    if reason == RefusalReason.UNANSWERABLE:
         return _UNANSWERABLE[lang]
-    if reason == "unknown_term" and fields.get("term"):
+    if reason == RefusalReason.UNKNOWN_TERM and fields.get("term"):
         question = _CLARIFY[lang].format(term=fields["term"])
         near = fields.get("near")
         return f"{question} {_DID_YOU_MEAN[lang].format(terms=near)}" if near else question
-    if reason == "invalid_question":
+    if reason == RefusalReason.INVALID_QUESTION:
         return _INVALID[lang]
-    if reason == "question_too_long":
+    if reason == RefusalReason.QUESTION_TOO_LONG:
         return _TOO_LONG[lang].format(**fields)
-    if reason in ("unsupported", "verification_failed", "low_faithfulness", "not_relevant"):
+    if reason in (RefusalReason.UNSUPPORTED, RefusalReason.VERIFICATION_FAILED,
+                  RefusalReason.LOW_FAITHFULNESS, RefusalReason.NOT_RELEVANT):
         return _UNSUPPORTED[lang]
-    if reason == "llm_error":
+    if reason == RefusalReason.LLM_ERROR:
         return _LLM_ERROR[lang]
     return _BASE[lang]
 

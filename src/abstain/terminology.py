@@ -27,12 +27,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from abstain.answer import AnswerSentence, Check, Citation, Refusal
+from abstain.answer import AnswerSentence, Citation
 from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
-from abstain.identifiers import find_identifiers
-from abstain.mentions import Kind, parse_question, stems
+from abstain.mentions import Kind, parse_question
 from abstain.messages import refusal_message
+from abstain.records import Check, CheckName, Refusal, RefusalReason
 from abstain.stores.vocab_base import Concept, LabelKind, LabelMatch, LangText, pick
+from abstain.text import find_identifiers, stems
 from abstain.trace import Outcome, Stage, Trace, ms_since
 from abstain.vocabulary.near import near_concepts
 from abstain.vocabulary.questions import Span, asked_term, spans, term_keys
@@ -109,7 +110,7 @@ def _defined(trace: Trace, concept: Concept, match: LabelMatch, term: str,
     naming = _naming(concept, trace.workspace, terms)
     follow = (f"; documents that name it follow: {', '.join(e.source for e in naming)}"
               if naming else "")
-    check = Check("vocabulary", True, term, "a concept of the vocabulary",
+    check = Check(CheckName.VOCABULARY, True, term, "a concept of the vocabulary",
                   f"{term!r} is the {match.kind.value} label ({match.lang or 'no language'}) of "
                   f"<{concept.uri}> in vocabulary {match.vocabulary!r}; answered with its "
                   f"definition ({definition.lang or 'no language'}){follow}")
@@ -189,7 +190,7 @@ def _normalised(trace: Trace, found: list[Span], by_key: dict[str, list[LabelMat
     known = [f"{s.text} <{m.uri}>" for s, m in chosen if (s, m) not in renamed]
     detail = "; ".join([*(f"read {x}" for x in reversed(shown)),
                         *(f"known: {x}" for x in known)])
-    check = Check("vocabulary", True, len(chosen), None, detail)
+    check = Check(CheckName.VOCABULARY, True, len(chosen), None, detail)
     stage = Stage("vocabulary", timings_ms=(("vocabulary_ms", ms_since(started)),),
                   checks=(check,), notes=tuple(notes))
     if text == trace.text:
@@ -215,14 +216,14 @@ def clarify(trace: Trace, terms: Terminology | None) -> Trace:
         return trace
     near = near_concepts(terms.vocabulary, trace.workspace, unknown)
     labels = tuple(dict.fromkeys(n.concept.pref_label(trace.language) for n in near))
-    message = refusal_message("unknown_term", trace.language, term=unknown,
+    message = refusal_message(RefusalReason.UNKNOWN_TERM, trace.language, term=unknown,
                               near=", ".join(labels))
-    refusal = Refusal("unknown_term", message, labels, (unknown,))
+    refusal = Refusal(RefusalReason.UNKNOWN_TERM, message, labels, (unknown,))
     detail = (f"{unknown!r} is in no vocabulary of the workspace and no document; nearest: "
               + (", ".join(f"{n.concept.pref_label(trace.language)} <{n.concept.uri}> "
                            f"({n.why} {n.score:.2f})" for n in near) or "none"))
-    check = Check("known_term", False, unknown, "in the vocabulary or the documents", detail,
-                  "unknown_term")
+    check = Check(CheckName.KNOWN_TERM, False, unknown, "in the vocabulary or the documents",
+                  detail, RefusalReason.UNKNOWN_TERM)
     stage = Stage("vocabulary", timings_ms=(("vocabulary_ms", ms_since(started)),),
                   checks=(check,), notes=(f"the refusal {outcome.refusal.reason} became "
                                           "unknown_term: a clarifying question",))

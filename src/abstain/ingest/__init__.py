@@ -29,11 +29,11 @@ import numpy as np
 from abstain.embed.base import Embedder, embed_texts
 from abstain.errors import IngestError, InputError, SourceConflict
 from abstain.evidence import Chunk, ChunkKind, Document
-from abstain.identifiers import find_identifiers
 from abstain.ingest.chunk import ChunkingConfig, iter_chunks, paraphrase_chunks
 from abstain.ingest.parse import SUPPORTED_SUFFIXES, ParsedDocument, parse_file, parse_string
 from abstain.ingest.sources import FileSource, Skip, check_paths_exist, iter_sources, roots
 from abstain.stores.base import DocumentInfo, EmbedderInfo, Store, check_workspace
+from abstain.text import find_identifiers
 
 Paraphraser = Callable[[Chunk], Sequence[str]]
 """Returns paraphrases / hypothetical questions for one child chunk (e.g. from an LLM)."""

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from abstain.generate.prompts import approx_tokens
 from abstain.messages import clarified_term
+from abstain.records import RefusalReason
 from abstain.server import answering
 from abstain.server.ask import known_workspace, open_stream
 from abstain.server.auth import api_key
@@ -37,7 +38,7 @@ from abstain.server.state import services
 from abstain.stream import Event
 from abstain.terminology import reply_to_clarification
 
-CLARIFYING = "unknown_term"
+CLARIFYING = RefusalReason.UNKNOWN_TERM
 """The refusal reason whose message is a question to the user (abstain.terminology)."""
 
 router = APIRouter(prefix="/v1", tags=["openai"])

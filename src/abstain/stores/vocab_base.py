@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
-from abstain.query import STOPWORDS
-from abstain.tokens import tokens
+from abstain.text import STOPWORDS, tokens
 
 
 class LabelKind(StrEnum):

@@ -28,7 +28,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from abstain.stores.vocab_base import Concept
 from abstain.testing.loopback import LoopbackServer
-from abstain.tokens import fold
+from abstain.text import fold
 from abstain.vocabulary.skos import parse
 
 

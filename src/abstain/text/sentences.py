@@ -1,24 +1,17 @@
-"""Text helpers shared by every stage: cleaning, sentence splitting and stemming.
+"""Sentences: cleaning, splitting and truncating text.
 
-One sentence splitter and one stemmer serve chunking, the extractive answerer,
-the reader's windows, the verifier and the gate, so that "a sentence" and "the
-same word" mean the same thing everywhere:
-
-* sentences come from ``sentencex`` (Wikimedia's rule-based segmenter: it knows
-  abbreviations and splits CJK text after 。！？ without any whitespace), run per
-  block, so paragraphs and list items never run into each other;
-* stems come from the Snowball English stemmer (``PyStemmer``, the C build of
-  Snowball; the same family as the Porter stemmer of the SQLite keyword arm), so
-  "released" and "release" are stem-equal and "QueuePool" is not "queue".
+One sentence splitter serves chunking, the extractive answerer, the reader's windows, the
+verifier and the gate, so that "a sentence" means the same thing everywhere. Sentences come
+from ``sentencex`` (Wikimedia's rule-based segmenter: it knows abbreviations and splits CJK
+text after 。！？ without any whitespace), run per block, so paragraphs and list items never
+run into each other.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 
 import sentencex
-import Stemmer
 
 _BLOCKS = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)|\n\s*[-=~^]{3,}\s*(?:\n|$)")
 """Blank lines, list items and the underline of a plain-text heading end a sentence."""
@@ -27,7 +20,6 @@ _INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)|(?<=\b[eE]\.[gG])\.|(?<=\b[iI]\.[eE])\
                         r"(?=\s+[a-z(])|(?<=\bvs)\.|(?<=\bcf)\.")
 _MASK = "\ue000"
 """Stands in for a full stop inside a word (``module.Class``, ``v2.3.1``) while splitting."""
-_STEMMER = Stemmer.Stemmer("english")
 SENTENCE_LANGUAGE = "en"
 """sentencex's rules for English also end sentences at CJK full stops."""
 
@@ -51,14 +43,6 @@ def split_sentences(text: str) -> list[str]:
             if sentence:
                 sentences.append(sentence)
     return sentences
-
-
-@functools.lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """The Snowball (English) stem of one folded word; digits and codes are kept as they are."""
-    if not word.isalpha():
-        return word
-    return str(_STEMMER.stemWord(word))
 
 
 def truncate(text: str, limit: int) -> str:
