@@ -100,8 +100,7 @@ FORMATS = (
     Format("reStructuredText", (".rst", ".rest"), _read_rst, "docutils", "formats"),
     Format("Word", (".docx",), _read_docx, "python-docx", "formats"),
     Format("Jupyter notebook", (".ipynb",), _read_notebook, "json (standard library)"),
-    Format("e-mail", (".eml", ".mbox"), _read_mail, "email, mailbox (standard library)",
-           streamed=True),
+    Format("e-mail", (".eml", ".mbox"), _read_mail, "email, mailbox (standard library)"),
     Format("CSV", (".csv", ".tsv"), _read_csv, "csv (standard library)", streamed=True),
 )
 _BY_SUFFIX = {suffix: f for f in FORMATS for suffix in f.suffixes}

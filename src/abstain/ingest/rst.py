@@ -54,7 +54,7 @@ def parse_rst(text: str, *, fallback_title: str) -> ParsedDocument:
     _register_unknown(text)
     settings = {"report_level": 5, "halt_level": 5, "warning_stream": io.StringIO(),
                 "file_insertion_enabled": False, "raw_enabled": False,
-                "doctitle_xform": False, "sectsubtitle_xform": False,
+                "doctitle_xform": False, "sectsubtitle_xform": False, "docinfo_xform": False,
                 "syntax_highlight": "none", "input_encoding": "unicode"}
     try:
         tree = publish_doctree(text, settings_overrides=settings)
@@ -191,7 +191,7 @@ def _generic_directive() -> Any:
         def __missing__(self, key: str) -> Any:
             return directives.unchanged
 
-    class Generic(Directive):
+    class Generic(Directive):  # type: ignore[misc]
         has_content = True
         optional_arguments = 1
         final_argument_whitespace = True
@@ -208,9 +208,9 @@ def _generic_directive() -> Any:
             if name.split(":")[-1].startswith("auto"):
                 return [nodes.paragraph("", argument)] if argument else []
             if name in VERSION_DIRECTIVES:
-                version, _, rest = argument.partition(" ")
-                out.append(nodes.paragraph("", f"{VERSION_DIRECTIVES[name]} {version}."
-                                           + (f" {rest}" if rest else "")))
+                version, rest = [*argument.split(None, 1), ""][:2]
+                out.append(nodes.paragraph("", f"{VERSION_DIRECTIVES[name]} {version}"
+                                           + (f": {rest}" if rest else ".")))
             elif argument:
                 out.append(nodes.paragraph("", argument))
             if self.content:
