@@ -21,7 +21,7 @@ from typing import Any
 
 from abstain.errors import IngestError
 from abstain.ingest.blocks import ParsedDocument, SectionBuilder, one_line, table_row
-from abstain.ingest.parse import parse_text
+from abstain.ingest.plain import parse_text
 
 HEADERS = ("from", "to", "cc", "date", "subject")
 _ATTRIBUTION = re.compile(r"^(on .{0,200}wrote:|.{0,80}schrieb:|le .{0,200}a écrit ?:)\s*$",

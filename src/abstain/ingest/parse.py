@@ -11,27 +11,18 @@ installed is skipped with the ``pip install`` that brings it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from abstain.errors import IngestError, MissingDependency
-from abstain.ingest.blocks import (
-    Block,
-    ParsedDocument,
-    SectionBuilder,
-    list_item,
-    one_line,
-    paragraph,
-)
-from abstain.ingest.blocks import (
-    Section as Section,
-)
+from abstain.ingest.blocks import ParsedDocument
+from abstain.ingest.blocks import Section as Section
 from abstain.ingest.markup import parse_html, parse_markdown
+from abstain.ingest.plain import parse_pdf, parse_text
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
-"""Files read whole are refused past this; streamed formats (CSV, mbox) are not."""
+"""Files read whole are refused past this; streamed formats (CSV) are not."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +84,7 @@ def _read_csv(path: Path) -> ParsedDocument:
 
 FORMATS = (
     Format("Markdown", (".md", ".markdown"), _read_markdown, "markdown-it-py"),
-    Format("plain text", (".txt",), _text_reader(lambda t, **kw: parse_text(t, **kw)),
+    Format("plain text", (".txt",), _text_reader(parse_text),
            "abstain (setext headings, lists, paragraphs)"),
     Format("HTML", (".html", ".htm"), _text_reader(parse_html), "BeautifulSoup"),
     Format("PDF", (".pdf",), _read_pdf, "pypdf"),
@@ -148,106 +139,3 @@ def decode_text(data: bytes, source: str) -> str:
         raise IngestError(source, f"not UTF-8 text (invalid byte 0x{data[exc.start]:02x} at "
                                   f"offset {exc.start}); convert it first, e.g. "
                                   "iconv -f latin1 -t utf-8 FILE > FILE.utf8") from exc
-
-
-_UNDERLINE = re.compile(r"(=+|-+)\s*")
-_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s+(?P<text>.*)")
-
-
-def parse_text(text: str, *, fallback_title: str) -> ParsedDocument:
-    """Paragraphs split at blank lines, wrapped lines joined; a line underlined with
-    ``===`` or ``---`` is a heading (level 1, 2); ``- `` / ``1. `` lines are list items."""
-    builder = SectionBuilder()
-    for chunk in re.split(r"\n\s*\n", text.replace("\r\n", "\n")):
-        lines = [line for line in chunk.split("\n") if line.strip()]
-        if len(lines) >= 2 and _UNDERLINE.fullmatch(lines[1].strip()) and len(lines[0]) < 120:
-            builder.heading(1 if lines[1].strip()[0] == "=" else 2, lines[0])
-            lines = lines[2:]
-        builder.extend(_text_blocks(lines))
-    return ParsedDocument(title=builder.first_heading or fallback_title,
-                          sections=builder.build())
-
-
-def _text_blocks(lines: list[str]) -> list[Block | None]:
-    groups: list[tuple[bool, list[str]]] = []  # (is an item, its lines)
-    for line in lines:
-        item = _ITEM.fullmatch(line)
-        if item is not None:
-            groups.append((True, [item["text"]]))
-        elif groups and (not groups[-1][0] or line.startswith((" ", "\t"))):
-            groups[-1][1].append(line)  # a wrapped line
-        else:
-            groups.append((False, [line]))
-    blocks: list[Block | None] = []
-    lead = ""
-    for is_item, group in groups:
-        if is_item:
-            blocks.append(list_item(" ".join(group), lead))
-        else:
-            lead = one_line(" ".join(group))
-            blocks.append(paragraph(lead))
-    return blocks
-
-
-def parse_pdf(data: bytes, *, fallback_title: str) -> ParsedDocument:
-    import io
-    import logging
-
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
-
-    logging.getLogger("pypdf").setLevel(logging.ERROR)
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        pages = [page.extract_text() or "" for page in reader.pages]
-        info_title = (reader.metadata.title if reader.metadata else None) or ""
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
-        raise IngestError(fallback_title, f"not a readable PDF ({exc})") from exc
-    builder = SectionBuilder()
-    for page in pages:
-        for block in _pdf_blocks(page):
-            if _looks_like_heading(block):
-                builder.heading(2, block)
-            elif block.startswith(("- ", "• ")):
-                builder.add(list_item(block[2:]))
-            else:
-                builder.add(paragraph(block))
-    sections = builder.build()
-    if not sections:
-        raise IngestError(fallback_title, "the PDF has no extractable text (scanned image?)")
-    title = str(info_title).strip() or fallback_title
-    return ParsedDocument(title=title, sections=sections)
-
-
-def _pdf_blocks(page: str) -> list[str]:
-    """Join wrapped lines into paragraphs; short title-like lines stand alone."""
-    blocks: list[str] = []
-    current: list[str] = []
-    for raw in page.splitlines():
-        line = raw.strip()
-        if not line:
-            if current:
-                blocks.append(" ".join(current))
-                current = []
-            continue
-        if _looks_like_heading(line) or line.startswith(("- ", "• ")):
-            if current:
-                blocks.append(" ".join(current))
-            current = []
-            blocks.append(line)
-            continue
-        current.append(line)
-    if current:
-        blocks.append(" ".join(current))
-    return blocks
-
-
-def _looks_like_heading(line: str) -> bool:
-    words = line.split()
-    return (
-        0 < len(words) <= 8
-        and len(line) <= 70
-        and not line.endswith((".", ",", ";", ":", ")"))
-        and line[0].isupper()
-        and sum(w[0].isupper() or not w[0].isalpha() for w in words) >= max(1, len(words) // 2)
-    )
