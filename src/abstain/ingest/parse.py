@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from abstain.errors import IngestError, MissingDependency
 from abstain.ingest.blocks import ParsedDocument
@@ -114,6 +114,22 @@ def parse_file(path: Path) -> ParsedDocument:
         raise IngestError(str(path), f"reading {fmt.name} needs {hint}") from exc
     except OSError as exc:
         raise IngestError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+
+
+def parse_bytes(data: bytes, name: str) -> ParsedDocument:
+    """An uploaded file's bytes, parsed by its name's suffix as :func:`parse_file` would;
+    reasons name ``name``, not the temporary file."""
+    import tempfile
+
+    suffix = PurePosixPath(name).suffix.lower()
+    with tempfile.TemporaryDirectory(prefix="abstain-upload-") as folder:
+        path = Path(folder) / f"{PurePosixPath(name).stem or 'upload'}{suffix}"
+        path.write_bytes(data)
+        try:
+            parsed = parse_file(path)
+            return ParsedDocument(parsed.title, tuple(parsed.sections), parsed.metadata)
+        except IngestError as exc:
+            raise IngestError(name, exc.reason) from exc
 
 
 def parse_string(text: str, *, name: str = "text", fmt: str = "md") -> ParsedDocument:
