@@ -136,6 +136,24 @@ def test_docx_headings_lists_and_tables(tmp_path: Path) -> None:
                           ("table_row", "- Supplier: Acme; Terms: 30 days")]
 
 
+def test_pptx_slides_are_sections(tmp_path: Path) -> None:
+    pptx = pytest.importorskip("pptx")
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Quarterly plan"
+    body = slide.placeholders[1].text_frame
+    body.text = "Goals:"
+    item = body.add_paragraph()
+    item.text = "Ship 5.2 by March."
+    item.level = 1
+    f = tmp_path / "plan.pptx"
+    deck.save(str(f))
+    doc = parse_file(f)
+    assert kinds(doc) == [("heading", "Quarterly plan"), ("paragraph", "Goals:"),
+                          ("list_item", "- Ship 5.2 by March.")]
+    assert doc.sections[0].blocks[2].lead == "Goals:"
+
+
 def test_notebook_cells_without_outputs(tmp_path: Path) -> None:
     nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         {"cell_type": "markdown", "metadata": {}, "source": ["# Tutorial\n", "\n", "Load it:"]},

@@ -2,18 +2,20 @@
 
 Every format is parsed by a well-kept library (docs/INGEST.md has the table):
 markdown-it-py (Markdown), BeautifulSoup (HTML), pypdf (PDF), PyYAML (front matter),
-docutils (reStructuredText) and python-docx (Word) from the ``formats`` extra, the
-standard library for notebooks, e-mail and CSV. Text must be UTF-8: anything else is an
-:class:`~abstain.errors.IngestError` that says how to convert it, for files given to the
-CLI and for HTTP uploads alike (:func:`decode_text`). A file whose parser is not
-installed is skipped with the ``pip install`` that brings it.
+docutils (reStructuredText), python-docx (Word) and python-pptx (PowerPoint) from
+the ``formats`` extra, the standard library for notebooks, e-mail and CSV. Text must be
+UTF-8: anything else is an :class:`~abstain.errors.IngestError` that says how to convert
+it, for files given to the CLI and for HTTP uploads alike (:func:`decode_text`). A file
+whose parser is not installed is skipped with the ``pip install`` that brings it.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import cast
 
 from abstain.errors import IngestError, MissingDependency
 from abstain.ingest.blocks import ParsedDocument
@@ -58,41 +60,31 @@ def _read_rst(path: Path) -> ParsedDocument:
     return parse_rst(decode_text(path.read_bytes(), str(path)), fallback_title=path.stem)
 
 
-def _read_docx(path: Path) -> ParsedDocument:
-    from abstain.ingest.office import read_docx
-
-    return read_docx(path)
-
-
-def _read_notebook(path: Path) -> ParsedDocument:
-    from abstain.ingest.notebook import read_notebook
-
-    return read_notebook(path)
+def _lazy(module: str, name: str) -> Callable[[Path], ParsedDocument]:
+    """``module.name(path)``, the module imported on first use (its library with it)."""
+    def read(path: Path) -> ParsedDocument:
+        reader = getattr(importlib.import_module(module), name)
+        return cast(ParsedDocument, reader(path))
+    return read
 
 
-def _read_mail(path: Path) -> ParsedDocument:
-    from abstain.ingest.mail import read_mail
-
-    return read_mail(path)
-
-
-def _read_csv(path: Path) -> ParsedDocument:
-    from abstain.ingest.tabular import read_csv
-
-    return read_csv(path)
-
-
+_STDLIB = "(standard library)"
 FORMATS = (
     Format("Markdown", (".md", ".markdown"), _read_markdown, "markdown-it-py"),
-    Format("plain text", (".txt",), _text_reader(parse_text),
-           "abstain (setext headings, lists, paragraphs)"),
+    Format("plain text", (".txt",), _text_reader(parse_text), "abstain"),
     Format("HTML", (".html", ".htm"), _text_reader(parse_html), "BeautifulSoup"),
     Format("PDF", (".pdf",), _read_pdf, "pypdf"),
     Format("reStructuredText", (".rst", ".rest"), _read_rst, "docutils", "formats"),
-    Format("Word", (".docx",), _read_docx, "python-docx", "formats"),
-    Format("Jupyter notebook", (".ipynb",), _read_notebook, "json (standard library)"),
-    Format("e-mail", (".eml", ".mbox"), _read_mail, "email, mailbox (standard library)"),
-    Format("CSV", (".csv", ".tsv"), _read_csv, "csv (standard library)", streamed=True),
+    Format("Word", (".docx",), _lazy("abstain.ingest.office", "read_docx"), "python-docx",
+           "formats"),
+    Format("PowerPoint", (".pptx",), _lazy("abstain.ingest.office", "read_pptx"),
+           "python-pptx", "formats"),
+    Format("Jupyter notebook", (".ipynb",), _lazy("abstain.ingest.notebook", "read_notebook"),
+           f"json {_STDLIB}"),
+    Format("e-mail", (".eml", ".mbox"), _lazy("abstain.ingest.mail", "read_mail"),
+           f"email, mailbox {_STDLIB}"),
+    Format("CSV", (".csv", ".tsv"), _lazy("abstain.ingest.tabular", "read_csv"),
+           f"csv {_STDLIB}", streamed=True),
 )
 _BY_SUFFIX = {suffix: f for f in FORMATS for suffix in f.suffixes}
 SUPPORTED_SUFFIXES = tuple(_BY_SUFFIX)
