@@ -55,9 +55,10 @@ def _read_pdf(path: Path) -> ParsedDocument:
 
 
 def _read_rst(path: Path) -> ParsedDocument:
-    from abstain.ingest.rst import parse_rst
+    from abstain.ingest.rst import folder_labels, parse_rst
 
-    return parse_rst(decode_text(path.read_bytes(), str(path)), fallback_title=path.stem)
+    return parse_rst(decode_text(path.read_bytes(), str(path)), fallback_title=path.stem,
+                     labels=folder_labels(path.parent))
 
 
 def _lazy(module: str, name: str) -> Callable[[Path], ParsedDocument]:

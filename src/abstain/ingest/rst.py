@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 from typing import Any
 
 from abstain.errors import IngestError
@@ -34,6 +35,8 @@ from abstain.ingest.markup import item_block
 
 _ROLE = re.compile(r":([A-Za-z][\w.+-]*(?::[\w.+-]+)*):`")
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+([A-Za-z][\w.+-]*(?::[\w.+-]+)*)::", re.MULTILINE)
+_LABEL = re.compile(r"\.\.\s+_([^:`]+):\s*")
+_ADORNMENT = re.compile(r"([=\-~^\"'`#*+<>:._])\1{2,}\s*")
 _EXPLICIT_TITLE = re.compile(r"(?s)(.*?)\s*<([^<>]*)>")
 CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
                              "testoutput", "ipython", "jupyter-execute", "prompt"})
@@ -47,7 +50,10 @@ VERSION_DIRECTIVES = {"versionadded": "New in version", "versionchanged": "Chang
                       "version"}
 
 
-def parse_rst(text: str, *, fallback_title: str) -> ParsedDocument:
+def parse_rst(text: str, *, fallback_title: str, labels: dict[str, str] | None = None
+              ) -> ParsedDocument:
+    """``labels`` maps the ``.. _label:`` targets of other pages to their section titles
+    (:func:`folder_labels`), for ``:ref:`` across pages."""
     from docutils import nodes
     from docutils.core import publish_doctree
 
@@ -62,9 +68,10 @@ def parse_rst(text: str, *, fallback_title: str) -> ParsedDocument:
         raise IngestError(fallback_title, f"not readable reStructuredText ({exc})") from exc
     for node in list(tree.findall(lambda n: isinstance(
             n, nodes.problematic | nodes.system_message | nodes.comment
-            | nodes.substitution_definition | nodes.target | nodes.image | nodes.raw))):
-        node.parent.remove(node)
-    _resolve_refs(tree, nodes)
+            | nodes.substitution_definition | nodes.target | nodes.image | nodes.raw)
+            or (isinstance(n, nodes.topic) and "contents" in n["classes"]))):
+        node.parent.remove(node)  # a table of contents is no content
+    _resolve_refs(tree, nodes, labels or {})
     builder = SectionBuilder()
     _walk(tree, builder, 0, nodes)
     return ParsedDocument(title=builder.first_heading or fallback_title,
@@ -129,9 +136,10 @@ def _table(node: Any, builder: SectionBuilder, nodes: Any) -> None:
         builder.add(table_row(header, [e.astext() for e in row.children]))
 
 
-def _resolve_refs(tree: Any, nodes: Any) -> None:
-    """``:ref:`label``` shows the title of the section ``label`` marks on this page."""
-    titles: dict[str, str] = {}
+def _resolve_refs(tree: Any, nodes: Any, labels: dict[str, str]) -> None:
+    """``:ref:`label``` shows the title of the section ``label`` marks, on this page or
+    (``labels``) another."""
+    titles: dict[str, str] = {k.lower(): v for k, v in labels.items()}
     for section in tree.findall(nodes.section):
         title = section.next_node(nodes.title)
         for name in (*section["names"], *section["ids"]):
@@ -142,6 +150,28 @@ def _resolve_refs(tree: Any, nodes: Any) -> None:
         if label:
             shown = titles.get(label.lower()) or titles.get(label.lower().replace("_", "-"))
             ref.parent.replace(ref, nodes.Text(shown or _humanise(label)))
+
+
+def folder_labels(folder: Path, limit: int = 500) -> dict[str, str]:
+    """The ``.. _label:`` targets of the ``.rst`` pages in ``folder`` and the titles of
+    the sections they mark (read line by line, not parsed; at most ``limit`` pages)."""
+    labels: dict[str, str] = {}
+    for page in sorted(folder.glob("*.rst"))[:limit]:
+        try:
+            lines = page.read_text(encoding="utf-8-sig").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        pending: list[str] = []
+        for n, line in enumerate(lines):
+            target = _LABEL.fullmatch(line)
+            if target:
+                pending.append(target.group(1))
+            elif pending and line.strip() and not _ADORNMENT.fullmatch(line):
+                below = lines[n + 1] if n + 1 < len(lines) else ""
+                if _ADORNMENT.fullmatch(below):
+                    labels.update(dict.fromkeys(pending, line.strip()))
+                pending = []
+    return labels
 
 
 def _humanise(label: str) -> str:
