@@ -94,6 +94,19 @@ def test_rst_sections_units_roles_and_directives(tmp_path: Path) -> None:
         ("table_row", "- Code: E1003; Meaning: token expired")]
 
 
+def test_rst_refs_across_pages_and_no_table_of_contents(tmp_path: Path) -> None:
+    (tmp_path / "api.rst").write_text("API\n===\n\n.. contents::\n\n.. _api_counts:\n\n"
+                                      "Cached counts\n-------------\n\nCounts are cached.\n")
+    (tmp_path / "cli.rst").write_text("CLI\n===\n\nSee :ref:`api_counts` and "
+                                      ":ref:`the docs <api_counts>`.\n")
+    api = parse_file(tmp_path / "api.rst")
+    assert kinds(api) == [("heading", "API"), ("heading", "Cached counts"),
+                          ("paragraph", "Counts are cached.")]
+    cli = parse_file(tmp_path / "cli.rst")
+    assert kinds(cli) == [("heading", "CLI"),
+                          ("paragraph", "See Cached counts and the docs.")]
+
+
 def test_setext_and_plain_text_headings_and_lists() -> None:
     doc = parse_string("Guide\n=====\n\nIntro line one\nwrapped here.\n\nSteps:\n- first\n"
                        "- second\n\nDetails\n-------\n\nMore.\n", name="g.txt", fmt="txt")

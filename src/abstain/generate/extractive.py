@@ -15,8 +15,9 @@ does not answer it).
 Sentences are the chunk's units (:func:`abstain.text.split_units`): a list item,
 definition, table row or code block is quoted whole, and never next to another
 such unit of the same passage (one row's answer carries no other row's value). A
-heading is quoted only when it carries the date, number or name asked for ("When
-was 5.2.0 released?" from the heading "5.2.0 — 2025-02-11").
+heading is quoted only when it carries the date, number or name asked for and no
+sentence of the text does ("When was 5.2.0 released?" from the heading
+"5.2.0 — 2025-02-11").
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class ExtractiveGenerator:
         asked = set(stems(question))
         typed_as = AskedType.of(parts)
         scored: list[tuple[float, bool, int, int, str, bool]] = []
+        from_headings: set[tuple[int, int]] = set()
         for n, ev in enumerate(evidence[: self.max_evidence], start=1):
             label = ev.label
             label_stems = set(stems(label))
@@ -72,12 +74,16 @@ class ExtractiveGenerator:
                 if overlap < self.min_overlap:
                     continue
                 typed = typed_as is not None and typed_as.carried_by(sentence)
-                if sentence in headings and not typed:
-                    continue
+                if sentence in headings:
+                    if not typed:
+                        continue
+                    from_headings.add((n, position))
                 scored.append((overlap / (1 + RANK_DECAY * (n - 1)), typed, n, position,
                                sentence, unit.whole))
         if any(s[1] for s in scored):
             scored = [s for s in scored if s[1]]
+        if any((s[2], s[3]) not in from_headings for s in scored):
+            scored = [s for s in scored if (s[2], s[3]) not in from_headings]
         best: list[tuple[float, bool, int, int, str, bool]] = []
         for candidate in sorted(scored, key=lambda s: -s[0]):
             if len(best) == self.max_sentences or (
