@@ -167,6 +167,34 @@ def test_pptx_slides_are_sections(tmp_path: Path) -> None:
     assert doc.sections[0].blocks[2].lead == "Goals:"
 
 
+def test_pdf_outline_entries_are_headings(tmp_path: Path) -> None:
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=12)
+    pdf.start_section("retention policy for backups")
+    pdf.multi_cell(0, 8, "retention policy for backups", new_x="LMARGIN", new_y="NEXT")
+    pdf.multi_cell(0, 8, "backups are kept for thirty days.", new_x="LMARGIN", new_y="NEXT")
+    f = tmp_path / "r.pdf"
+    pdf.output(str(f))
+    doc = parse_file(f)
+    assert [s.heading_path for s in doc.sections] == [("retention policy for backups",)]
+
+
+def test_password_protected_pdf_is_skipped_as_such(pipe: Pipeline, tmp_path: Path) -> None:
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.set_encryption(owner_password="owner", user_password="secret")
+    pdf.add_page()
+    pdf.set_font("helvetica", size=12)
+    pdf.multi_cell(0, 8, "Secret text.")
+    f = tmp_path / "locked.pdf"
+    pdf.output(str(f))
+    report = pipe.ingest([f])
+    assert report.skipped == [(str(f), "a password-protected PDF; save an unprotected copy "
+                                       "to ingest it")]
+
+
 def test_notebook_cells_without_outputs(tmp_path: Path) -> None:
     nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         {"cell_type": "markdown", "metadata": {}, "source": ["# Tutorial\n", "\n", "Load it:"]},

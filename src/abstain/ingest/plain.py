@@ -2,13 +2,15 @@
 
 Plain text: paragraphs at blank lines, wrapped lines joined; a line underlined with
 ``===`` or ``---`` is a heading; ``- `` / ``* `` / ``1. `` lines are list items led by
-the paragraph before them. PDF: the text layer page by page; short title-like lines
-are headings.
+the paragraph before them. PDF: the text layer page by page; a line that is an entry of
+the PDF's outline (bookmarks) is a heading at the entry's depth, other short title-like
+lines are headings too; a password-protected PDF is skipped as such.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from abstain.errors import IngestError
 from abstain.ingest.blocks import (
@@ -69,14 +71,20 @@ def parse_pdf(data: bytes, *, fallback_title: str) -> ParsedDocument:
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
         reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise IngestError(fallback_title, "a password-protected PDF; save an unprotected "
+                                              "copy to ingest it")
         pages = [page.extract_text() or "" for page in reader.pages]
         info_title = (reader.metadata.title if reader.metadata else None) or ""
+        outline = _outline(reader.outline)
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
         raise IngestError(fallback_title, f"not a readable PDF ({exc})") from exc
     builder = SectionBuilder()
     for page in pages:
-        for block in _pdf_blocks(page):
-            if _looks_like_heading(block):
+        for block in _pdf_blocks(page, outline):
+            if one_line(block) in outline:
+                builder.heading(outline[one_line(block)] + 1, block)
+            elif _looks_like_heading(block):
                 builder.heading(2, block)
             elif block.startswith(("- ", "• ")):
                 builder.add(list_item(block[2:]))
@@ -89,7 +97,21 @@ def parse_pdf(data: bytes, *, fallback_title: str) -> ParsedDocument:
     return ParsedDocument(title=title, sections=sections)
 
 
-def _pdf_blocks(page: str) -> list[str]:
+def _outline(items: Any, depth: int = 1) -> dict[str, int]:
+    """The PDF's outline (bookmarks): each entry's title and depth."""
+    levels: dict[str, int] = {}
+    for item in items or ():
+        if isinstance(item, list):
+            for title, level in _outline(item, depth + 1).items():
+                levels.setdefault(title, level)
+        else:
+            title = one_line(str(getattr(item, "title", "") or ""))
+            if title:
+                levels.setdefault(title, depth)
+    return levels
+
+
+def _pdf_blocks(page: str, outline: dict[str, int]) -> list[str]:
     """Join wrapped lines into paragraphs; short title-like lines stand alone."""
     blocks: list[str] = []
     current: list[str] = []
@@ -100,7 +122,8 @@ def _pdf_blocks(page: str) -> list[str]:
                 blocks.append(" ".join(current))
                 current = []
             continue
-        if _looks_like_heading(line) or line.startswith(("- ", "• ")):
+        if one_line(line) in outline or _looks_like_heading(line) or line.startswith(
+                ("- ", "• ")):
             if current:
                 blocks.append(" ".join(current))
             current = []
