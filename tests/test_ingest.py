@@ -14,6 +14,7 @@ from abstain.ingest.chunk import ChunkingConfig, chunk_document
 from abstain.ingest.parse import parse_file
 from abstain.pipeline import Pipeline
 from abstain.stores.sqlite import SQLiteStore
+from tests.test_ingest_formats import mail_message
 
 
 @pytest.fixture
@@ -70,6 +71,13 @@ def test_pdf_text_is_extracted_with_headings(sample_corpus: Path) -> None:
     ("sheet.xlsx", b"PK\x03\x04", "unsupported"),
     ("binary.txt", b"\x00\x01\x02" * 100, "binary"),
     ("empty.md", b"", "no text"),
+    ("locked.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "password-protected"),
+    ("broken.docx", b"PK\x03\x04 not really a zip", "not a readable Word file"),
+    ("broken.ipynb", b"{\"cells\": [", "invalid JSON"),
+    ("attached.eml", bytes(mail_message("Invoice", None, attachment=True)),
+     "only attachments (invoice.pdf)"),
+    ("empty.csv", b"a,b\n", "no rows"),
+    ("latin.csv", "a,b\ncaf\xe9,1\n".encode("latin-1"), "not UTF-8"),
 ])
 def test_broken_files_are_reported_and_skipped(pipe: Pipeline, tmp_path: Path, name: str,
                                                content: bytes, reason: str) -> None:

@@ -35,10 +35,10 @@ def _check_not_encrypted(path: Path, kind: str, suffix: str) -> None:
 
 
 def read_docx(path: Path) -> ParsedDocument:
+    _check_not_encrypted(path, "Word", ".docx")
     import docx
     from docx.opc.exceptions import PackageNotFoundError
 
-    _check_not_encrypted(path, "Word", ".docx")
     try:
         document = docx.Document(str(path))
         blocks = list(document.iter_inner_content())
@@ -95,10 +95,10 @@ def _table(table: Any, builder: SectionBuilder) -> None:
 
 
 def read_pptx(path: Path) -> ParsedDocument:
+    _check_not_encrypted(path, "PowerPoint", ".pptx")
     import pptx
     from pptx.exc import PackageNotFoundError
 
-    _check_not_encrypted(path, "PowerPoint", ".pptx")
     try:
         deck = pptx.Presentation(str(path))
         slides = list(deck.slides)
