@@ -9,7 +9,7 @@ same word" mean the same thing everywhere:
   between ``FENCE`` lines is one unit, and no sentence runs over a line end;
 * sentences come from ``sentencex`` (Wikimedia's rule-based segmenter: it knows
   abbreviations and splits CJK text after 。！？ without any whitespace), run per
-  block, so paragraphs and list items never run into each other;
+  line, so paragraphs, headings and list items never run into each other;
 * stems come from the Snowball English stemmer (``PyStemmer``, the C build of
   Snowball; the same family as the Porter stemmer of the SQLite keyword arm), so
   "released" and "release" are stem-equal and "QueuePool" is not "queue".
@@ -60,8 +60,9 @@ class Unit:
 
 def split_units(text: str) -> list[Unit]:
     """The quotable units of ``text``: sentences, never across a line end; a list item,
-    definition or table row line whole (its marker dropped); a fenced code block whole
-    (without its fences)."""
+    definition or table row line whole (its marker dropped; a longer one than
+    :data:`UNIT_CHARS` sentence by sentence); a fenced code block whole (without its
+    fences)."""
     units: list[Unit] = []
     lines = text.split("\n")
     i = 0
@@ -75,8 +76,12 @@ def split_units(text: str) -> list[Unit]:
             if body.strip():
                 units.append(Unit(body, whole=True))
             i = end + 1
-        elif (item := _ITEM.match(line)) and len(line) <= UNIT_CHARS:
-            units.append(Unit(line[item.end():].strip() or line, whole=True))
+        elif item := _ITEM.match(line):
+            text = line[item.end():].strip() or line
+            if len(line) <= UNIT_CHARS:
+                units.append(Unit(text, whole=True))
+            else:
+                units.extend(Unit(s) for s in _sentences(text))
         elif line and not _UNDERLINE.fullmatch(line):
             units.extend(Unit(s) for s in _sentences(line))
     return units
