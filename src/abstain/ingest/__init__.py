@@ -29,8 +29,9 @@ import numpy as np
 from abstain.embed.base import Embedder, embed_texts
 from abstain.errors import IngestError, InputError, SourceConflict
 from abstain.evidence import Chunk, ChunkKind, Document
+from abstain.ingest.blocks import ParsedDocument
 from abstain.ingest.chunk import ChunkingConfig, iter_chunks, paraphrase_chunks
-from abstain.ingest.parse import SUPPORTED_SUFFIXES, ParsedDocument, parse_file, parse_string
+from abstain.ingest.parse import SUPPORTED_SUFFIXES, parse_file, parse_string
 from abstain.ingest.sources import FileSource, Skip, check_paths_exist, iter_sources, roots
 from abstain.stores.base import DocumentInfo, EmbedderInfo, Store, check_workspace
 from abstain.text import find_identifiers

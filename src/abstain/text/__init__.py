@@ -13,9 +13,17 @@ Everything is importable from ``abstain.text`` itself.
 from __future__ import annotations
 
 from abstain.text.grammar import find_identifiers, nearest, normalise_identifier, occurs_in
-from abstain.text.sentences import clean, split_sentences, truncate
+from abstain.text.sentences import (
+           FENCE,
+           UNIT_CHARS,
+           Unit,
+           clean,
+           split_sentences,
+           split_units,
+           truncate,
+)
 from abstain.text.words import FRAMING_WORDS, LIGHT_WORDS, STOPWORDS, fold, stem, stems, tokens
 
-__all__ = ["FRAMING_WORDS", "LIGHT_WORDS", "STOPWORDS", "clean", "find_identifiers", "fold",
-           "nearest", "normalise_identifier", "occurs_in", "split_sentences", "stem", "stems",
-           "tokens", "truncate"]
+__all__ = ["FENCE", "FRAMING_WORDS", "LIGHT_WORDS", "STOPWORDS", "UNIT_CHARS", "Unit", "clean",
+           "find_identifiers", "fold", "nearest", "normalise_identifier", "occurs_in",
+           "split_sentences", "split_units", "stem", "stems", "tokens", "truncate"]
