@@ -90,9 +90,15 @@ def text_hash(text: str) -> str:
 
 
 def embedding_text(title: str, chunk: Chunk) -> str:
-    """What the vector arm sees: title and heading path give a passage its context."""
-    context = " > ".join(dict.fromkeys((title, *chunk.heading_path)))
-    return f"{context}\n{chunk.text}" if context else chunk.text
+    """What the vector arm sees: title and heading path give a passage its context (the
+    heading lines a section's first chunk opens with are not repeated after it)."""
+    names = dict.fromkeys((title, *chunk.heading_path))
+    context = " > ".join(names)
+    lines = chunk.text.split("\n")
+    while len(lines) > 1 and lines[0] in names:
+        lines.pop(0)
+    text = "\n".join(lines)
+    return f"{context}\n{text}" if context else text
 
 
 @dataclass

@@ -20,7 +20,7 @@ run into its neighbour), a code block is one unit, a paragraph is split into sen
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -45,13 +45,8 @@ class Block:
     text: str
     """The unit as chunks hold it (see the module docstring)."""
     lead: str = ""
-    """For a list item: the sentence that introduces its list (repeated before the first
-    item of a chunk that does not already hold it)."""
-
-    @property
-    def is_unit(self) -> bool:
-        """A block that is quoted whole: list item, definition, table row."""
-        return self.kind in (BlockKind.LIST_ITEM, BlockKind.DEFINITION, BlockKind.TABLE_ROW)
+    """For a list item (or a definition written as one): the sentence that introduces its
+    list, repeated before the first item of a chunk that does not already hold it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,11 +154,3 @@ class SectionBuilder:
     def build(self) -> tuple[Section, ...]:
         self.flush()
         return tuple(self.sections)
-
-
-def list_items(items: Iterable[str], lead: str = "", *, ordered: bool = False
-               ) -> Iterator[Block]:
-    for n, text in enumerate(items, start=1):
-        block = list_item(text, lead, f"{n}." if ordered else "-")
-        if block is not None:
-            yield block
