@@ -222,10 +222,12 @@ def _register() -> None:
     from abstain.cli.config import config
     from abstain.cli.evaluate import calibrate, eval_cmd
     from abstain.cli.log import log_group
+    from abstain.cli.mcp import mcp
     from abstain.cli.pg import pg
     from abstain.cli.serve import keys, serve
 
-    for command in (ask, demo, eval_cmd, calibrate, serve, keys, config, pg, log_group):
+    for command in (ask, demo, eval_cmd, calibrate, serve, keys, mcp, config, pg,
+                    log_group):
         cli.add_command(command)
 
 
