@@ -166,3 +166,44 @@ def test_http_needs_a_live_key(http: tuple[str, dict[str, str]], key: str | None
                                                       "method": "tools/list"})
     assert response.status_code == 401
     assert response.json()["error"]["code"] == code
+
+
+def test_asks_with_the_options_of_ask_and_serve(tmp_path: Path, minilm: Embedder) -> None:
+    """abstain.toml through options.resolve: a preset for the server, an LLM for one
+    workspace ([workspaces.llm]); a call in that workspace is written by the LLM."""
+    from abstain.mcp.server import Pipelines, create_server
+    from abstain.options import resolve
+    from abstain.pipeline import PRESETS
+    from abstain.testing import ScriptedOpenAIServer
+    from tests.llm_support import DOCS, FAITHFUL, KEYS_Q
+
+    db = tmp_path / "kb.db"
+    with Pipeline(SQLiteStore(db), minilm) as pipe:
+        for ws in ("plain", "llm"):
+            for name, text in DOCS.items():
+                pipe.ingest_text(text, source=name, workspace=ws)
+    with ScriptedOpenAIServer(default=FAITHFUL) as llm:
+        config = tmp_path / "abstain.toml"
+        config.write_text(f'preset = "strict"\n[workspaces.llm]\nllm = "{llm.url}"\n'
+                          'preset = "lenient"\nstrictness = "loose"\n', encoding="utf-8")
+        resolved = resolve({"store": str(db), "workspace": "plain"}, config=str(config),
+                           environ={})
+        pipelines = Pipelines.open(resolved)
+        try:
+            assert pipelines.main.gate.thresholds == PRESETS["strict"]
+            assert pipelines.for_workspace("llm").gate.thresholds == PRESETS["lenient"]
+
+            async def scenario() -> tuple[Any, ...]:
+                async with Client(create_server(pipelines)) as client:
+                    plain = await client.call_tool("ask", {"question": KEYS_Q})
+                    written = await client.call_tool("ask", {"question": KEYS_Q,
+                                                             "workspace": "llm"})
+                    return plain, written
+
+            plain, written = _run(scenario)
+        finally:
+            pipelines.close()
+    assert _structured(plain)["workspace"] == "plain"
+    assert _structured(written)["answered"] is True
+    assert _structured(written)["answer"].startswith("API keys are rotated every 30 days")
+    assert len(llm.chat_requests) == 1

@@ -34,7 +34,8 @@ def cli() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @store_options
 @click.option("--embedder", envvar="ABSTAIN_EMBEDDER", metavar="SPEC",
-              help="minilm (default), hashing, or openai:MODEL@BASE_URL.")
+              help="minilm (default), e5 (multilingual-e5-small: the multilingual extra), "
+                   "hashing, or openai:MODEL@BASE_URL.")
 @click.option("--prune", is_flag=True,
               help="Sync each FOLDER: also remove its documents whose files are gone.")
 @click.option("--follow-symlinks", is_flag=True,
