@@ -207,3 +207,31 @@ def test_asks_with_the_options_of_ask_and_serve(tmp_path: Path, minilm: Embedder
     assert _structured(written)["answered"] is True
     assert _structured(written)["answer"].startswith("API keys are rotated every 30 days")
     assert len(llm.chat_requests) == 1
+
+
+def test_bad_calls_are_tool_errors_with_a_message(db: Path, minilm: Embedder) -> None:
+    """An unknown workspace, a malformed name, an empty question: `isError` results that
+    say what is wrong (a blank question is the pipeline's refusal); the server goes on."""
+    from abstain.mcp.server import Pipelines, create_server
+
+    pipe = Pipeline(SQLiteStore(db), minilm, workspace="docs")
+
+    async def scenario() -> list[CallToolResult]:
+        async with Client(create_server(Pipelines(pipe, owned=False))) as client:
+            return [await client.call_tool("ask", args) for args in (
+                {"question": ANSWERED, "workspace": "nowhere"},
+                {"question": ANSWERED, "workspace": "../etc"},
+                {"question": ""},
+                {"question": "   "},
+                {"question": ANSWERED})]
+
+    try:
+        unknown, malformed, empty, blank, fine = _run(scenario)
+    finally:
+        pipe.close()
+    assert unknown.is_error and "nowhere" in _text(unknown)
+    assert malformed.is_error and "workspace" in _text(malformed)
+    assert empty.is_error and "question" in _text(empty)
+    assert _structured(blank)["refusal"]["reason"] == "invalid_question"  # as `abstain ask`
+    assert _structured(fine)["answered"] is True
+    assert "Traceback" not in "".join(_text(r) for r in (unknown, malformed, empty))
