@@ -64,3 +64,25 @@ def test_a_store_built_with_e5_reopens_with_e5(tmp_path: Path, e5: Embedder) -> 
         assert pipe.embedder.name == MODEL_NAME
         hits = pipe.search("When is the organic waste bin emptied?", top_k=1).evidence
         assert hits[0].source == "de.md"
+
+
+def test_loads_and_embeds_without_a_network(tmp_path: Path) -> None:
+    """The weights ship inside the package: the embedder works in a network namespace with
+    no interfaces up (skipped where unprivileged namespaces are not allowed)."""
+    import shutil
+    import subprocess
+    import sys
+
+    unshare = shutil.which("unshare")
+    if unshare is None or subprocess.run([unshare, "-rn", "true"],
+                                         capture_output=True).returncode != 0:
+        pytest.skip("cannot create a network namespace here")
+    code = ("import socket\n"
+            "try:\n    socket.create_connection(('1.1.1.1', 443), timeout=2)\n"
+            "except OSError:\n    pass\nelse:\n    raise SystemExit('network reachable')\n"
+            "from abstain.embed import load_embedder\n"
+            "print(load_embedder('e5').embed_batch(['Wie spät ist es?']).shape)")
+    done = subprocess.run([unshare, "-rn", sys.executable, "-c", code], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "(1, 384)"

@@ -166,6 +166,7 @@ def test_http_needs_a_live_key(http: tuple[str, dict[str, str]], key: str | None
                                                       "method": "tools/list"})
     assert response.status_code == 401
     assert response.json()["error"]["code"] == code
+    assert httpx.get(url.removesuffix("/mcp") + "/health").json() == {"status": "ok"}
 
 
 def test_asks_with_the_options_of_ask_and_serve(tmp_path: Path, minilm: Embedder) -> None:
