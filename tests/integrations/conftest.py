@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,9 @@ from abstain.embed.base import Embedder
 from abstain.pipeline import Pipeline
 from abstain.stores.sqlite import SQLiteStore
 from tests.conftest import SAMPLE_CORPUS
+
+# haystack-ai sends usage events to PostHog unless told not to; the tests stay offline.
+os.environ["HAYSTACK_TELEMETRY_ENABLED"] = "False"
 
 ANSWERED = "How do I reset the admin password?"
 REFUSED = "What does ADR-0050 decide?"
