@@ -236,3 +236,45 @@ def test_bad_calls_are_tool_errors_with_a_message(db: Path, minilm: Embedder) ->
     assert _structured(blank)["refusal"]["reason"] == "invalid_question"  # as `abstain ask`
     assert _structured(fine)["answered"] is True
     assert "Traceback" not in "".join(_text(r) for r in (unknown, malformed, empty))
+
+
+def test_the_http_command_serves_behind_keys(db: Path, tmp_path: Path) -> None:
+    """`abstain mcp --transport http` itself: starts, needs a key, answers, stops on SIGTERM."""
+    import socket
+    import subprocess
+    import time
+
+    import httpx
+
+    keys = KeyStore(tmp_path / "keys.db")
+    key = keys.create(workspace="docs")[1]
+    keys.close()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    abstain = Path(sys.executable).with_name("abstain")
+    proc = subprocess.Popen(
+        [str(abstain), "mcp", "--transport", "http", "--db", str(db), "--keys",
+         str(tmp_path / "keys.db"), "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        assert httpx.post(f"{url}/mcp", json={}).status_code == 401
+
+        async def scenario() -> CallToolResult:
+            async with _http_client(f"{url}/mcp", key) as client:
+                return await client.call_tool("ask", {"question": REFUSED})
+
+        refused = _run(scenario)
+    finally:
+        proc.terminate()
+        output = proc.communicate(timeout=30)[0].decode()
+    assert _structured(refused)["refusal"]["reason"] == "unknown_entity"
+    assert "Traceback" not in output, output
