@@ -301,7 +301,9 @@ def _stored_embedder(store: Store) -> str | None:
         return None
     if info.name.startswith("hashing-"):
         return "hashing"
-    return None
+    from abstain.embed.e5 import MODEL_NAME, SPEC
+
+    return SPEC if info.name == MODEL_NAME else None
 
 
 def ask(question: str, docs: Sequence[str | Path], *, preset: str | Preset = Preset.BALANCED,

@@ -34,7 +34,8 @@ def cli() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @store_options
 @click.option("--embedder", envvar="ABSTAIN_EMBEDDER", metavar="SPEC",
-              help="minilm (default), hashing, or openai:MODEL@BASE_URL.")
+              help="minilm (default), e5 (multilingual-e5-small: the multilingual extra), "
+                   "hashing, or openai:MODEL@BASE_URL.")
 @click.option("--prune", is_flag=True,
               help="Sync each FOLDER: also remove its documents whose files are gone.")
 @click.option("--follow-symlinks", is_flag=True,
@@ -230,11 +231,12 @@ def _register() -> None:
     from abstain.cli.config import config
     from abstain.cli.evaluate import calibrate, eval_cmd
     from abstain.cli.log import log_group
+    from abstain.cli.mcp import mcp
     from abstain.cli.pg import pg
     from abstain.cli.serve import keys, serve
     from abstain.cli.vocab import vocab_group
 
-    for command in (ask, demo, eval_cmd, calibrate, serve, keys, config, pg, log_group,
+    for command in (ask, demo, eval_cmd, calibrate, serve, keys, mcp, config, pg, log_group,
                     vocab_group):
         cli.add_command(command)
 
