@@ -17,7 +17,7 @@ import pytest
 
 from abstain.embed.base import Embedder
 from abstain.errors import MissingDependency
-from abstain.text import STOPWORDS, tokens
+from abstain.text import content_words, tokens
 from abstain.verify.lexical import numbers
 from tests.llm_support import DOCS, KEYS_Q, build_kb, pipeline
 
@@ -49,7 +49,7 @@ def local() -> Iterator[LocalLLMGenerator]:
 
 def novel_words(sentence: str) -> set[str]:
     """Content words of ``sentence`` that occur nowhere in the knowledge base."""
-    return {t for t in tokens(sentence) if t not in STOPWORDS and len(t) > 2
+    return {t for t in content_words(sentence) if len(t) > 2
             and not t.isdigit() and t not in KB_WORDS}
 
 

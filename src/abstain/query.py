@@ -6,7 +6,7 @@ unicode word regex and quoted, so no FTS5 or tsquery operator can leak through.
 
 from __future__ import annotations
 
-from abstain.text import STOPWORDS, find_identifiers, tokens
+from abstain.text import content_words, find_identifiers, tokens
 
 __all__ = ["MAX_QUERY_TERMS", "fts5_query", "query_terms"]
 
@@ -14,13 +14,9 @@ MAX_QUERY_TERMS = 32
 
 
 def query_terms(text: str) -> list[str]:
-    """Content terms of a question: folded, stopwords dropped, order kept, unique."""
-    seen: dict[str, None] = {}
-    for tok in tokens(text):
-        if tok in STOPWORDS or (len(tok) < 2 and not tok.isdigit()):
-            continue
-        seen.setdefault(tok, None)
-    return list(seen)[:MAX_QUERY_TERMS]
+    """The keyword arms' terms: the content words of ``text`` (:func:`abstain.text.content_words`),
+    at most :data:`MAX_QUERY_TERMS`."""
+    return content_words(text)[:MAX_QUERY_TERMS]
 
 
 def fts5_query(text: str) -> str | None:
@@ -28,7 +24,7 @@ def fts5_query(text: str) -> str | None:
 
     Returns None when the text has no searchable term.
     """
-    phrases = [words for ident in find_identifiers(text, quoted=False)
+    phrases = [words for ident in find_identifiers(text)
                if len(words := tokens(ident)) > 1]
     # A version's digits go in as the phrase "1 0 0" only: alone, "1" and "0" match everywhere.
     parts = {w for words in phrases for w in words if w.isdigit()}

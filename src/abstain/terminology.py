@@ -234,7 +234,7 @@ def _hinges_on(trace: Trace, refusal: Refusal) -> list[str]:
     """The terms whose absence may have made the gate refuse, most decisive first."""
     out: list[str] = []
     term = asked_term(trace.text)
-    if term is not None and not find_identifiers(term, quoted=False):
+    if term is not None and not find_identifiers(term):
         out.append(term)
     if refusal.reason == "unknown_entity" and trace.parts is not None:
         out += [m.text for m in trace.parts.mentions

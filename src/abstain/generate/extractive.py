@@ -34,7 +34,7 @@ from abstain.align import AskedType, holds
 from abstain.evidence import Evidence
 from abstain.mentions import Mention, parse_question
 from abstain.records import Generation, Sentence
-from abstain.text import STOPWORDS, split_sentences, split_units, stem, stems, tokens
+from abstain.text import content_words, split_sentences, split_units, stem, stems, tokens
 
 RANK_DECAY = 0.15
 """Evidence n's sentences score 1 / (1 + RANK_DECAY·(n − 1)) of the same sentence at [1]."""
@@ -50,7 +50,6 @@ READ_WINDOWS_QUOTED = 2
 POINTS_BACK = frozenset({"it", "its", "this", "these", "that", "those", "they", "such",
                          "then", "otherwise", "also", "however"})
 """A sentence opening on one of these needs the sentence before it to be understood."""
-_STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
 
 
 class ExtractiveGenerator:
@@ -152,11 +151,12 @@ def _with_what_it_points_back_to(window: tuple[str, ...], sentences: list[str]) 
 
 
 def answers(sentence: str, asked: set[str]) -> bool:
-    """A sentence can answer when it is no question and adds a word or number of its own."""
+    """A sentence can answer when it is no question and adds a content word or a number of
+    its own."""
     if sentence.rstrip().endswith("?"):
         return False
-    return any(s not in asked and s not in _STOP_STEMS and (len(s) > 1 or s.isdigit())
-               for s in stems(sentence))
+    return any(stem(w) not in asked for w in content_words(sentence)) or any(
+        t.isdigit() and t not in asked for t in tokens(sentence))
 
 
 def _overlap(terms: list[str], identifiers: tuple[Mention, ...], sentence: str, label: str,

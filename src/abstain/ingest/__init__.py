@@ -204,7 +204,7 @@ class Ingester:
         )
         info = EmbedderInfo(self.embedder.name, self.embedder.dim)
         self.store.discard_staged(doc_id)  # what a killed ingest of it left behind
-        idents: dict[str, None] = dict.fromkeys(find_identifiers(parsed.title, quoted=False))
+        idents: dict[str, None] = dict.fromkeys(find_identifiers(parsed.title))
         batches = self._batches(self._chunks(doc_id, parsed))
         first = next(batches, [])
         second = next(batches, None)
@@ -235,7 +235,7 @@ class Ingester:
         searchable = [c for c in batch if c.kind is not ChunkKind.PARENT]
         for chunk in batch:
             if chunk.kind is ChunkKind.PARENT:
-                idents.update(dict.fromkeys(find_identifiers(chunk.text, quoted=False)))
+                idents.update(dict.fromkeys(find_identifiers(chunk.text)))
         vectors = self._vectors([embedding_text(document.title, c) for c in searchable], report)
         report.chunks += len(searchable)
         self._progress("chunks", len(searchable))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from abstain.answer import Answer
-from abstain.trace import answer_of
 from abstain.errors import AbstainError
+from abstain.trace import answer_of
 
 if TYPE_CHECKING:
     from abstain.evidence import Evidence

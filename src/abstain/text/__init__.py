@@ -12,18 +12,60 @@ Everything is importable from ``abstain.text`` itself.
 
 from __future__ import annotations
 
-from abstain.text.grammar import find_identifiers, nearest, normalise_identifier, occurs_in
-from abstain.text.sentences import (
-           FENCE,
-           UNIT_CHARS,
-           Unit,
-           clean,
-           split_sentences,
-           split_units,
-           truncate,
+from abstain.text.grammar import (
+    find_identifiers,
+    find_names,
+    nearest,
+    normalise_identifier,
+    occurs_in,
 )
-from abstain.text.words import FRAMING_WORDS, LIGHT_WORDS, STOPWORDS, fold, stem, stems, tokens
+from abstain.text.sentences import (
+    FENCE,
+    UNIT_CHARS,
+    Unit,
+    clean,
+    split_sentences,
+    split_units,
+    truncate,
+)
+from abstain.text.words import (
+    FRAMING_WORDS,
+    LIGHT_WORDS,
+    NUMBER_WORDS,
+    STOPWORDS,
+    content_words,
+    english_rarity,
+    fold,
+    number_words,
+    states_an_amount,
+    stem,
+    stems,
+    tokens,
+)
 
-__all__ = ["FENCE", "FRAMING_WORDS", "LIGHT_WORDS", "STOPWORDS", "UNIT_CHARS", "Unit", "clean",
-           "find_identifiers", "fold", "nearest", "normalise_identifier", "occurs_in",
-           "split_sentences", "split_units", "stem", "stems", "tokens", "truncate"]
+__all__ = [
+    "FENCE",
+    "FRAMING_WORDS",
+    "LIGHT_WORDS",
+    "NUMBER_WORDS",
+    "STOPWORDS",
+    "UNIT_CHARS",
+    "Unit",
+    "clean",
+    "content_words",
+    "english_rarity",
+    "find_identifiers",
+    "find_names",
+    "fold",
+    "nearest",
+    "normalise_identifier",
+    "number_words",
+    "occurs_in",
+    "split_sentences",
+    "split_units",
+    "states_an_amount",
+    "stem",
+    "stems",
+    "tokens",
+    "truncate",
+]

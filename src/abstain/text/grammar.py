@@ -1,64 +1,132 @@
-"""Identifier-like tokens: ADR-0050, E1234, SKU-77, v2.3.1, `setting.names`, "quoted names".
+"""The grammar of identifiers and names, and how an identifier is matched.
 
-Questions that name an identifier are answerable only if that identifier
-occurs in the evidence; these helpers find them and suggest near ones.
+One grammar serves the documents and the question. In documents, :func:`find_identifiers`
+finds codes (``ADR-0050``, ``E1207``, ``sha256``), versions (``v2.3.1``), dotted and called
+names (``module.Class``, ``db.table()``), ``snake_case`` and ``ENV_NAMES``: ingest stores
+them per chunk, the keyword query keeps multi-word ones as phrases, and the verifier asks
+a generated sentence's ones to be in its source. :mod:`abstain.mentions` reads a question
+with the same :data:`PATTERNS`, plus ``--flags``, quotes, backticks and names.
+
+A name is a capitalised word (:data:`NAME`: ``Kubernetes``, ``SQLCipher``,
+``Saint-Clair``) that is not a stopword or a light word ("Please", "Roughly");
+:func:`capitalised_words` lists them, :func:`find_names` joins a following capitalised
+word ("GitHub Actions").
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
 
-from abstain.text.words import fold
+from abstain.text.sentences import split_sentences
+from abstain.text.words import LIGHT_WORDS, STOPWORDS, fold
 
-_PATTERNS = [
-    re.compile(r"\b[A-Z][A-Z0-9]{0,9}-\d{1,6}\b"),           # ADR-0050, SKU-77, JIRA-123
-    re.compile(r"\b[A-Z]{1,3}\d{2,6}\b"),                   # E1234, HTTP404-like codes
-    re.compile(r"\bv?\d+\.\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.]+)?\b"),  # v2.3.1, 1.0
-    re.compile(r"\b[a-z][a-z0-9]*(?:[._][a-z0-9]+){1,5}\b"),  # storage.wal_segment_mb
-]
-# Single quotes are left out: in questions they are far more often apostrophes.
-_QUOTED = re.compile(r"[\"“”«»`]([^\"“”«»`]{2,60})[\"“”«»`]")
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("flag", re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")),
+    ("call", re.compile(r"(?<![\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\([^()]{0,80}\)")),
+    ("dotted", re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w(])")),
+    ("version", re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.]+)?(?![\w.]*\w)")),
+    ("code", re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9]{0,9}-\d{1,6}(?![\w-])")),
+    ("code", re.compile(r"(?<![\w.-])[A-Za-z]+\d+[A-Za-z0-9]*(?![\w-])")),
+    ("env", re.compile(r"(?<![\w.-])_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w-])")),
+    ("snake", re.compile(r"(?<![\w.-])_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])")),
+    ("camel", re.compile(r"(?<![\w.-])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?![\w-])")),
+)
+"""Each kind of identifier a text can hold, by what makes it one; earlier kinds win where
+two overlap."""
+DOCUMENT_KINDS = frozenset({"call", "dotted", "version", "code", "env", "snake"})
+"""The kinds :func:`find_identifiers` finds in running text (flags and CamelCase words are
+read as names there; quotes are ordinary prose)."""
+FILE_EXTENSIONS = (
+    "py|md|txt|csv|tsv|json|jsonl|toml|yaml|yml|ini|cfg|conf|db|sqlite|sqlite3|gz|zip|tar|xlsx|"
+    "xls|jpg|jpeg|png|gif|pdf|html|htm|xml|exe|msi|sh|bat|ps1|env|log|parquet|js|ts|rs|go|c|h")
+FILE = re.compile(rf"(?<![\w/.-])[\w-]*(?:\.[\w-]+)*\.(?:{FILE_EXTENSIONS})(?![\w])",
+                  re.IGNORECASE)
+"""A file name or extension (``data.csv``, ``.env``)."""
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s"})
 
 
-def find_identifiers(text: str, *, quoted: bool = True) -> list[str]:
-    """Identifiers in order of appearance, unique.
+def is_abbreviation(text: str) -> bool:
+    """``e.g.``, ``i.e.``, ``a.m.``: dotted, and no identifier."""
+    return fold(text).rstrip(".") in _ABBREVIATIONS
 
-    Quoted names are included when ``quoted`` is true (questions), not when
-    scanning documents (where quotes are ordinary prose).
-    """
-    found: dict[str, None] = {}
-    spans: list[tuple[int, int]] = []
-    for pattern in _PATTERNS:
+
+def find_identifiers(text: str) -> list[str]:
+    """The identifiers of running text (:data:`DOCUMENT_KINDS`), in order of appearance,
+    unique; a call is named without its arguments (``db.table``)."""
+    found: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for why, pattern in PATTERNS:
+        if why not in DOCUMENT_KINDS:
+            continue
         for match in pattern.finditer(text):
-            if any(s <= match.start() < e for s, e in spans):
+            start, end = match.span()
+            if any(s < end and start < e for s, e in taken):
                 continue
             token = match.group(0)
-            if pattern is _PATTERNS[3] and not _looks_like_setting(token):
+            if why == "dotted" and is_abbreviation(token):
                 continue
-            if pattern is _PATTERNS[2] and "." not in token:
-                continue
-            spans.append(match.span())
-            found.setdefault(token, None)
-    if quoted:
-        for match in _QUOTED.finditer(text):
-            name = match.group(1).strip()
-            if name and not any(s <= match.start(1) < e for s, e in spans):
-                found.setdefault(name, None)
-    return list(found)
+            if why == "call":
+                token = token[:token.index("(")]
+            taken.append((start, end))
+            found.append((start, token))
+    return list(dict.fromkeys(token for _, token in sorted(found)))
 
 
-MIN_SETTING_CHARS = 5
-"""A dotted or underscored token shorter than this (a.b, x_y) is prose, not a setting name."""
+NAME = re.compile(r"(?<![\w'’.-])[A-Z][\w]*(?:[-'’][\w]+)*")
+"""A capitalised word, with its hyphenated or apostrophed parts (Saint-Clair, O'Neil)."""
+_NAME_FOLLOW = re.compile(r" ([A-Z][a-z]\w*)(?![\w'’.-])")
+"""A second capitalised word makes one name: "GitHub Actions", "Windows Terminal"."""
+
+
+def is_name_word(word: str) -> bool:
+    """A capitalised word that may be a name: two characters or more, and no stopword or
+    light word ("The", "Please", "Roughly", "OK")."""
+    folded = fold(word)
+    return len(word) >= 2 and folded not in STOPWORDS and folded not in LIGHT_WORDS
+
+
+def capitalised_words(sentence: str) -> Iterator[tuple[int, str]]:
+    """``(start, word)`` for each capitalised word of ``sentence`` that may be a name, its
+    possessive ending dropped (Hervé's -> Hervé)."""
+    for match in NAME.finditer(sentence):
+        word = re.sub(r"['’]s?$", "", match.group(0))
+        if is_name_word(word) and "_" not in word:
+            yield match.start(), word
+
+
+def names_in(sentence: str) -> list[tuple[int, int, str]]:
+    """Capitalised names of one sentence with their spans: Kubernetes, GraphQL, Saint-Clair,
+    "GitHub Actions" (a second capitalised word joins). The first word of a sentence counts
+    only when it could not be an ordinary capitalised word (CamelCase, ALL CAPS, a digit)."""
+    out: list[tuple[int, int, str]] = []
+    lead = len(sentence) - len(sentence.lstrip("¿¡\"'“(‘ "))
+    for start, word in capitalised_words(sentence):
+        if out and start < out[-1][1]:  # the second word of a name already joined
+            continue
+        special = any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1
+        if start == lead and not special:
+            continue
+        end = start + len(word)
+        follow = _NAME_FOLLOW.match(sentence, end)
+        possessive = sentence[end:end + 1] in ("'", "’")
+        if follow and is_name_word(follow.group(1)) and not possessive:
+            word, end = f"{word} {follow.group(1)}", follow.end()
+        out.append((start, end, word))
+    return out
+
+
+def find_names(text: str) -> list[str]:
+    """Every capitalised name of ``text``, unique, in order (the verifier asks each one of a
+    generated sentence to be in its source)."""
+    return list(dict.fromkeys(name for sentence in split_sentences(text)
+                              for _, _, name in names_in(sentence)))
+
+
 SPELLING_CUTOFF = 0.5
 """Suggest a known identifier by spelling only when difflib's similarity reaches this: half
 the characters in common, so a typo finds its identifier and an unrelated one is not offered."""
-
-
-def _looks_like_setting(token: str) -> bool:
-    # a.b with at least one dot or underscore and no plain sentence word like "e.g"
-    return (("." in token or "_" in token) and len(token) >= MIN_SETTING_CHARS
-            and not token.startswith("e.g"))
 
 
 def normalise_identifier(token: str) -> str:
