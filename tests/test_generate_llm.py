@@ -48,7 +48,7 @@ def test_faithful_answer_passes(kb: Path, minilm: Embedder,
     assert trail["llm_calls"][0]["purpose"] == "answer" and NOTE in trail["notes"]
     [request] = server.chat_requests
     assert request.body["model"] == "test-model" and request.body["logprobs"] is True
-    assert "[1] API keys are rotated every 30 days." in request.prompt
+    assert "[1] API keys\nAPI keys are rotated every 30 days." in request.prompt
 
 
 def test_fabricated_sentence_is_removed_and_listed(kb: Path, minilm: Embedder,

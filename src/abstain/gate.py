@@ -428,6 +428,9 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
         trace = replace(trace, features=gated.features, confidence=gated.confidence)
     stage = Stage("gate", timings_ms=timings, checks=result.checks)
     if result.failed is None:
+        if gated.reading is not None:  # the answer quotes what the reader found answering
+            return trace.then(stage, given_to_generator=True,
+                              evidence=gated.reading.annotate(trace.evidence))
         return trace.then(stage, given_to_generator=True)
     reason = result.failed.reason or result.failed.name
     refusal = Refusal(reason, refusal_message(reason, trace.language,

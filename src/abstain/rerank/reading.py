@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
 
-from abstain.evidence import Evidence
+from abstain.evidence import Evidence, ReadWindow
 from abstain.rerank.reader import sigmoid
-from abstain.rerank.windows import sentence_windows
+from abstain.rerank.windows import windowed_sentences
 from abstain.text import content_words, stem, tokens
 
 READ_CHUNKS = 3
@@ -54,6 +54,20 @@ class Reading:
     chunks_read: int
     ms: float
     model: str
+    windows: tuple[tuple[int, ReadWindow], ...] = ()
+    """Every window read, with the index of its chunk in the kept evidence."""
+
+    def annotate(self, evidence: Sequence[Evidence]) -> tuple[Evidence, ...]:
+        """The evidence with each read chunk's windows attached, the chunk holding the best
+        window first (what the answer quotes and an LLM reads first)."""
+        read: dict[int, list[ReadWindow]] = {}
+        for chunk, window in self.windows:
+            read.setdefault(chunk, []).append(window)
+        out = [replace(ev, read=tuple(sorted(read.get(i, ()), key=lambda w: w.position)))
+               for i, ev in enumerate(evidence)]
+        if 0 <= self.chunk < len(out):
+            out.insert(0, out.pop(self.chunk))
+        return tuple(out)
 
 
 def read_evidence(reader: PairLogits, question: str, evidence: Sequence[Evidence], *,
@@ -64,16 +78,20 @@ def read_evidence(reader: PairLogits, question: str, evidence: Sequence[Evidence
     if not read or not question.strip():
         return None
     asked = {stem(t) for t in content_words(question)}
-    candidates: list[tuple[int, int, int, str]] = []
+    candidates: list[tuple[int, int, int, str, tuple[str, ...]]] = []
     for c, ev in enumerate(read):
-        for w, text in enumerate(sentence_windows(ev.text)):
+        for w, (text, sentences) in enumerate(windowed_sentences(ev.text)):
             shared = len(asked & {stem(t) for t in tokens(text)})
-            candidates.append((-shared, c, w, text))
-    chosen = sorted(candidates)[:windows]
-    logits = reader.logits([question] * len(chosen), [text for *_, text in chosen])
+            candidates.append((-shared, c, w, text, sentences))
+    chosen = sorted(candidates, key=lambda item: item[:3])[:windows]
+    logits = reader.logits([question] * len(chosen), [item[3] for item in chosen])
     scores = logits[:, ANSWERS_HEAD]
     best = int(np.argmax(scores))
     probability = sigmoid(float(scores[best]))
+    read_windows = tuple(
+        (c, ReadWindow(text, sentences, round(sigmoid(float(score)), 4), w))
+        for (_, c, w, text, sentences), score in zip(chosen, scores, strict=True))
     return Reading(answerability=round(probability, 4), chunk=chosen[best][1],
                    window=chosen[best][3], windows_read=len(chosen), chunks_read=len(read),
-                   ms=round((time.perf_counter() - started) * 1000, 1), model=reader.name)
+                   ms=round((time.perf_counter() - started) * 1000, 1), model=reader.name,
+                   windows=read_windows)

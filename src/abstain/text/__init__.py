@@ -19,7 +19,15 @@ from abstain.text.grammar import (
     normalise_identifier,
     occurs_in,
 )
-from abstain.text.sentences import clean, split_sentences, truncate
+from abstain.text.sentences import (
+    FENCE,
+    UNIT_CHARS,
+    Unit,
+    clean,
+    split_sentences,
+    split_units,
+    truncate,
+)
 from abstain.text.words import (
     FRAMING_WORDS,
     LIGHT_WORDS,
@@ -36,10 +44,13 @@ from abstain.text.words import (
 )
 
 __all__ = [
+    "FENCE",
     "FRAMING_WORDS",
     "LIGHT_WORDS",
     "NUMBER_WORDS",
     "STOPWORDS",
+    "UNIT_CHARS",
+    "Unit",
     "clean",
     "content_words",
     "english_rarity",
@@ -51,6 +62,7 @@ __all__ = [
     "number_words",
     "occurs_in",
     "split_sentences",
+    "split_units",
     "states_an_amount",
     "stem",
     "stems",
