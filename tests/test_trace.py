@@ -6,11 +6,11 @@ import dataclasses
 
 import pytest
 
-from abstain.answer import answer_of
 from abstain.generate.extractive import ExtractiveGenerator
 from abstain.generate.stage import generate
 from abstain.pipeline import Pipeline
 from abstain.stream import stream_answer
+from abstain.trace import answer_of
 from abstain.validate import validate
 from abstain.verify import LexicalVerifier, Strictness
 from abstain.verify.outcome import verify

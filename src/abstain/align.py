@@ -37,13 +37,10 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from importlib import resources
 
-from abstain.answer import Check
 from abstain.evidence import Evidence
-from abstain.identifiers import nearest, occurs_in
-from abstain.mentions import Kind, Mention, QuestionParts, parse_question, stems
-from abstain.query import STOPWORDS, fold, tokens
-from abstain.stores.base import TermCounts
-from abstain.text import split_sentences, stem
+from abstain.mentions import Kind, Mention, QuestionParts, parse_question
+from abstain.records import Check, CheckName, RefusalReason, TermCounts
+from abstain.text import STOPWORDS, fold, nearest, occurs_in, split_sentences, stem, stems, tokens
 
 CONTEXT_WEIGHT = 0.3
 """Weight of a word from a context sentence or a soft mention, relative to an asked word."""
@@ -241,9 +238,9 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
     soft = [m.text for m in parts.mentions if m.kind is Kind.SOFT]
     note = f"; offered as context or comparison: {', '.join(soft)}" if soft else ""
     if not wanted:
-        return EntityVerdict(Check("entity_existence", True, "none", "all present",
+        return EntityVerdict(Check(CheckName.ENTITY_EXISTENCE, True, "none", "all present",
                                    "no identifiers or names in the question" + note,
-                                   "unknown_entity"))
+                                   RefusalReason.UNKNOWN_ENTITY))
     text = "\n".join(e.labelled_text for e in evidence)
     text_stems = stems(text)
     rare_names = [m for m in parts.names if m.why != "flag" and focus.rarity(m) >= RARE_NAME]
@@ -254,15 +251,15 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
     elsewhere = [m for m in absent_here if m not in nowhere]
     shown = ", ".join(m.text for m in wanted)
     if not nowhere and not elsewhere:
-        return EntityVerdict(Check("entity_existence", True, shown, "all present",
+        return EntityVerdict(Check(CheckName.ENTITY_EXISTENCE, True, shown, "all present",
                                    "identifiers in the evidence, names in the workspace" + note,
-                                   "unknown_entity"))
+                                   RefusalReason.UNKNOWN_ENTITY))
     if not nowhere:
         names = tuple(m.text for m in elsewhere)
         return EntityVerdict(
-            Check("entity_existence", False, ", ".join(names), "all present",
+            Check(CheckName.ENTITY_EXISTENCE, False, ", ".join(names), "all present",
                   f"{', '.join(names)} exist in the workspace but not in the evidence the answer "
-                  "would be built from" + note, "entity_not_in_evidence"), (), names)
+                  "would be built from" + note, RefusalReason.ENTITY_NOT_IN_EVIDENCE), (), names)
     names = tuple(m.text for m in nowhere)
     codes = [m for m in nowhere if m.kind is Kind.IDENTIFIER]
     pool = list(known()) if codes else []
@@ -270,8 +267,8 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
     detail = f"not found in the workspace: {', '.join(names)}"
     if suggestions:
         detail += f"; did you mean {', '.join(suggestions)}?"
-    return EntityVerdict(Check("entity_existence", False, ", ".join(names), "all present",
-                               detail + note, "unknown_entity"), suggestions, names)
+    return EntityVerdict(Check(CheckName.ENTITY_EXISTENCE, False, ", ".join(names), "all present",
+                               detail + note, RefusalReason.UNKNOWN_ENTITY), suggestions, names)
 
 
 def coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: float
@@ -290,9 +287,9 @@ def coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: floa
         missing = tuple(dict.fromkeys((*unknown, *missing)))
     else:
         detail = ("missing: " + ", ".join(missing)) if missing else "everything found"
-    check = Check("informative_coverage", coverage >= threshold and not unknown, coverage,
+    check = Check(CheckName.INFORMATIVE_COVERAGE, coverage >= threshold and not unknown, coverage,
                   threshold, detail + " (terms weighted by rarity in the workspace and in "
-                  "English)", "low_coverage")
+                  "English)", RefusalReason.LOW_COVERAGE)
     return check, missing
 
 
@@ -338,22 +335,22 @@ def local_coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold
     detail = f"best passage: {where[:120]}" if where else "no passage holds what is asked"
     if compared(focus.parts.asked):
         detail += " (a comparison: the passage must name both sides)"
-    return Check("passage_coverage", coverage >= threshold, coverage, threshold, detail,
-                 "low_coverage")
+    return Check(CheckName.PASSAGE_COVERAGE, coverage >= threshold, coverage, threshold, detail,
+                 RefusalReason.LOW_COVERAGE)
 
 
 def answer_type_check(focus: Focus, evidence: tuple[Evidence, ...]) -> Check:
     expected = focus.answer_type
     if expected is None:
-        return Check("answer_type", True, "any", "any", "the question asks for no specific "
-                     "type of answer", "answer_type_missing")
+        return Check(CheckName.ANSWER_TYPE, True, "any", "any", "the question asks for no specific "
+                     "type of answer", RefusalReason.ANSWER_TYPE_MISSING)
     carrier = typed_sentence(focus, evidence)
     if carrier is None:
-        return Check("answer_type", False, "none", expected.value,
+        return Check(CheckName.ANSWER_TYPE, False, "none", expected.value,
                      f"no evidence sentence on the question's subject holds a {expected.value}",
-                     "answer_type_missing")
-    return Check("answer_type", True, expected.value, expected.value,
-                 f"found in: {carrier[:120]}", "answer_type_missing")
+                     RefusalReason.ANSWER_TYPE_MISSING)
+    return Check(CheckName.ANSWER_TYPE, True, expected.value, expected.value,
+                 f"found in: {carrier[:120]}", RefusalReason.ANSWER_TYPE_MISSING)
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,9 +388,9 @@ def generated_type_check(question: str, sentences: Sequence[str]) -> Check | Non
     found = next((s for s in sentences if asked.carried_by(s)), None)
     detail = (f"found in the answer: {found[:120]}" if found is not None else
               f"no sentence of the answer states a {asked.expected.value}")
-    return Check("generated_answer_type", found is not None,
+    return Check(CheckName.GENERATED_ANSWER_TYPE, found is not None,
                  asked.expected.value if found else "none", asked.expected.value, detail,
-                 "answer_type_missing")
+                 RefusalReason.ANSWER_TYPE_MISSING)
 
 
 def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:

@@ -22,7 +22,9 @@ from typing import Any
 from abstain.errors import ConfigError
 from abstain.evidence import Evidence
 from abstain.fuse import RRF_K, max_fused_score
-from abstain.query import query_terms, tokens
+from abstain.query import query_terms
+from abstain.records import AnswerFeatures as AnswerFeatures
+from abstain.text import tokens
 
 DISTANCE_CEILING = 0.65
 
@@ -34,27 +36,6 @@ def chunk_confidence(distance: float | None, ceiling: float = DISTANCE_CEILING) 
     if distance <= 0:
         return 100.0
     return round((1.0 - distance) * 100.0, 1)
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerFeatures:
-    """The signals the calibrated confidence is computed from; all exposed in the audit trail."""
-
-    top_fused_norm: float
-    """Top fused RRF score divided by its maximum 2/(k+1): 1.0 = rank 1 in both arms."""
-    in_both: float
-    """1.0 when the top hit was found by both arms."""
-    best_cosine: float
-    """1 - the best cosine distance among the evidence (0 when no vector hit)."""
-    term_coverage: float
-    """Share of the question's content terms found in the evidence."""
-    missing_terms: tuple[str, ...] = ()
-    answerability: float | None = None
-    """The reader's P(the kept evidence answers the question); None when no reader ran."""
-
-    def as_dict(self) -> dict[str, float]:
-        return {k: v for k, v in asdict(self).items()
-                if k != "missing_terms" and v is not None}
 
 
 def answer_features(question: str, evidence: tuple[Evidence, ...], *, rrf_k: int = RRF_K

@@ -14,6 +14,7 @@ when one fails, ends it with the refusal that check names.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,15 +28,22 @@ from abstain.align import (
     local_coverage_check,
     phrases,
 )
-from abstain.answer import Check, Refusal
-from abstain.confidence import DISTANCE_CEILING, AnswerFeatures
+from abstain.confidence import DISTANCE_CEILING
 from abstain.errors import ConfigError
 from abstain.evidence import Evidence
 from abstain.mentions import parse_question
 from abstain.messages import refusal_message
-from abstain.query import tokens
-from abstain.stores.base import TermCounts
-from abstain.trace import Outcome, Stage, Trace, ms_since
+from abstain.records import (
+    AnswerFeatures,
+    Check,
+    CheckName,
+    Refusal,
+    RefusalReason,
+    Stage,
+    TermCounts,
+)
+from abstain.text import tokens
+from abstain.trace import Outcome, Trace, ms_since
 
 if TYPE_CHECKING:
     from abstain.confidence import Calibration
@@ -146,9 +154,9 @@ class Gate:
         curated = any(e.document.curated for e in ev)
         exempt = " (curated match: exempt)" if curated else ""
         checks: list[Check] = []
-        checks.append(Check("evidence", bool(ev), len(ev), 1,
+        checks.append(Check(CheckName.EVIDENCE, bool(ev), len(ev), 1,
                             f"{len(ev)} of {len(data.retrieved)} retrieved chunks kept "
-                            f"(chunk filter {t.chunk_filter:g})", "no_evidence"))
+                            f"(chunk filter {t.chunk_filter:g})", RefusalReason.NO_EVIDENCE))
         best = min((e.hit.vector_distance for e in ev if e.hit.vector_distance is not None),
                    default=None)
         # The same bar on the 0–100 scale, so keyword evidence (an exact identifier or rare-term
@@ -156,23 +164,23 @@ class Gate:
         bar = 100.0 * (1.0 - t.max_best_distance)
         strongest = max((e.confidence or 0.0 for e in ev), default=0.0)
         close = best is not None and best <= t.max_best_distance
-        checks.append(Check("best_distance", curated or close or strongest >= bar,
+        checks.append(Check(CheckName.BEST_DISTANCE, curated or close or strongest >= bar,
                             best, t.max_best_distance,
                             "best cosine distance" + ("" if close or strongest < bar else
                                                       f"; keyword evidence {strongest:g}/100 "
                                                       f"clears {bar:g}") + exempt,
-                            "weak_evidence"))
+                            RefusalReason.WEAK_EVIDENCE))
         kept = [e.confidence for e in ev if e.confidence is not None and not e.document.curated]
         mean = sum(kept) / len(kept) if kept else 0.0
-        checks.append(Check("answer_gate", curated or mean >= t.answer_gate, round(mean, 1),
+        checks.append(Check(CheckName.ANSWER_GATE, curated or mean >= t.answer_gate, round(mean, 1),
                             t.answer_gate, "mean chunk confidence (0–100)" + exempt,
-                            "low_confidence"))
+                            RefusalReason.LOW_CONFIDENCE))
         coverage = data.features.term_coverage
         passed_cov = curated or coverage >= t.min_term_coverage
-        checks.append(Check("term_coverage", passed_cov, coverage, t.min_term_coverage,
+        checks.append(Check(CheckName.TERM_COVERAGE, passed_cov, coverage, t.min_term_coverage,
                             "missing: " + ", ".join(data.features.missing_terms)
                             if data.features.missing_terms else "all terms found",
-                            "low_coverage"))
+                            RefusalReason.LOW_COVERAGE))
         focus = data.focus or _local_focus(data.question, data.retrieved)
         if not t.check_names:
             focus = _without_names(focus)
@@ -192,11 +200,11 @@ class Gate:
         source = ("the calibration's certified gate_threshold" if data.min_confidence is not None
                   else "GateThresholds.min_confidence" if data.reading is None
                   else "GateThresholds.min_reading_confidence")
-        checks.append(Check("calibrated_confidence", curated or data.confidence >= floor,
+        checks.append(Check(CheckName.CALIBRATED_CONFIDENCE, curated or data.confidence >= floor,
                             round(data.confidence, 4), floor,
                             "logistic over " + ", ".join(
                                 f"{k}={v:.2f}" for k, v in data.features.as_dict().items())
-                            + f"; threshold from {source}" + exempt, "low_confidence"))
+                            + f"; threshold from {source}" + exempt, RefusalReason.LOW_CONFIDENCE))
         for name, rule in self.rules:
             result = rule(data)
             if result is not None:
@@ -206,16 +214,17 @@ class Gate:
         failed = next((c for c in checks if not c.passed), None)
         # What the question asks about that the evidence lacks: the deciding check's own
         # findings first, else the first other check that found something missing.
-        by_check = {"entity_existence": entity.missing, "informative_coverage": absent,
-                    "passage_coverage": absent, "term_coverage": data.features.missing_terms}
+        by_check: dict[str, tuple[str, ...]] = {CheckName.ENTITY_EXISTENCE: entity.missing,
+            CheckName.INFORMATIVE_COVERAGE: absent, CheckName.PASSAGE_COVERAGE: absent,
+            CheckName.TERM_COVERAGE: data.features.missing_terms}
         failing = [c.name for c in checks if not c.passed]
         missing = next((by_check[n] for n in failing if by_check.get(n)), ())
         suggestions = entity.suggestions if not entity.check.passed else ()
         return GateResult(failed is None, tuple(checks), failed, suggestions, missing)
 
 
-WAIVABLE = frozenset({"term_coverage", "informative_coverage", "passage_coverage",
-                      "answer_type"})
+WAIVABLE = frozenset({CheckName.TERM_COVERAGE, CheckName.INFORMATIVE_COVERAGE,
+                      CheckName.PASSAGE_COVERAGE, CheckName.ANSWER_TYPE})
 """Word-level stand-ins for "the evidence answers the question", which a confident reader
 outranks; the checks that something exists, or was retrieved closely enough, are not."""
 
@@ -226,11 +235,51 @@ def _with_reading(checks: list[Check], reading: Reading, t: GateThresholds) -> l
     out = [replace(c, passed=True, detail=f"{c.detail} (waived: the reader reads an answer, "
                                           f"answerability {p:.2f} >= {t.waive_lexical_at:g})")
            if waive and not c.passed and c.name in WAIVABLE else c for c in checks]
-    out.append(Check("answerability", p >= t.min_answerability, p, t.min_answerability,
+    out.append(Check(CheckName.ANSWERABILITY, p >= t.min_answerability, p, t.min_answerability,
                      f"{reading.model}: best of {reading.windows_read} sentence windows of "
                      f"{reading.chunks_read} kept chunks (chunk {reading.chunk + 1}) in "
-                     f"{reading.ms:g} ms", "unanswerable"))
+                     f"{reading.ms:g} ms", RefusalReason.UNANSWERABLE))
     return out
+
+
+SETTLED_WITHOUT_READING = frozenset({CheckName.EVIDENCE, CheckName.BEST_DISTANCE,
+                                     CheckName.ANSWER_GATE, CheckName.ENTITY_EXISTENCE,
+                                     CheckName.TOP_RATIO})
+"""Refusals a reading could not overturn: the gate decides them before the reader runs, so
+they cost nothing extra."""
+
+
+def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: PairLogits | None,
+                      data: GateInput) -> tuple[GateResult, GateInput]:
+    """The gate's verdict, with the reader's reading when it can matter.
+
+    A question the gate refuses on a check no reading overturns (nothing retrieved, nothing
+    close, a name that is not there, a user rule) is not read. Otherwise the kept evidence is
+    read, the answerability joins the features, ``calibration`` (fitted with that feature;
+    None: the shipped ``calibration-reading.json``) gives the confidence, and the gate
+    decides again with the reading.
+    """
+    if reader is not None:  # the gate may run twice: look the workspace's identifiers up once
+        data = replace(data, known_identifiers=functools.cache(data.known_identifiers))
+    result = checker.evaluate(data)
+    if reader is None:
+        return result, data
+    failing = {c.name for c in result.checks if not c.passed}
+    if failing & SETTLED_WITHOUT_READING or any(n.startswith("rule:") for n in failing):
+        return result, data
+    from abstain.rerank.reading import read_evidence  # numpy: only when a reader runs
+
+    reading = read_evidence(reader, data.question, data.evidence)
+    if reading is None:
+        return result, data
+    if calibration is None:
+        from abstain.confidence import default_calibration
+
+        calibration = default_calibration(reading=True)
+    features = replace(data.features, answerability=reading.answerability)
+    data = replace(data, features=features, confidence=calibration.confidence(features),
+                   min_confidence=calibration.gate_threshold, reading=reading)
+    return checker.evaluate(data), data
 
 
 def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
@@ -247,8 +296,6 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
     if trace.ended:
         return trace
     assert trace.features is not None
-    from abstain.rerank.reading import gate_with_reading
-
     started = time.perf_counter()
     result, gated = gate_with_reading(checker, reading_calibration, reader, GateInput(
         question=trace.text, evidence=trace.evidence, retrieved=trace.retrieved,
@@ -260,6 +307,9 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
         trace = replace(trace, features=gated.features, confidence=gated.confidence)
     stage = Stage("gate", timings_ms=timings, checks=result.checks)
     if result.failed is None:
+        if gated.reading is not None:  # the answer quotes what the reader found answering
+            return trace.then(stage, given_to_generator=True,
+                              evidence=gated.reading.annotate(trace.evidence))
         return trace.then(stage, given_to_generator=True)
     reason = result.failed.reason or result.failed.name
     refusal = Refusal(reason, refusal_message(reason, trace.language,
@@ -276,11 +326,12 @@ MAX_NAMED_TERMS = 4
 
 def refusal_fields(reason: str, result: GateResult) -> dict[str, object]:
     """What the refusal message names: the entities, the missing terms, the asked type."""
-    if reason in ("unknown_entity", "entity_not_in_evidence") and result.missing:
+    if reason in (RefusalReason.UNKNOWN_ENTITY,
+                  RefusalReason.ENTITY_NOT_IN_EVIDENCE) and result.missing:
         return {"entity": ", ".join(result.missing)}
-    if reason == "low_coverage" and result.missing:
+    if reason == RefusalReason.LOW_COVERAGE and result.missing:
         return {"terms": ", ".join(result.missing[:MAX_NAMED_TERMS])}
-    if reason == "answer_type_missing" and result.failed is not None:
+    if reason == RefusalReason.ANSWER_TYPE_MISSING and result.failed is not None:
         return {"kind": result.failed.threshold}
     return {}
 
@@ -318,13 +369,14 @@ def _ratio_check(evidence: tuple[Evidence, ...], threshold: float) -> Check:
     almost never clears 1.2; normalising first makes a ratio threshold usable.
     """
     if len(evidence) < 3:
-        return Check("top_ratio", True, None, threshold, "fewer than three hits",
-                     "no_clear_winner")
+        return Check(CheckName.TOP_RATIO, True, None, threshold, "fewer than three hits",
+                     RefusalReason.NO_CLEAR_WINNER)
     scores = sorted((e.hit.fused_score for e in evidence), reverse=True)
     low, span = scores[-1], scores[0] - scores[-1]
     if span <= 0:
-        return Check("top_ratio", False, 1.0, threshold, "all hits tie", "no_clear_winner")
+        return Check(CheckName.TOP_RATIO, False, 1.0, threshold, "all hits tie",
+                     RefusalReason.NO_CLEAR_WINNER)
     second = (scores[1] - low) / span
     ratio = float("inf") if second == 0 else 1.0 / second
-    return Check("top_ratio", ratio >= threshold, round(min(ratio, 1e6), 4), threshold,
-                 "top-1 / top-2 of min-max normalised fused scores", "no_clear_winner")
+    return Check(CheckName.TOP_RATIO, ratio >= threshold, round(min(ratio, 1e6), 4), threshold,
+                 "top-1 / top-2 of min-max normalised fused scores", RefusalReason.NO_CLEAR_WINNER)

@@ -24,13 +24,11 @@ kinds, which the gate treats differently (see :mod:`abstain.align`):
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from abstain.query import STOPWORDS, fold, tokens
-from abstain.text import split_sentences, stem
+from abstain.text import LIGHT_WORDS, STOPWORDS, fold, split_sentences, stem, tokens
 
 
 class Kind(StrEnum):
@@ -113,14 +111,6 @@ _NAME_STOP = frozenset({
     "For", "To", "Of", "And", "Or", "With", "At", "By", "From", "My", "Our", "Any", "Some",
     "Since", "After", "Before", "Also", "Yes", "No", "Not", "So", "But", "Then", "There",
     "Hi", "Hello", "Thanks", "Please", "Roughly"})
-_LIGHT_WORDS = frozenset(
-    """actually already always anything around automatically basically better built come
-    currently directly else ever exactly fine get gets getting go going got just keep kind
-    like lot make makes making much need needs possible pretty really right still sure
-    thing things try trying use used uses using want wants way ways work works aren couldn
-    didn doesn hadn hasn haven isn mustn needn shan shouldn wasn weren won wouldn ll ve re
-    """.split())
-"""Words that say how a question is asked, not what about: they never count as terms."""
 
 
 def parse_question(question: str) -> QuestionParts:
@@ -162,7 +152,7 @@ _REPEATED = re.compile(r"(\w)\1+")
 
 def _content(text: str) -> list[str]:
     return [t for t in dict.fromkeys(tokens(text))
-            if t not in STOPWORDS and t not in _LIGHT_WORDS and len(t) > 1
+            if t not in STOPWORDS and t not in LIGHT_WORDS and len(t) > 1
             and not _REPEATED.fullmatch(t)]
 
 
@@ -296,14 +286,3 @@ def _make(text: str, why: str) -> Mention:
 
 def _abbreviation(text: str) -> bool:
     return fold(text).rstrip(".") in {"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s"}
-
-
-def stems(text: str) -> list[str]:
-    """Stemmed folded words of ``text``, in order (the unit every match uses)."""
-    return list(_stems(text))
-
-
-@functools.lru_cache(maxsize=4096)
-def _stems(text: str) -> tuple[str, ...]:
-    """Cached: the same chunk text is matched by several checks of one question."""
-    return tuple(stem(t) for t in tokens(text))

@@ -6,21 +6,11 @@ unicode word regex and quoted, so no FTS5 or tsquery operator can leak through.
 
 from __future__ import annotations
 
-from abstain.identifiers import find_identifiers
-from abstain.tokens import fold, tokens
+from abstain.text import STOPWORDS, find_identifiers, tokens
 
-__all__ = ["MAX_QUERY_TERMS", "STOPWORDS", "fold", "fts5_query", "query_terms", "tokens"]
+__all__ = ["MAX_QUERY_TERMS", "fts5_query", "query_terms"]
 
 MAX_QUERY_TERMS = 32
-
-STOPWORDS = frozenset(
-    """a an and are as at be been but by can could did do does for from had has have how i
-    if in into is it its me my no not of on or our should so than that the their them
-    then there these they this those to was we were what when where which who whom why
-    will with would you your about any all also after before between both each more most
-    other some such only own same very just over under again further once here s t don
-    now tell please give show explain describe list""".split()
-)
 
 
 def query_terms(text: str) -> list[str]:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from abstain.answer import Answer, answer_of
+from abstain.answer import Answer
 from abstain.errors import AbstainError
+from abstain.trace import answer_of
 
 if TYPE_CHECKING:
     from abstain.evidence import Evidence

@@ -33,10 +33,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from abstain.identifiers import find_identifiers, occurs_in
 from abstain.mentions import find_names
-from abstain.query import STOPWORDS, tokens
-from abstain.text import stem
+from abstain.text import FRAMING_WORDS, STOPWORDS, find_identifiers, occurs_in, stem, tokens
 from abstain.verify.base import DEFAULT_SUPPORT_THRESHOLD
 
 NOTE = ("lexical verifier: support is content-word, number and identifier overlap with the "
@@ -56,18 +54,13 @@ _PLAIN_NUMBER = re.compile(r"v?\d+(?:\.\d+)*")
 
 MISSING_WORD_FACTOR = 0.45
 """Each content word absent from the cited text multiplies support by this (one fails 0.5)."""
-_FRAMING = frozenset(
-    """may might must shall could would should also according document documents source
-    sources text passage passages answer answers state states stated say says said mention
-    mentions mentioned describe describes described note notes noted provide provides
-    provided based following""".split())
 
 
 def content_stems(text: str) -> list[str]:
     """Stems of the content words of ``text`` (stopwords, framing words, single letters and
     numbers out)."""
     return [stem(t) for t in tokens(text)
-            if t not in STOPWORDS and t not in _FRAMING and len(t) > 1 and not t.isdigit()
+            if t not in STOPWORDS and t not in FRAMING_WORDS and len(t) > 1 and not t.isdigit()
             and t not in _NUMBER_WORDS]
 
 

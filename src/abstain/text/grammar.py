@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from abstain.tokens import fold
+from abstain.text.words import fold
 
 _PATTERNS = [
     re.compile(r"\b[A-Z][A-Z0-9]{0,9}-\d{1,6}\b"),           # ADR-0050, SKU-77, JIRA-123
