@@ -77,12 +77,13 @@ _REPEATED = re.compile(r"([a-z])\1+")
 
 def content_words(text: str) -> list[str]:
     """What ``text`` is about, word by word: its folded words less :data:`STOPWORDS`, the
-    :data:`LIGHT_WORDS` that say how something is asked, single characters and letter runs
-    (``vv``); unique, in order. The one definition of a content word: the question's terms,
-    the keyword query, the term coverage, the reader's window choice and the verifier's
-    words all read it."""
+    :data:`LIGHT_WORDS` that say how something is asked, single letters and letter runs
+    (``vv``); unique, in order. Digits stay, single ones too: the parts of a version
+    (``5.2.0``) are what a question about it is about. The one definition of a content
+    word: the question's terms, the keyword query, the term coverage, the reader's window
+    choice and the verifier's words all read it."""
     return [t for t in dict.fromkeys(tokens(text))
-            if len(t) > 1 and t not in STOPWORDS and t not in LIGHT_WORDS
+            if (len(t) > 1 or t.isdigit()) and t not in STOPWORDS and t not in LIGHT_WORDS
             and not _REPEATED.fullmatch(t)]
 
 
