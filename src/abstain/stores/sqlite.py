@@ -1,15 +1,19 @@
-"""The embedded store: stdlib sqlite3 + FTS5, vectors searched exactly with numpy.
+"""The embedded store: stdlib sqlite3 + FTS5, vectors searched with numpy or an HNSW graph.
 
 Vectors live in SQLite as float32 blobs. Each process loads a workspace's vectors
 once into a matrix and reloads them only when that workspace's write generation
 changed: a counter in the ``generations`` table that every write bumps in its own
 transaction, so writes of any connection or process are seen, and one upload
-reloads one workspace once.
+reloads one workspace once. A workspace of ``ann_threshold`` vectors or more is
+searched through an approximate index instead (:mod:`abstain.stores.sqlite_ann`),
+caught up from the database's vector log on the same signal, with its candidates
+re-scored exactly.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -25,6 +29,7 @@ from abstain.errors import EmbedderMismatch, NoDatabase, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
 from abstain.query import fts5_query, tokens
 from abstain.records import TermCounts
+from abstain.stores import sqlite_ann
 from abstain.stores.base import (
     TERM_COUNT_CAP,
     DocumentInfo,
@@ -34,6 +39,7 @@ from abstain.stores.base import (
     embedder_mismatch,
     vectors_by_chunk,
 )
+from abstain.stores.sqlite_ann import ANN_THRESHOLD, AnnIndex
 from abstain.stores.sqlite_migrations import migrate
 
 _PORTER = Stemmer.Stemmer("porter")
@@ -51,11 +57,22 @@ class _Index:
     published: npt.NDArray[np.bool_]
     matrix: Vector
 
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+log = logging.getLogger("abstain.stores")
+
 
 class SQLiteStore:
-    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True,
+                 ann_threshold: int = ANN_THRESHOLD) -> None:
         """Open (and migrate) the database at ``path``; with ``create=False`` a missing file
-        is a :class:`~abstain.errors.NoDatabase` error instead of a new empty database."""
+        is a :class:`~abstain.errors.NoDatabase` error instead of a new empty database.
+
+        A workspace holding ``ann_threshold`` vectors or more is searched through an
+        approximate index (the ``ann`` extra), persisted in ``<path>.ann/``; without the
+        extra it is scanned exactly, with a warning."""
         self.path = str(path)
         if not create and self.path != ":memory:" and not Path(self.path).expanduser().exists():
             raise NoDatabase(self.path)
@@ -67,8 +84,13 @@ class SQLiteStore:
         self._local = threading.local()
         self._conns: list[sqlite3.Connection] = []
         self._lock = threading.RLock()
-        self._index: dict[str, tuple[int, _Index | None]] = {}
+        self._index: dict[str, tuple[int, _Index | AnnIndex | None]] = {}
         """workspace -> (write generation it was loaded at, its vectors)"""
+        self.ann_threshold = int(ann_threshold)
+        self._ann_folder = sqlite_ann.folder_of(self.path)
+        self.ann_rebuilds: list[str] = []
+        """Why an approximate index on disk was rebuilt from the database, one line each."""
+        self._ann_missing_warned = False
         self.index_loads = 0
         """How many times a workspace's vectors were (re)loaded (for tests and benchmarks)."""
         self._closed = False
@@ -109,6 +131,8 @@ class SQLiteStore:
 
     def close(self) -> None:
         with self._lock:
+            if not self._closed:
+                self._save_indexes(every=True)
             for conn in self._conns:
                 conn.close()
             self._conns = []
@@ -303,9 +327,7 @@ class SQLiteStore:
 
     def term_counts(self, workspace: str, phrases: Sequence[str], *,
                     published_only: bool = True) -> TermCounts:
-        index = self._vector_index(workspace)  # every searchable chunk has a vector
-        total = 0 if index is None else (
-            int(index.published.sum()) if published_only else len(index.ids))
+        total = self._searchable(workspace, published_only)
         conn = self._conn()
         every: int | None = None
         counts: dict[str, int] = {}
@@ -362,13 +384,15 @@ class SQLiteStore:
     def search_vector(self, vector: Vector, *, workspace: str, limit: int,
                       published_only: bool = True) -> list[ArmHit]:
         index = self._vector_index(workspace)
-        if index is None or limit <= 0 or not index.ids:
+        if index is None or limit <= 0 or not len(index):
             return []
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != index.matrix.shape[1]:
+        dim = index.graph.ndim if isinstance(index, AnnIndex) else index.matrix.shape[1]
+        if query.shape[0] != dim:
             raise EmbedderMismatch(
-                f"query vector is {query.shape[0]}-d but {self.path} holds "
-                f"{index.matrix.shape[1]}-d vectors")
+                f"query vector is {query.shape[0]}-d but {self.path} holds {dim}-d vectors")
+        if isinstance(index, AnnIndex):
+            return self._search_ann(index, query, limit, published_only)
         similarity = index.matrix @ query
         if published_only and not index.published.all():
             similarity = np.where(index.published, similarity, -np.inf)
@@ -385,23 +409,121 @@ class SQLiteStore:
                        collapse_to=index.collapse_to[i])
                 for r, i in enumerate(top.tolist(), start=1)]
 
-    def _vector_index(self, workspace: str) -> _Index | None:
+    def _search_ann(self, index: AnnIndex, query: Vector, limit: int,
+                    published_only: bool) -> list[ArmHit]:
+        """The graph's candidates, re-scored exactly from the stored float32 vectors; the
+        candidate list widens until ``limit`` of them pass the published filter."""
+        count = max(sqlite_ann.MIN_CANDIDATES, 4 * limit)
+        conn = self._conn()
+        while True:
+            with self._lock:
+                keys = index.candidates(query, count)
+            rows = [r for start in range(0, len(keys), 500) for r in conn.execute(
+                "SELECT c.rowid, c.id, c.kind, c.parent_id, d.published, c.embedding"
+                " FROM chunks c JOIN documents d ON d.id = c.document_id"
+                f" WHERE c.rowid IN ({','.join('?' * len(keys[start:start + 500]))})"
+                " AND c.embedding IS NOT NULL", keys[start:start + 500])]
+            if published_only:
+                rows = [r for r in rows if r[4]]
+            if len(rows) >= limit or count >= len(index):
+                break
+            count *= 4
+        if not rows:
+            return []
+        matrix = np.frombuffer(b"".join(r[5] for r in rows), dtype=np.float32)
+        similarity = matrix.reshape(len(rows), -1) @ query
+        order = sorted(range(len(rows)), key=lambda i: (-similarity[i], rows[i][0]))[:limit]
+        return [ArmHit(chunk_id=rows[i][1], rank=r, score=float(1.0 - similarity[i]),
+                       collapse_to=rows[i][3] if rows[i][2] == "paraphrase" else None)
+                for r, i in enumerate(order, start=1)]
+
+    def _searchable(self, workspace: str, published_only: bool) -> int:
+        """Searchable chunks of the workspace (each has a vector), published only or all."""
+        index = self._vector_index(workspace)
+        if index is None:
+            return 0
+        if isinstance(index, _Index):
+            return int(index.published.sum()) if published_only else len(index.ids)
+        if not published_only:
+            return len(index)
+        generation = self._generation(self._conn(), workspace)
+        if generation not in index.unpublished:
+            index.unpublished = {generation: int(self._conn().execute(
+                "SELECT count(*) FROM documents d JOIN chunks c ON c.document_id = d.id"
+                " WHERE d.workspace = ? AND d.published = 0 AND c.embedding IS NOT NULL",
+                (workspace,)).fetchone()[0])}
+        return len(index) - index.unpublished[generation]
+
+    @staticmethod
+    def _generation(conn: sqlite3.Connection, workspace: str) -> int:
+        row = conn.execute("SELECT generation FROM generations WHERE workspace = ?",
+                           (workspace,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def _vector_index(self, workspace: str) -> _Index | AnnIndex | None:
         """The workspace's vectors, reloaded only when its write generation moved on.
 
         The generation is read before the rows: a write in between makes the next
         search reload once more, never serve vectors older than their generation."""
         conn = self._conn()
-        row = conn.execute("SELECT generation FROM generations WHERE workspace = ?",
-                           (workspace,)).fetchone()
-        generation = int(row[0]) if row else 0
+        generation = self._generation(conn, workspace)
         with self._lock:
             cached = self._index.get(workspace)
             if cached is not None and cached[0] == generation:
                 return cached[1]
-            index = self._load_index(conn, workspace)
+            index: _Index | AnnIndex | None
+            info = self.embedder()
+            if cached is not None and isinstance(cached[1], AnnIndex) and info is not None \
+                    and cached[1].catch_up(conn, info.dim) is not None:
+                index = cached[1]
+            elif info is not None and sqlite_ann.has_index(self._ann_folder, workspace) \
+                    and self._ann_ready():
+                index = self._open_ann(conn, workspace, info.dim)
+            else:
+                index = self._load_index(conn, workspace)
+                if index is not None and info is not None \
+                        and len(index.ids) >= max(1, self.ann_threshold) and self._ann_ready():
+                    index = self._open_ann(conn, workspace, info.dim)
             self._index[workspace] = (generation, index)
             self.index_loads += 1
+            self._save_indexes(every=False)
             return index
+
+    def _ann_ready(self) -> bool:
+        """Whether usearch is installed; warns once when a large workspace is scanned instead."""
+        if sqlite_ann.available():
+            return True
+        if not self._ann_missing_warned:
+            self._ann_missing_warned = True
+            log.warning("%s: a workspace holds %d vectors or more and is scanned exactly; "
+                        "pip install 'abstain[ann]' for the approximate index", self.path,
+                        self.ann_threshold)
+        return False
+
+    def _open_ann(self, conn: sqlite3.Connection, workspace: str, dim: int) -> AnnIndex:
+        existed = sqlite_ann.has_index(self._ann_folder, workspace)
+        index, reason = sqlite_ann.open_index(conn, self._ann_folder, workspace, dim)
+        if reason is not None and existed:
+            line = f"{workspace}: {reason}; rebuilt from the database"
+            self.ann_rebuilds.append(line)
+            log.warning("%s: approximate index of %s", self.path, line)
+        return index
+
+    def _save_indexes(self, *, every: bool) -> None:
+        """Write approximate indexes to disk: those never saved or ``SAVE_EVERY`` log entries
+        behind, or (``every``, on close) each that changed since it was saved."""
+        if self._ann_folder is None:
+            return
+        for _, index in self._index.values():
+            if isinstance(index, AnnIndex) and index.seq != index.saved_seq and (
+                    every or index.saved_seq < 0
+                    or index.seq - index.saved_seq >= sqlite_ann.SAVE_EVERY):
+                try:
+                    with self._transaction() as conn:
+                        index.save(self._ann_folder, conn)
+                except (OSError, sqlite3.Error) as exc:
+                    log.warning("%s: cannot save the approximate index of %s: %s",
+                                self.path, index.workspace, exc)
 
     def _load_index(self, conn: sqlite3.Connection, workspace: str) -> _Index | None:
         info = self.embedder()
