@@ -27,9 +27,9 @@ import Stemmer
 
 from abstain.errors import EmbedderMismatch, NoDatabase, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
-from abstain.query import fts5_query, tokens
+from abstain.query import fts5_parts, tokens
 from abstain.records import TermCounts
-from abstain.stores import sqlite_ann
+from abstain.stores import keyword_bounds, sqlite_ann
 from abstain.stores.base import (
     TERM_COUNT_CAP,
     DocumentInfo,
@@ -345,40 +345,67 @@ class SQLiteStore:
                               TERM_COUNT_CAP)).fetchone()[0])
             if n >= TERM_COUNT_CAP and len(words) == 1:
                 if every is None:  # rows of the FTS table, the vocabulary's denominator
-                    # (its docsize shadow table holds one small row per indexed chunk:
-                    # 0.1 ms at 100k chunks, where counting chunks reads every vector)
-                    every = max(1, int(conn.execute(
-                        "SELECT count(*) FROM chunks_fts_docsize").fetchone()[0]))
+                    # (0.1 ms at 100k chunks, where counting chunks reads every vector)
+                    every = max(1, self._fts_rows(conn))
                 n = max(n, round(self._vocabulary_count(conn, words[0]) * total / every))
             counts[phrase] = n
         return TermCounts(total, counts)
 
     @staticmethod
-    def _vocabulary_count(conn: sqlite3.Connection, word: str) -> int:
-        """Chunks of the whole store that hold ``word``, from FTS5's own vocabulary (one
-        lookup; the word stemmed as the keyword arm's Porter tokenizer stems it)."""
+    def _ensure_vocabulary(conn: sqlite3.Connection) -> None:
         conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocabulary"
                      " USING fts5vocab(main, chunks_fts, row)")
+
+    @classmethod
+    def _vocabulary_count(cls, conn: sqlite3.Connection, word: str, *,
+                          stemmed: bool = False) -> int:
+        """Chunks of the whole store that hold ``word``, from FTS5's own vocabulary (one
+        lookup; the word stemmed as the keyword arm's Porter tokenizer stems it)."""
+        cls._ensure_vocabulary(conn)
         row = conn.execute("SELECT doc FROM temp.chunks_vocabulary WHERE term = ?",
-                           (_PORTER.stemWord(word),)).fetchone()
+                           (word if stemmed else _PORTER.stemWord(word),)).fetchone()
         return 0 if row is None else int(row[0])
 
     # -- keyword arm -------------------------------------------------------
     def search_text(self, query: str, *, workspace: str, limit: int,
                     published_only: bool = True) -> list[ArmHit]:
-        match = fts5_query(query)
-        if match is None or limit <= 0:
+        parts = fts5_parts(query)
+        if not parts or limit <= 0:
             return []
-        rows = self._conn().execute(
-            "SELECT c.id, c.kind, c.parent_id, bm25(chunks_fts, 2.0, 1.0) AS score"
-            " FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid"
+        conn = self._conn()
+        rows = conn.execute(
+            "SELECT c.id, c.kind, c.parent_id, m.score FROM (SELECT rowid,"
+            " bm25(chunks_fts, 2.0, 1.0) AS score FROM chunks_fts WHERE chunks_fts MATCH ?"
+            " LIMIT ?) AS m JOIN chunks c ON c.rowid = m.rowid"
             " JOIN documents d ON d.id = c.document_id"
-            " WHERE chunks_fts MATCH ? AND d.workspace = ? AND (d.published = 1 OR ?)"
-            " ORDER BY score, c.rowid LIMIT ?",
-            (match, workspace, int(not published_only), limit)).fetchall()
+            " WHERE d.workspace = ? AND (d.published = 1 OR ?)"
+            " ORDER BY m.score, c.rowid LIMIT ?",
+            (" OR ".join(self._ranked_parts(conn, parts)), keyword_bounds.CANDIDATE_BUDGET,
+             workspace, int(not published_only), limit)).fetchall()
         return [ArmHit(chunk_id=r[0], rank=i, score=-float(r[3]),
                        collapse_to=r[2] if r[1] == "paraphrase" else None)
                 for i, r in enumerate(rows, start=1)]
+
+    def _ranked_parts(self, conn: sqlite3.Connection, parts: list[str]) -> list[str]:
+        """The MATCH parts worth ranking (:mod:`abstain.stores.keyword_bounds`), with each
+        part's chunk count read from FTS5's vocabulary (a prefix: the sum over its terms)."""
+        rows = self._fts_rows(conn)
+        if rows <= keyword_bounds.FREQUENT_MIN_ROWS:
+            return parts
+        self._ensure_vocabulary(conn)
+        frequency: dict[str, int] = {}
+        for part in parts:
+            words = [_PORTER.stemWord(w) for w in part.strip('"*').split()]
+            counts = [int(conn.execute(
+                "SELECT coalesce(sum(doc), 0) FROM temp.chunks_vocabulary WHERE term >= ?"
+                " AND term < ?", (w, w + "\U0010ffff")).fetchone()[0]) if part.endswith("*")
+                else self._vocabulary_count(conn, w, stemmed=True) for w in words]
+            frequency[part] = min(counts) if counts else 0
+        return keyword_bounds.prune(frequency, rows)
+
+    def _fts_rows(self, conn: sqlite3.Connection) -> int:
+        """Rows of the full-text index (its docsize shadow table: one small row per chunk)."""
+        return int(conn.execute("SELECT count(*) FROM chunks_fts_docsize").fetchone()[0])
 
     # -- vector arm --------------------------------------------------------
     def search_vector(self, vector: Vector, *, workspace: str, limit: int,
