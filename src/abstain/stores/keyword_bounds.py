@@ -16,9 +16,13 @@ stores apply the same rule before ranking:
    are scored (when every term is frequent, the first ones in storage order);
    scores keep the whole collection's statistics.
 
-Document frequencies come from the store's own statistics (FTS5's vocabulary,
-PostgreSQL's ``ts_stat``-free planner statistics); for a prefix term they are an
-upper bound.
+The SQLite store applies both: document frequencies come from FTS5's own vocabulary
+(for a prefix term, the sum over the terms it covers: an upper bound). The PostgreSQL
+store has no cheap per-term count (its planner statistics are hidden from a role under
+row-level security), so it bounds per term instead: each term brings at most
+``term_quota`` matching rows to the candidate set, found through the GIN index; a rare
+term's matches all come in, a frequent term's are cut at its quota, and the union is
+ranked with the whole query.
 """
 
 from __future__ import annotations
@@ -33,6 +37,11 @@ CANDIDATE_BUDGET = 20_000
 def is_frequent(rows_with_term: int, rows: int) -> bool:
     """Whether a term found in ``rows_with_term`` of ``rows`` chunks is too frequent to rank."""
     return rows_with_term > FREQUENT_MIN_ROWS and rows_with_term > FREQUENT_SHARE * rows
+
+
+def term_quota(terms: int) -> int:
+    """Matching rows each of ``terms`` query terms may bring to the candidate set."""
+    return max(1, CANDIDATE_BUDGET // max(1, terms))
 
 
 def prune(frequency: Mapping[str, int], rows: int) -> list[str]:

@@ -26,6 +26,7 @@ from abstain.evidence import ArmHit, Chunk, ChunkKind, Document, FusedHit
 from abstain.fuse import RRF_K
 from abstain.query import MAX_QUERY_TERMS, query_terms
 from abstain.records import TermCounts
+from abstain.stores import keyword_bounds
 from abstain.stores import postgres_sql as sql
 from abstain.stores.base import (
     TERM_COUNT_CAP,
@@ -320,7 +321,7 @@ class PostgresStore:
         if not terms or limit <= 0:
             return []
         params = {"terms": terms, "ws": workspace, "published_only": published_only,
-                  "limit": limit}
+                  "limit": limit, "quota": keyword_bounds.term_quota(len(terms))}
         with self._tx(workspace) as conn:
             rows = conn.execute(sql.SEARCH_TEXT, params).fetchall()
         return _arm_hits(rows)
@@ -335,8 +336,10 @@ class PostgresStore:
         q = self._query_vector(vector)
         if q is None or limit <= 0 or candidates <= 0:
             return []
-        params = {"q": q, "terms": _terms(query), "ws": workspace, "k": k, "top": limit,
-                  "published_only": published_only, "limit": candidates}
+        terms = _terms(query)
+        params = {"q": q, "terms": terms, "ws": workspace, "k": k, "top": limit,
+                  "published_only": published_only, "limit": candidates,
+                  "quota": keyword_bounds.term_quota(len(terms))}
         with self._tx(workspace, **self._hnsw_settings(candidates)) as conn:
             rows = conn.execute(sql.SEARCH_FUSED, params).fetchall()
         return [FusedHit(chunk_id=r[0], fused_score=float(r[1]), vector_rank=r[2],
