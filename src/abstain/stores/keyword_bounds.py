@@ -16,8 +16,9 @@ stores apply the same rule before ranking:
    are scored (when every term is frequent, the first ones in storage order);
    scores keep the whole collection's statistics.
 
-The SQLite store applies both: document frequencies come from FTS5's own vocabulary
-(for a prefix term, the sum over the terms it covers: an upper bound). The PostgreSQL
+The SQLite store applies both: a term's frequency is its stemmed word's count in FTS5's
+vocabulary (one lookup; for a prefix term a lower bound, since counting every word the
+prefix covers costs as much as ranking them). The PostgreSQL
 store has no cheap per-term count (its planner statistics are hidden from a role under
 row-level security), so it bounds per term instead: each term brings at most
 ``term_quota`` matching rows to the candidate set, found through the GIN index; a rare
@@ -34,9 +35,15 @@ FREQUENT_MIN_ROWS = 5_000
 CANDIDATE_BUDGET = 20_000
 
 
+def frequent_above(rows: int) -> int:
+    """Matching chunks above which a term of a ``rows``-chunk store is frequent (so a store
+    counts a term's matches only up to this number plus one)."""
+    return max(FREQUENT_MIN_ROWS, int(FREQUENT_SHARE * rows))
+
+
 def is_frequent(rows_with_term: int, rows: int) -> bool:
     """Whether a term found in ``rows_with_term`` of ``rows`` chunks is too frequent to rank."""
-    return rows_with_term > FREQUENT_MIN_ROWS and rows_with_term > FREQUENT_SHARE * rows
+    return rows_with_term > frequent_above(rows)
 
 
 def term_quota(terms: int) -> int:

@@ -93,13 +93,28 @@ class PostgresStore:
         """One transaction bound to ``workspace`` (None: every workspace, reads only)."""
         if self._pool.closed:
             raise StoreError("the store is closed")
-        names = ["abstain.workspace", "abstain.all_workspaces", *settings]
-        values = [workspace or "", "off" if workspace is not None else "on", *settings.values()]
         try:
             with self._pool.connection() as conn:
-                conn.execute("SELECT set_config(n, v, true) FROM unnest(%s::text[], %s::text[])"
-                             " AS s(n, v)", (names, values))
+                conn.execute(_SET_CONFIG, _settings(workspace, settings))
                 yield conn
+        except PoolTimeout as exc:
+            raise StoreError(f"no connection to PostgreSQL at {self}: {exc}") from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL at {self}: {_first_line(exc)}") from exc
+
+    def _read(self, workspace: str, statement: str, params: dict[str, Any],
+              **settings: str) -> list[tuple[Any, ...]]:
+        """One read-only statement in its own transaction, bound as ``_tx`` binds it, in
+        one round trip: BEGIN, the settings, the statement and COMMIT go out pipelined."""
+        if self._pool.closed:
+            raise StoreError("the store is closed")
+        try:
+            with self._pool.connection() as conn:
+                with conn.pipeline():
+                    conn.execute(_SET_CONFIG, _settings(workspace, settings))
+                    cursor = conn.execute(statement.encode(), params)
+                    conn.commit()
+                return cursor.fetchall()
         except PoolTimeout as exc:
             raise StoreError(f"no connection to PostgreSQL at {self}: {exc}") from exc
         except psycopg.Error as exc:
@@ -311,8 +326,7 @@ class PostgresStore:
             return []
         params = {"q": query, "ws": workspace, "published_only": published_only,
                   "limit": limit}
-        with self._tx(workspace, **self._hnsw_settings(limit)) as conn:
-            rows = conn.execute(sql.SEARCH_VECTOR, params).fetchall()
+        rows = self._read(workspace, sql.SEARCH_VECTOR, params, **self._hnsw_settings(limit))
         return _arm_hits(rows)
 
     def search_text(self, query: str, *, workspace: str, limit: int,
@@ -322,8 +336,7 @@ class PostgresStore:
             return []
         params = {"terms": terms, "ws": workspace, "published_only": published_only,
                   "limit": limit, "quota": keyword_bounds.term_quota(len(terms))}
-        with self._tx(workspace) as conn:
-            rows = conn.execute(sql.SEARCH_TEXT, params).fetchall()
+        rows = self._read(workspace, sql.SEARCH_TEXT, params)
         return _arm_hits(rows)
 
     def search_fused(self, vector: Vector, query: str, *, workspace: str, limit: int,
@@ -340,8 +353,8 @@ class PostgresStore:
         params = {"q": q, "terms": terms, "ws": workspace, "k": k, "top": limit,
                   "published_only": published_only, "limit": candidates,
                   "quota": keyword_bounds.term_quota(len(terms))}
-        with self._tx(workspace, **self._hnsw_settings(candidates)) as conn:
-            rows = conn.execute(sql.SEARCH_FUSED, params).fetchall()
+        rows = self._read(workspace, sql.SEARCH_FUSED, params,
+                          **self._hnsw_settings(candidates))
         return [FusedHit(chunk_id=r[0], fused_score=float(r[1]), vector_rank=r[2],
                          vector_distance=r[3], keyword_rank=r[4], keyword_score=r[5])
                 for r in rows]
@@ -379,6 +392,16 @@ class PostgresStore:
                             " VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
                             [(model, h, np.asarray(v, dtype=np.float32))
                              for h, v in items.items()])
+
+
+_SET_CONFIG = ("SELECT set_config(n, v, true) FROM unnest(%s::text[], %s::text[])"
+               " AS s(n, v)")
+
+
+def _settings(workspace: str | None, settings: dict[str, str]) -> tuple[list[str], list[str]]:
+    """Names and values that bind a transaction to ``workspace`` (None: every one)."""
+    return (["abstain.workspace", "abstain.all_workspaces", *settings],
+            [workspace or "", "off" if workspace is not None else "on", *settings.values()])
 
 
 def _replace_document(conn: Conn, document: Document) -> None:

@@ -352,18 +352,13 @@ class SQLiteStore:
         return TermCounts(total, counts)
 
     @staticmethod
-    def _ensure_vocabulary(conn: sqlite3.Connection) -> None:
-        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocabulary"
-                     " USING fts5vocab(main, chunks_fts, row)")
-
-    @classmethod
-    def _vocabulary_count(cls, conn: sqlite3.Connection, word: str, *,
-                          stemmed: bool = False) -> int:
+    def _vocabulary_count(conn: sqlite3.Connection, word: str) -> int:
         """Chunks of the whole store that hold ``word``, from FTS5's own vocabulary (one
         lookup; the word stemmed as the keyword arm's Porter tokenizer stems it)."""
-        cls._ensure_vocabulary(conn)
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocabulary"
+                     " USING fts5vocab(main, chunks_fts, row)")
         row = conn.execute("SELECT doc FROM temp.chunks_vocabulary WHERE term = ?",
-                           (word if stemmed else _PORTER.stemWord(word),)).fetchone()
+                           (_PORTER.stemWord(word),)).fetchone()
         return 0 if row is None else int(row[0])
 
     # -- keyword arm -------------------------------------------------------
@@ -387,20 +382,17 @@ class SQLiteStore:
                 for i, r in enumerate(rows, start=1)]
 
     def _ranked_parts(self, conn: sqlite3.Connection, parts: list[str]) -> list[str]:
-        """The MATCH parts worth ranking (:mod:`abstain.stores.keyword_bounds`), with each
-        part's chunk count read from FTS5's vocabulary (a prefix: the sum over its terms)."""
-        rows = self._fts_rows(conn)
-        if rows <= keyword_bounds.FREQUENT_MIN_ROWS:
+        """The MATCH parts worth ranking (:mod:`abstain.stores.keyword_bounds`). A part's
+        frequency is its word's own count in FTS5's vocabulary (for a phrase, its rarest
+        word's): one lookup, a lower bound for a prefix, where counting the prefix's matches
+        would cost as much as ranking them."""
+        if len(parts) < 2:
             return parts
-        self._ensure_vocabulary(conn)
-        frequency: dict[str, int] = {}
-        for part in parts:
-            words = [_PORTER.stemWord(w) for w in part.strip('"*').split()]
-            counts = [int(conn.execute(
-                "SELECT coalesce(sum(doc), 0) FROM temp.chunks_vocabulary WHERE term >= ?"
-                " AND term < ?", (w, w + "\U0010ffff")).fetchone()[0]) if part.endswith("*")
-                else self._vocabulary_count(conn, w, stemmed=True) for w in words]
-            frequency[part] = min(counts) if counts else 0
+        rows = self._fts_rows(conn)
+        if rows <= keyword_bounds.frequent_above(rows):
+            return parts
+        frequency = {part: min(self._vocabulary_count(conn, word)
+                               for word in part.strip('"*').split()) for part in parts}
         return keyword_bounds.prune(frequency, rows)
 
     def _fts_rows(self, conn: sqlite3.Connection) -> int:
