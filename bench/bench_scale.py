@@ -24,10 +24,9 @@ from pathlib import Path
 
 import numpy as np
 from _common import machine, percentiles, write_section
-from bench_postgres import CHILDREN, PARENTS, VOCAB, corpus
+from bench_postgres import CHILDREN, VOCAB, corpus, documents
 
 from abstain.embed.minilm import MiniLMEmbedder
-from abstain.evidence import Chunk, ChunkKind, Document
 from abstain.fuse import collapse, rrf
 from abstain.pipeline import Pipeline
 from abstain.stores.base import EmbedderInfo, Store
@@ -39,19 +38,8 @@ OFF_TOPIC = ["What is the boiling point of tungsten?", "Who painted the Mona Lis
 
 
 def fill(store: Store, vectors: np.ndarray, texts: list[str], info: EmbedderInfo) -> None:
-    for d, start in enumerate(range(0, len(texts), CHILDREN)):
-        doc = Document(f"doc{d}", WS, f"doc{d}.md", f"Document {d}", f"h{d}")
-        part = texts[start:start + CHILDREN]
-        per = -(-len(part) // PARENTS)
-        chunks: list[Chunk] = []
-        for p in range(0, len(part), per):
-            parent = Chunk(f"doc{d}-p{p}", doc.id, ChunkKind.PARENT, "\n\n".join(part[p:p + per]),
-                           p, None, (f"Section {p}",))
-            chunks.append(parent)
-            chunks += [Chunk(f"doc{d}-c{start + i}", doc.id, ChunkKind.CHILD, part[i], i,
-                             parent.id, (f"Section {p}",))
-                       for i in range(p, min(p + per, len(part)))]
-        store.write_document(doc, chunks, vectors[start:start + len(part)], info)
+    for doc, chunks, vecs in documents(vectors, texts, WS):
+        store.write_document(doc, chunks, vecs, info)
 
 
 def rss_mb() -> float:
