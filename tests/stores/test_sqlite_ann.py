@@ -13,7 +13,7 @@ from abstain.stores import sqlite_ann
 from abstain.stores.base import EmbedderInfo
 from abstain.stores.sqlite import SQLiteStore
 
-pytest.importorskip("usearch")
+pytestmark = pytest.mark.skipif(not sqlite_ann.available(), reason="the ann extra")
 
 DIM = 16
 EMB = EmbedderInfo("unit-test-16d", DIM)

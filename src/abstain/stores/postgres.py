@@ -47,6 +47,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise MissingDependency(exc.name or "psycopg", "postgres") from exc
 
 from abstain.stores.postgres_migrations import APP_ROLE, is_privileged, migrate
+from abstain.stores.postgres_replicas import WAIT_S, ReplicaSet
 
 Vector = npt.NDArray[np.float32]
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -58,7 +59,10 @@ CONNECT_TIMEOUT_S = 10
 
 class PostgresStore:
     def __init__(self, url: str, *, pool_size: int = 4, hnsw_m: int = 16,
-                 hnsw_ef_construction: int = 64, ef_search: int | None = None) -> None:
+                 hnsw_ef_construction: int = 64, ef_search: int | None = None,
+                 replicas: Sequence[str] = (), replica_wait_s: float = WAIT_S) -> None:
+        """``url``: the primary, which takes every write; ``replicas``: streaming replicas
+        of it that answer the searches (see :mod:`abstain.stores.postgres_replicas`)."""
         self.url = url
         self.hnsw_m = int(hnsw_m)
         self.hnsw_ef_construction = int(hnsw_ef_construction)
@@ -78,6 +82,8 @@ class PostgresStore:
         self._pool: ConnectionPool[Conn] = ConnectionPool(
             url, kwargs=kwargs, min_size=1, max_size=max(1, pool_size), open=True,
             configure=self._configure, timeout=CONNECT_TIMEOUT_S, name="abstain")
+        self.replicas = ReplicaSet(replicas, kwargs=kwargs, configure=self._configure,
+                                   pool_size=pool_size, wait_s=replica_wait_s) if replicas else None
 
     def __str__(self) -> str:
         return re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", self.url)
@@ -105,23 +111,44 @@ class PostgresStore:
     def _read(self, workspace: str, statement: str, params: dict[str, Any],
               **settings: str) -> list[tuple[Any, ...]]:
         """One read-only statement in its own transaction, bound as ``_tx`` binds it, in
-        one round trip: BEGIN, the settings, the statement and COMMIT go out pipelined."""
+        one round trip (BEGIN, the settings, the statement and COMMIT go out pipelined);
+        on a replica when the store has one that holds the store's last write."""
         if self._pool.closed:
             raise StoreError("the store is closed")
+
+        def run(conn: Conn) -> list[tuple[Any, ...]]:
+            with conn.pipeline():
+                conn.execute(_SET_CONFIG, _settings(workspace, settings))
+                cursor = conn.execute(statement.encode(), params)
+                conn.commit()
+            return cursor.fetchall()
+
+        if self.replicas is not None:
+            rows = self.replicas.read(run)
+            if rows is not None:
+                return rows
+            self.replicas.reads["primary"] += 1
         try:
             with self._pool.connection() as conn:
-                with conn.pipeline():
-                    conn.execute(_SET_CONFIG, _settings(workspace, settings))
-                    cursor = conn.execute(statement.encode(), params)
-                    conn.commit()
-                return cursor.fetchall()
+                return run(conn)
         except PoolTimeout as exc:
             raise StoreError(f"no connection to PostgreSQL at {self}: {exc}") from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL at {self}: {_first_line(exc)}") from exc
 
+    def _wrote(self) -> None:
+        """Note the primary's WAL position after a write, for read-your-writes on replicas."""
+        if self.replicas is None:
+            return
+        with self._tx(None) as conn:
+            row = conn.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()
+        if row is not None:
+            self.replicas.wrote(str(row[0]))
+
     def close(self) -> None:
         self._pool.close()
+        if self.replicas is not None:
+            self.replicas.close()
 
     # -- embedder binding --------------------------------------------------
     def embedder(self) -> EmbedderInfo | None:
@@ -172,6 +199,7 @@ class PostgresStore:
                     "INSERT INTO identifiers (document_id, workspace, token) VALUES (%s, %s, %s)"
                     " ON CONFLICT DO NOTHING", [(document.id, ws, t) for t in identifiers])
         self._embedder = embedder
+        self._wrote()
 
     def stage_chunks(self, staging_id: str, document: Document, chunks: Sequence[Chunk],
                      vectors: Vector, embedder: EmbedderInfo) -> None:
@@ -220,6 +248,7 @@ class PostgresStore:
             conn.execute("DELETE FROM staged_chunks WHERE staging_id = %s AND workspace = %s",
                          (staging_id, ws))
         self._embedder = embedder
+        self._wrote()
 
     def discard_staged(self, document_id: str) -> int:
         with self._tx(None) as conn:
@@ -235,8 +264,10 @@ class PostgresStore:
 
     def delete_document(self, workspace: str, document_id: str) -> bool:
         with self._tx(workspace) as conn:
-            return conn.execute("DELETE FROM documents WHERE id = %s AND workspace = %s",
-                                (document_id, workspace)).rowcount > 0
+            found = conn.execute("DELETE FROM documents WHERE id = %s AND workspace = %s",
+                                 (document_id, workspace)).rowcount > 0
+        self._wrote()
+        return found
 
     def set_published(self, workspace: str, document_id: str, published: bool) -> bool:
         with self._tx(workspace) as conn:
@@ -246,7 +277,8 @@ class PostgresStore:
             ).rowcount > 0
             conn.execute("UPDATE chunks SET published = %s WHERE document_id = %s"
                          " AND workspace = %s", (published, document_id, workspace))
-            return found
+        self._wrote()
+        return found
 
     # -- reads -------------------------------------------------------------
     def document_hash(self, workspace: str, source: str) -> str | None:

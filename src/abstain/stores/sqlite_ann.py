@@ -56,6 +56,11 @@ BUILD_BATCH = 20_000
 
 
 def _usearch() -> Any:
+    # onnxruntime (a core dependency: the embedder) is loaded first on purpose: importing
+    # usearch 2.26's compiled module before onnxruntime 1.32 makes the second import
+    # crash the process (a segmentation fault); the other order works.
+    import onnxruntime  # noqa: F401
+
     try:
         from usearch import index
     except ImportError as exc:
