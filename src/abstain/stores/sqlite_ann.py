@@ -132,12 +132,13 @@ class AnnIndex:
         temporary = folder / f".{self.workspace}.{self.seq}.{os.getpid()}.tmp"
         self.graph.save(str(temporary))
         os.replace(temporary, target)
-        for old in _files(folder, self.workspace):
-            if old[1] != target:
-                old[1].unlink(missing_ok=True)
+        for seq, path in _files(folder, self.workspace):
+            if seq < self.seq:  # a newer file another process saved meanwhile stays
+                path.unlink(missing_ok=True)
         self.saved_seq = self.seq
         conn.execute("INSERT INTO ann_state (workspace, seq) VALUES (?, ?) ON CONFLICT"
-                     " (workspace) DO UPDATE SET seq = excluded.seq", (self.workspace, self.seq))
+                     " (workspace) DO UPDATE SET seq = max(seq, excluded.seq)",
+                     (self.workspace, self.seq))
         prune_log(conn)
 
 
