@@ -19,6 +19,7 @@ import argparse
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -60,10 +61,11 @@ def corpus(rows: int, seed: int = 0) -> tuple[np.ndarray, list[str]]:
     return vectors.astype(np.float32), texts
 
 
-def load(store: PostgresStore, vectors: np.ndarray, texts: list[str]) -> None:
-    emb = EmbedderInfo("synthetic-384", DIM)
+def documents(vectors: np.ndarray, texts: list[str], workspace: str = WS
+              ) -> Iterator[tuple[Document, list[Chunk], np.ndarray]]:
+    """Documents of 20 chunks under 4 parent sections, with their chunks' vectors."""
     for d, start in enumerate(range(0, len(texts), CHILDREN)):
-        doc = Document(f"doc{d}", WS, f"doc{d}.md", f"Document {d}", f"h{d}")
+        doc = Document(f"doc{d}", workspace, f"doc{d}.md", f"Document {d}", f"h{d}")
         part = texts[start:start + CHILDREN]
         per = -(-len(part) // PARENTS)
         chunks: list[Chunk] = []
@@ -74,7 +76,13 @@ def load(store: PostgresStore, vectors: np.ndarray, texts: list[str]) -> None:
             chunks += [Chunk(f"doc{d}-c{start + i}", doc.id, ChunkKind.CHILD, part[i], i,
                              parent.id, (f"Section {p}",))
                        for i in range(p, min(p + per, len(part)))]
-        store.write_document(doc, chunks, vectors[start:start + len(part)], emb)
+        yield doc, chunks, vectors[start:start + len(part)]
+
+
+def load(store: PostgresStore, vectors: np.ndarray, texts: list[str]) -> None:
+    emb = EmbedderInfo("synthetic-384", DIM)
+    for d, (doc, chunks, vecs) in enumerate(documents(vectors, texts)):
+        store.write_document(doc, chunks, vecs, emb)
         if d == 0:
             with psycopg.connect(store.url, autocommit=True) as conn:
                 conn.execute("DROP INDEX chunks_embedding_hnsw")

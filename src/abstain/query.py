@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abstain.text import content_words, find_identifiers, tokens
 
-__all__ = ["MAX_QUERY_TERMS", "fts5_query", "query_terms"]
+__all__ = ["MAX_QUERY_TERMS", "fts5_parts", "fts5_query", "query_terms"]
 
 MAX_QUERY_TERMS = 32
 
@@ -24,6 +24,12 @@ def fts5_query(text: str) -> str | None:
 
     Returns None when the text has no searchable term.
     """
+    parts = fts5_parts(text)
+    return " OR ".join(parts) if parts else None
+
+
+def fts5_parts(text: str) -> list[str]:
+    """The OR-ed parts of :func:`fts5_query`: ``"word"*``, ``"123"`` or ``"a b c"``."""
     phrases = [words for ident in find_identifiers(text)
                if len(words := tokens(ident)) > 1]
     # A version's digits go in as the phrase "1 0 0" only: alone, "1" and "0" match everywhere.
@@ -31,8 +37,6 @@ def fts5_query(text: str) -> str | None:
     terms = [t for t in query_terms(text) if t not in parts]
     if not terms and not phrases:
         terms = [t for t in tokens(text) if t][:MAX_QUERY_TERMS]
-    if not terms and not phrases:
-        return None
     out = [f'"{t}"' if t.isdigit() else f'"{t}"*' for t in terms]
     out += ['"' + " ".join(words) + '"' for words in phrases]
-    return " OR ".join(dict.fromkeys(out))
+    return list(dict.fromkeys(out))

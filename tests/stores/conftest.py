@@ -12,20 +12,23 @@ import pytest
 
 from abstain.stores.base import Store
 
-BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+BACKENDS = ["sqlite", "sqlite-ann", pytest.param("postgres", marks=pytest.mark.postgres)]
+"""``sqlite-ann``: the SQLite store with its approximate index on every workspace."""
 
 
 @pytest.fixture(params=BACKENDS)
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Store]]:
     """A factory of stores that share one fresh, empty database."""
     opened: list[Store] = []
-    if request.param == "sqlite":
+    if request.param in ("sqlite", "sqlite-ann"):
         from abstain.stores.sqlite import SQLiteStore
 
         path = tmp_path / "store.db"
+        threshold = 0 if request.param == "sqlite-ann" else None
 
         def factory() -> Store:
-            store = SQLiteStore(path)
+            store = (SQLiteStore(path) if threshold is None
+                     else SQLiteStore(path, ann_threshold=threshold))
             opened.append(store)
             return store
     else:

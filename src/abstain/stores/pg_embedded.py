@@ -119,6 +119,24 @@ def start(root: str | Path, *, port: int | None = None, fsync: bool = True,
     return server
 
 
+def start_replica(root: str | Path, primary: EmbeddedServer, *, fsync: bool = True,
+                  timeout: int = 60) -> EmbeddedServer:
+    """A streaming replica of ``primary`` in ``root`` (copied with ``pg_basebackup``
+    the first time), started; returns it."""
+    root = Path(root).expanduser().resolve()
+    if not (root / "data" / "PG_VERSION").exists():
+        bins = bin_dir()
+        as_root = hasattr(os, "geteuid") and os.geteuid() == 0
+        root.mkdir(parents=True, exist_ok=True)
+        if as_root:
+            _check_reachable(root, "data directory")
+            shutil.chown(root, RUN_AS)
+        _run(bins, as_root, root, "pg_basebackup", "-D", str(root / "data"), "-h", "127.0.0.1",
+             "-p", str(primary.port), "-U", SUPERUSER, "-X", "stream", "-R", "--no-sync",
+             what="copy the primary for a replica")
+    return start(root, fsync=fsync, timeout=timeout)
+
+
 def stop(root: str | Path, *, timeout: int = 60) -> bool:
     """Stop the server running from ``root`` (fast shutdown); False if none was running."""
     root = Path(root).expanduser().resolve()

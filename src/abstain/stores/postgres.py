@@ -26,6 +26,7 @@ from abstain.evidence import ArmHit, Chunk, ChunkKind, Document, FusedHit
 from abstain.fuse import RRF_K
 from abstain.query import MAX_QUERY_TERMS, query_terms
 from abstain.records import TermCounts
+from abstain.stores import keyword_bounds
 from abstain.stores import postgres_sql as sql
 from abstain.stores.base import (
     TERM_COUNT_CAP,
@@ -46,6 +47,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise MissingDependency(exc.name or "psycopg", "postgres") from exc
 
 from abstain.stores.postgres_migrations import APP_ROLE, is_privileged, migrate
+from abstain.stores.postgres_replicas import WAIT_S, ReplicaSet
 
 Vector = npt.NDArray[np.float32]
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -57,7 +59,10 @@ CONNECT_TIMEOUT_S = 10
 
 class PostgresStore:
     def __init__(self, url: str, *, pool_size: int = 4, hnsw_m: int = 16,
-                 hnsw_ef_construction: int = 64, ef_search: int | None = None) -> None:
+                 hnsw_ef_construction: int = 64, ef_search: int | None = None,
+                 replicas: Sequence[str] = (), replica_wait_s: float = WAIT_S) -> None:
+        """``url``: the primary, which takes every write; ``replicas``: streaming replicas
+        of it that answer the searches (see :mod:`abstain.stores.postgres_replicas`)."""
         self.url = url
         self.hnsw_m = int(hnsw_m)
         self.hnsw_ef_construction = int(hnsw_ef_construction)
@@ -77,6 +82,8 @@ class PostgresStore:
         self._pool: ConnectionPool[Conn] = ConnectionPool(
             url, kwargs=kwargs, min_size=1, max_size=max(1, pool_size), open=True,
             configure=self._configure, timeout=CONNECT_TIMEOUT_S, name="abstain")
+        self.replicas = ReplicaSet(replicas, kwargs=kwargs, configure=self._configure,
+                                   pool_size=pool_size, wait_s=replica_wait_s) if replicas else None
 
     def __str__(self) -> str:
         return re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", self.url)
@@ -92,20 +99,56 @@ class PostgresStore:
         """One transaction bound to ``workspace`` (None: every workspace, reads only)."""
         if self._pool.closed:
             raise StoreError("the store is closed")
-        names = ["abstain.workspace", "abstain.all_workspaces", *settings]
-        values = [workspace or "", "off" if workspace is not None else "on", *settings.values()]
         try:
             with self._pool.connection() as conn:
-                conn.execute("SELECT set_config(n, v, true) FROM unnest(%s::text[], %s::text[])"
-                             " AS s(n, v)", (names, values))
+                conn.execute(_SET_CONFIG, _settings(workspace, settings))
                 yield conn
         except PoolTimeout as exc:
             raise StoreError(f"no connection to PostgreSQL at {self}: {exc}") from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL at {self}: {_first_line(exc)}") from exc
 
+    def _read(self, workspace: str, statement: str, params: dict[str, Any],
+              **settings: str) -> list[tuple[Any, ...]]:
+        """One read-only statement in its own transaction, bound as ``_tx`` binds it, in
+        one round trip (BEGIN, the settings, the statement and COMMIT go out pipelined);
+        on a replica when the store has one that holds the store's last write."""
+        if self._pool.closed:
+            raise StoreError("the store is closed")
+
+        def run(conn: Conn) -> list[tuple[Any, ...]]:
+            with conn.pipeline():
+                conn.execute(_SET_CONFIG, _settings(workspace, settings))
+                cursor = conn.execute(statement.encode(), params)
+                conn.commit()
+            return cursor.fetchall()
+
+        if self.replicas is not None:
+            rows = self.replicas.read(run)
+            if rows is not None:
+                return rows
+            self.replicas.reads["primary"] += 1
+        try:
+            with self._pool.connection() as conn:
+                return run(conn)
+        except PoolTimeout as exc:
+            raise StoreError(f"no connection to PostgreSQL at {self}: {exc}") from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL at {self}: {_first_line(exc)}") from exc
+
+    def _wrote(self) -> None:
+        """Note the primary's WAL position after a write, for read-your-writes on replicas."""
+        if self.replicas is None:
+            return
+        with self._tx(None) as conn:
+            row = conn.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()
+        if row is not None:
+            self.replicas.wrote(str(row[0]))
+
     def close(self) -> None:
         self._pool.close()
+        if self.replicas is not None:
+            self.replicas.close()
 
     # -- embedder binding --------------------------------------------------
     def embedder(self) -> EmbedderInfo | None:
@@ -156,6 +199,7 @@ class PostgresStore:
                     "INSERT INTO identifiers (document_id, workspace, token) VALUES (%s, %s, %s)"
                     " ON CONFLICT DO NOTHING", [(document.id, ws, t) for t in identifiers])
         self._embedder = embedder
+        self._wrote()
 
     def stage_chunks(self, staging_id: str, document: Document, chunks: Sequence[Chunk],
                      vectors: Vector, embedder: EmbedderInfo) -> None:
@@ -204,6 +248,7 @@ class PostgresStore:
             conn.execute("DELETE FROM staged_chunks WHERE staging_id = %s AND workspace = %s",
                          (staging_id, ws))
         self._embedder = embedder
+        self._wrote()
 
     def discard_staged(self, document_id: str) -> int:
         with self._tx(None) as conn:
@@ -219,8 +264,10 @@ class PostgresStore:
 
     def delete_document(self, workspace: str, document_id: str) -> bool:
         with self._tx(workspace) as conn:
-            return conn.execute("DELETE FROM documents WHERE id = %s AND workspace = %s",
-                                (document_id, workspace)).rowcount > 0
+            found = conn.execute("DELETE FROM documents WHERE id = %s AND workspace = %s",
+                                 (document_id, workspace)).rowcount > 0
+        self._wrote()
+        return found
 
     def set_published(self, workspace: str, document_id: str, published: bool) -> bool:
         with self._tx(workspace) as conn:
@@ -230,7 +277,8 @@ class PostgresStore:
             ).rowcount > 0
             conn.execute("UPDATE chunks SET published = %s WHERE document_id = %s"
                          " AND workspace = %s", (published, document_id, workspace))
-            return found
+        self._wrote()
+        return found
 
     # -- reads -------------------------------------------------------------
     def document_hash(self, workspace: str, source: str) -> str | None:
@@ -310,8 +358,7 @@ class PostgresStore:
             return []
         params = {"q": query, "ws": workspace, "published_only": published_only,
                   "limit": limit}
-        with self._tx(workspace, **self._hnsw_settings(limit)) as conn:
-            rows = conn.execute(sql.SEARCH_VECTOR, params).fetchall()
+        rows = self._read(workspace, sql.SEARCH_VECTOR, params, **self._hnsw_settings(limit))
         return _arm_hits(rows)
 
     def search_text(self, query: str, *, workspace: str, limit: int,
@@ -320,9 +367,8 @@ class PostgresStore:
         if not terms or limit <= 0:
             return []
         params = {"terms": terms, "ws": workspace, "published_only": published_only,
-                  "limit": limit}
-        with self._tx(workspace) as conn:
-            rows = conn.execute(sql.SEARCH_TEXT, params).fetchall()
+                  "limit": limit, "quota": keyword_bounds.term_quota(len(terms))}
+        rows = self._read(workspace, sql.SEARCH_TEXT, params)
         return _arm_hits(rows)
 
     def search_fused(self, vector: Vector, query: str, *, workspace: str, limit: int,
@@ -335,10 +381,12 @@ class PostgresStore:
         q = self._query_vector(vector)
         if q is None or limit <= 0 or candidates <= 0:
             return []
-        params = {"q": q, "terms": _terms(query), "ws": workspace, "k": k, "top": limit,
-                  "published_only": published_only, "limit": candidates}
-        with self._tx(workspace, **self._hnsw_settings(candidates)) as conn:
-            rows = conn.execute(sql.SEARCH_FUSED, params).fetchall()
+        terms = _terms(query)
+        params = {"q": q, "terms": terms, "ws": workspace, "k": k, "top": limit,
+                  "published_only": published_only, "limit": candidates,
+                  "quota": keyword_bounds.term_quota(len(terms))}
+        rows = self._read(workspace, sql.SEARCH_FUSED, params,
+                          **self._hnsw_settings(candidates))
         return [FusedHit(chunk_id=r[0], fused_score=float(r[1]), vector_rank=r[2],
                          vector_distance=r[3], keyword_rank=r[4], keyword_score=r[5])
                 for r in rows]
@@ -376,6 +424,16 @@ class PostgresStore:
                             " VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
                             [(model, h, np.asarray(v, dtype=np.float32))
                              for h, v in items.items()])
+
+
+_SET_CONFIG = ("SELECT set_config(n, v, true) FROM unnest(%s::text[], %s::text[])"
+               " AS s(n, v)")
+
+
+def _settings(workspace: str | None, settings: dict[str, str]) -> tuple[list[str], list[str]]:
+    """Names and values that bind a transaction to ``workspace`` (None: every one)."""
+    return (["abstain.workspace", "abstain.all_workspaces", *settings],
+            [workspace or "", "off" if workspace is not None else "on", *settings.values()])
 
 
 def _replace_document(conn: Conn, document: Document) -> None:

@@ -4,7 +4,8 @@ Both arms order ties by insertion (``seq``), as the SQLite store orders them by
 rowid. The vector arm takes its nearest rows from the HNSW index (iterative scan,
 so the workspace and published filters never starve it) and re-sorts them
 exactly; the keyword arm ranks ``ts_rank`` (normalised by log document length, as
-BM25 is) over the weighted ``tsv`` column: its cost grows with the rows that match.
+BM25 is) over the weighted ``tsv`` column, on a bounded candidate set: each query
+term brings at most ``quota`` matching rows (see :mod:`abstain.stores.keyword_bounds`).
 Scores are float8 in every statement, so the fused statement and the per-arm
 statements return the very same numbers.
 """
@@ -21,18 +22,26 @@ VECTOR_ARM = """
     LIMIT %(limit)s
 """
 
-# Parameters: terms (text[]), ws, published_only, limit.
+# Parameters: terms (text[]), ws, published_only, limit. Ranks the ``candidates`` CTE.
 KEYWORD_ARM = """
     SELECT c.id, c.kind, c.parent_id, c.seq,
            ts_rank(c.tsv, (SELECT query FROM tsq), 1)::float8 AS score
-    FROM chunks c
-    WHERE c.tsv @@ (SELECT query FROM tsq) AND c.workspace = %(ws)s
-      AND (c.published OR NOT %(published_only)s)
+    FROM chunks c JOIN candidates USING (seq)
     ORDER BY score DESC, c.seq
     LIMIT %(limit)s
 """
 
-_TSQ = "tsq AS MATERIALIZED (SELECT abstain_tsquery(%(terms)s::text[]) AS query)"
+# The keyword arm's bounded candidate set (abstain.stores.keyword_bounds): each term
+# brings at most ``quota`` matching rows, so a frequent term costs no more than a rare
+# one (a rare term's matches all come in). Parameters: terms, ws, published_only, quota.
+_TSQ = """tsq AS MATERIALIZED (SELECT abstain_tsquery(%(terms)s::text[]) AS query),
+    candidates AS MATERIALIZED (
+        SELECT DISTINCT m.seq FROM unnest(%(terms)s::text[]) AS u(term)
+        CROSS JOIN LATERAL (
+            SELECT c.seq FROM chunks c
+            WHERE c.tsv @@ abstain_tsquery(ARRAY[u.term]) AND c.workspace = %(ws)s
+              AND (c.published OR NOT %(published_only)s)
+            LIMIT %(quota)s) AS m)"""
 
 SEARCH_VECTOR = f"""
     WITH nearest AS MATERIALIZED ({VECTOR_ARM})

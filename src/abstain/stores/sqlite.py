@@ -1,10 +1,13 @@
-"""The embedded store: stdlib sqlite3 + FTS5, vectors searched exactly with numpy.
+"""The embedded store: stdlib sqlite3 + FTS5, vectors searched with numpy or an HNSW graph.
 
 Vectors live in SQLite as float32 blobs. Each process loads a workspace's vectors
 once into a matrix and reloads them only when that workspace's write generation
 changed: a counter in the ``generations`` table that every write bumps in its own
 transaction, so writes of any connection or process are seen, and one upload
-reloads one workspace once.
+reloads one workspace once. A workspace of ``ann_threshold`` vectors or more is
+searched through an approximate index instead (:mod:`abstain.stores.sqlite_ann`),
+caught up from the database's vector log on the same signal, with its candidates
+re-scored exactly.
 """
 
 from __future__ import annotations
@@ -14,17 +17,17 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import Stemmer
 
-from abstain.errors import EmbedderMismatch, NoDatabase, StoreError
+from abstain.errors import NoDatabase, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
-from abstain.query import fts5_query
+from abstain.query import fts5_parts
 from abstain.records import TermCounts
+from abstain.stores import keyword_bounds, sqlite_ann
 from abstain.stores.base import (
     TERM_COUNT_CAP,
     DocumentInfo,
@@ -34,7 +37,9 @@ from abstain.stores.base import (
     embedder_mismatch,
     vectors_by_chunk,
 )
+from abstain.stores.sqlite_ann import ANN_THRESHOLD, AnnIndex
 from abstain.stores.sqlite_migrations import migrate
+from abstain.stores.sqlite_vectors import VectorArm, _Index
 from abstain.text import tokens
 
 _PORTER = Stemmer.Stemmer("porter")
@@ -43,20 +48,15 @@ _PORTER = Stemmer.Stemmer("porter")
 Vector = npt.NDArray[np.float32]
 
 
-@dataclass
-class _Index:
-    """Searchable vectors of one workspace, rows in rowid order."""
-
-    ids: list[str]
-    collapse_to: list[str | None]
-    published: npt.NDArray[np.bool_]
-    matrix: Vector
-
-
-class SQLiteStore:
-    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+class SQLiteStore(VectorArm):
+    def __init__(self, path: str | Path, *, create: bool = True,
+                 ann_threshold: int = ANN_THRESHOLD) -> None:
         """Open (and migrate) the database at ``path``; with ``create=False`` a missing file
-        is a :class:`~abstain.errors.NoDatabase` error instead of a new empty database."""
+        is a :class:`~abstain.errors.NoDatabase` error instead of a new empty database.
+
+        A workspace holding ``ann_threshold`` vectors or more is searched through an
+        approximate index (the ``ann`` extra), persisted in ``<path>.ann/``; without the
+        extra it is scanned exactly, with a warning."""
         self.path = str(path)
         if not create and self.path != ":memory:" and not Path(self.path).expanduser().exists():
             raise NoDatabase(self.path)
@@ -68,8 +68,13 @@ class SQLiteStore:
         self._local = threading.local()
         self._conns: list[sqlite3.Connection] = []
         self._lock = threading.RLock()
-        self._index: dict[str, tuple[int, _Index | None]] = {}
+        self._index: dict[str, tuple[int, _Index | AnnIndex | None]] = {}
         """workspace -> (write generation it was loaded at, its vectors)"""
+        self.ann_threshold = int(ann_threshold)
+        self._ann_folder = sqlite_ann.folder_of(self.path)
+        self.ann_rebuilds: list[str] = []
+        """Why an approximate index on disk was rebuilt from the database, one line each."""
+        self._ann_missing_warned = False
         self.index_loads = 0
         """How many times a workspace's vectors were (re)loaded (for tests and benchmarks)."""
         self._closed = False
@@ -110,6 +115,8 @@ class SQLiteStore:
 
     def close(self) -> None:
         with self._lock:
+            if not self._closed:
+                self._save_indexes(every=True)
             for conn in self._conns:
                 conn.close()
             self._conns = []
@@ -304,9 +311,7 @@ class SQLiteStore:
 
     def term_counts(self, workspace: str, phrases: Sequence[str], *,
                     published_only: bool = True) -> TermCounts:
-        index = self._vector_index(workspace)  # every searchable chunk has a vector
-        total = 0 if index is None else (
-            int(index.published.sum()) if published_only else len(index.ids))
+        total = self._searchable(workspace, published_only)
         conn = self._conn()
         every: int | None = None
         counts: dict[str, int] = {}
@@ -324,10 +329,8 @@ class SQLiteStore:
                               TERM_COUNT_CAP)).fetchone()[0])
             if n >= TERM_COUNT_CAP and len(words) == 1:
                 if every is None:  # rows of the FTS table, the vocabulary's denominator
-                    # (its docsize shadow table holds one small row per indexed chunk:
-                    # 0.1 ms at 100k chunks, where counting chunks reads every vector)
-                    every = max(1, int(conn.execute(
-                        "SELECT count(*) FROM chunks_fts_docsize").fetchone()[0]))
+                    # (0.1 ms at 100k chunks, where counting chunks reads every vector)
+                    every = max(1, self._fts_rows(conn))
                 n = max(n, round(self._vocabulary_count(conn, words[0]) * total / every))
             counts[phrase] = n
         return TermCounts(total, counts)
@@ -345,82 +348,40 @@ class SQLiteStore:
     # -- keyword arm -------------------------------------------------------
     def search_text(self, query: str, *, workspace: str, limit: int,
                     published_only: bool = True) -> list[ArmHit]:
-        match = fts5_query(query)
-        if match is None or limit <= 0:
+        parts = fts5_parts(query)
+        if not parts or limit <= 0:
             return []
-        rows = self._conn().execute(
-            "SELECT c.id, c.kind, c.parent_id, bm25(chunks_fts, 2.0, 1.0) AS score"
-            " FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid"
+        conn = self._conn()
+        rows = conn.execute(
+            "SELECT c.id, c.kind, c.parent_id, m.score FROM (SELECT rowid,"
+            " bm25(chunks_fts, 2.0, 1.0) AS score FROM chunks_fts WHERE chunks_fts MATCH ?"
+            " LIMIT ?) AS m JOIN chunks c ON c.rowid = m.rowid"
             " JOIN documents d ON d.id = c.document_id"
-            " WHERE chunks_fts MATCH ? AND d.workspace = ? AND (d.published = 1 OR ?)"
-            " ORDER BY score, c.rowid LIMIT ?",
-            (match, workspace, int(not published_only), limit)).fetchall()
+            " WHERE d.workspace = ? AND (d.published = 1 OR ?)"
+            " ORDER BY m.score, c.rowid LIMIT ?",
+            (" OR ".join(self._ranked_parts(conn, parts)), keyword_bounds.CANDIDATE_BUDGET,
+             workspace, int(not published_only), limit)).fetchall()
         return [ArmHit(chunk_id=r[0], rank=i, score=-float(r[3]),
                        collapse_to=r[2] if r[1] == "paraphrase" else None)
                 for i, r in enumerate(rows, start=1)]
 
-    # -- vector arm --------------------------------------------------------
-    def search_vector(self, vector: Vector, *, workspace: str, limit: int,
-                      published_only: bool = True) -> list[ArmHit]:
-        index = self._vector_index(workspace)
-        if index is None or limit <= 0 or not index.ids:
-            return []
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != index.matrix.shape[1]:
-            raise EmbedderMismatch(
-                f"query vector is {query.shape[0]}-d but {self.path} holds "
-                f"{index.matrix.shape[1]}-d vectors")
-        similarity = index.matrix @ query
-        if published_only and not index.published.all():
-            similarity = np.where(index.published, similarity, -np.inf)
-        available = int(np.isfinite(similarity).sum())
-        k = min(limit, available)
-        if k <= 0:
-            return []
-        if k < len(similarity):
-            top = np.argpartition(-similarity, k - 1)[:k]
-        else:
-            top = np.arange(len(similarity))
-        top = top[np.lexsort((top, -similarity[top]))]
-        return [ArmHit(chunk_id=index.ids[i], rank=r, score=float(1.0 - similarity[i]),
-                       collapse_to=index.collapse_to[i])
-                for r, i in enumerate(top.tolist(), start=1)]
+    def _ranked_parts(self, conn: sqlite3.Connection, parts: list[str]) -> list[str]:
+        """The MATCH parts worth ranking (:mod:`abstain.stores.keyword_bounds`). A part's
+        frequency is its word's own count in FTS5's vocabulary (for a phrase, its rarest
+        word's): one lookup, a lower bound for a prefix, where counting the prefix's matches
+        would cost as much as ranking them."""
+        if len(parts) < 2:
+            return parts
+        rows = self._fts_rows(conn)
+        if rows <= keyword_bounds.frequent_above(rows):
+            return parts
+        frequency = {part: min(self._vocabulary_count(conn, word)
+                               for word in part.strip('"*').split()) for part in parts}
+        return keyword_bounds.prune(frequency, rows)
 
-    def _vector_index(self, workspace: str) -> _Index | None:
-        """The workspace's vectors, reloaded only when its write generation moved on.
-
-        The generation is read before the rows: a write in between makes the next
-        search reload once more, never serve vectors older than their generation."""
-        conn = self._conn()
-        row = conn.execute("SELECT generation FROM generations WHERE workspace = ?",
-                           (workspace,)).fetchone()
-        generation = int(row[0]) if row else 0
-        with self._lock:
-            cached = self._index.get(workspace)
-            if cached is not None and cached[0] == generation:
-                return cached[1]
-            index = self._load_index(conn, workspace)
-            self._index[workspace] = (generation, index)
-            self.index_loads += 1
-            return index
-
-    def _load_index(self, conn: sqlite3.Connection, workspace: str) -> _Index | None:
-        info = self.embedder()
-        items = conn.execute(
-            "SELECT c.id, c.kind, c.parent_id, d.published, c.embedding"
-            " FROM chunks c JOIN documents d ON d.id = c.document_id"
-            " WHERE d.workspace = ? AND c.embedding IS NOT NULL ORDER BY c.rowid",
-            (workspace,)).fetchall()
-        if not items:
-            return None
-        dim = info.dim if info else 0
-        matrix = np.frombuffer(b"".join(i[4] for i in items), dtype=np.float32)
-        return _Index(
-            ids=[i[0] for i in items],
-            collapse_to=[i[2] if i[1] == "paraphrase" else None for i in items],
-            published=np.array([bool(i[3]) for i in items], dtype=bool),
-            matrix=matrix.reshape(len(items), dim) if dim else matrix.reshape(len(items), -1),
-        )
+    def _fts_rows(self, conn: sqlite3.Connection) -> int:
+        """Rows of the full-text index (its docsize shadow table: one small row per chunk)."""
+        return int(conn.execute("SELECT count(*) FROM chunks_fts_docsize").fetchone()[0])
 
     # -- embedding cache ---------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vector]:

@@ -154,6 +154,25 @@ MIGRATIONS: list[str] = [
     CREATE INDEX concept_labels_initials ON concept_labels (workspace, initials);
     CREATE INDEX concept_labels_vocabulary ON concept_labels (workspace, vocabulary);
     """,
+    # 7: a log of vectors added and removed, written by triggers in the writing transaction
+    #    (the approximate index of abstain.stores.sqlite_ann replays it), where each saved
+    #    index stands in it, and a covering index to count a workspace's vectors
+    """
+    CREATE TABLE vector_log (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        chunk_rowid INTEGER NOT NULL,
+        added INTEGER NOT NULL
+    );
+    CREATE TRIGGER chunks_vector_added AFTER INSERT ON chunks WHEN NEW.embedding IS NOT NULL
+    BEGIN INSERT INTO vector_log (chunk_rowid, added) VALUES (NEW.rowid, 1); END;
+    CREATE TRIGGER chunks_vector_removed AFTER DELETE ON chunks WHEN OLD.embedding IS NOT NULL
+    BEGIN INSERT INTO vector_log (chunk_rowid, added) VALUES (OLD.rowid, 0); END;
+    CREATE TABLE ann_state (
+        workspace TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX chunks_searchable ON chunks (document_id) WHERE embedding IS NOT NULL;
+    """,
 ]
 
 
@@ -181,4 +200,13 @@ def migrate(conn: sqlite3.Connection) -> int:
 
 
 def _statements(script: str) -> list[str]:
-    return [s.strip() for s in script.split(";") if s.strip()]
+    """The script's statements (a trigger's body, with its own semicolons, stays whole)."""
+    out: list[str] = []
+    pending = ""
+    for part in script.split(";"):
+        pending += part + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                out.append(pending.strip())
+            pending = ""
+    return out

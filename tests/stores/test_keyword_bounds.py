@@ -1,0 +1,52 @@
+"""The keyword arm's bound: a frequent term neither floods the ranking nor its cost."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from abstain.evidence import Chunk, ChunkKind, Document
+from abstain.stores import keyword_bounds
+from abstain.stores.base import EmbedderInfo, Store
+
+EMB = EmbedderInfo("unit-test-4d", 4)
+
+
+def _fill(store: Store) -> None:
+    texts = [f"common filler{i}" for i in range(40)] + ["common zeppelin mooring"]
+    doc = Document("d", "a", "d.md", "Title", "h")
+    chunks = [Chunk(f"d-c{i}", "d", ChunkKind.CHILD, t, i, None, ()) for i, t in enumerate(texts)]
+    store.write_document(doc, chunks, np.ones((len(chunks), 4), dtype=np.float32), EMB)
+
+
+def test_rare_term_ranks_first_and_candidates_are_bounded(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keyword_bounds, "FREQUENT_MIN_ROWS", 5)
+    monkeypatch.setattr(keyword_bounds, "CANDIDATE_BUDGET", 10)
+    _fill(store)
+    hits = store.search_text("common zeppelin", workspace="a", limit=50)
+    assert hits[0].chunk_id == "d-c40"
+    assert len(hits) <= 10
+    alone = store.search_text("common", workspace="a", limit=50)  # nothing else to rank by
+    assert len(alone) == 10
+
+
+def test_the_rule() -> None:
+    assert keyword_bounds.prune({"a": 10, "b": 900_000}, 1_000_000) == ["a"]
+    assert keyword_bounds.prune({"b": 900_000}, 1_000_000) == ["b"]
+    assert keyword_bounds.prune({"a": 10, "b": 4_000}, 5_000) == ["a", "b"]  # small store
+    assert keyword_bounds.term_quota(4) == keyword_bounds.CANDIDATE_BUDGET // 4
+
+
+def test_frequent_terms_are_pruned_in_sqlite(monkeypatch: pytest.MonkeyPatch,
+                                             tmp_path: object) -> None:
+    from pathlib import Path
+
+    from abstain.stores.sqlite import SQLiteStore
+
+    monkeypatch.setattr(keyword_bounds, "FREQUENT_MIN_ROWS", 5)
+    store = SQLiteStore(Path(str(tmp_path)) / "kb.db")
+    _fill(store)
+    hits = store.search_text("common zeppelin", workspace="a", limit=50)
+    assert [h.chunk_id for h in hits] == ["d-c40"]
+    store.close()
