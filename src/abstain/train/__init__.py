@@ -18,6 +18,14 @@ to train on a lent GPU machine with nothing but torch (``scripts/device_train.sh
     loop                       -> checkpoint-*.pt (time budget, resume), validation AUROCs
     device                     -> prepare / train (+ int8 ONNX via export) / assemble
 
+v3 (issue 21) adds documentation: ``python -m abstain.train docs`` builds question × window
+pairs from public projects' docs, and the ``docs-cpu`` recipe fine-tunes the shipped model on
+them with a share of the v2 data::
+
+    docsource / docrst         -> pages of git snapshots (Markdown, HTML, reStructuredText)
+    docquestions / docpairs    -> data/docpairs.jsonl.gz (questions, near misses, the split)
+    fromonnx / v3              -> the shipped int8 weights as a starting checkpoint; the set
+
 Training data is read from ``--data-dir`` (or ``$ABSTAIN_DATA_DIR``, default
 ``../shared/data``); it is never copied into the package.
 """

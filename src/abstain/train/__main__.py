@@ -7,6 +7,7 @@ Examples::
     python -m abstain.train all --recipe full --data-dir ../shared/data
     python -m abstain.train all --recipe squad2-smoke      # v2: SQuAD 2.0 train, three heads
     python -m abstain.train fit --recipe squad2-cpu --out .data/reader/cpu   # again to resume
+    python -m abstain.train docs --mirror /work/.mirror      # v3: documentation pairs
 
 The v2 recipes (``squad2-*``) tokenize their pairs once into OUT/trainset.npz.xz and train
 from it; ``fit`` goes on from OUT's checkpoint when there is one. For one GPU run, see
@@ -35,7 +36,7 @@ def _threads(n: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m abstain.train", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["pairs", "fit", "export", "evaluate", "all"])
+    parser.add_argument("command", choices=["pairs", "fit", "export", "evaluate", "all", "docs"])
     parser.add_argument("--recipe", default="full")
     parser.add_argument("--data-dir", default=None, help="default: $ABSTAIN_DATA_DIR or "
                         "../shared/data")
@@ -49,7 +50,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--onnx", default=None, help="for evaluate: the .onnx to measure")
     parser.add_argument("--ship", action="store_true",
                         help="export: also copy the int8 file into src/abstain/data/")
+    parser.add_argument("--mirror", default="/work/.mirror",
+                        help="docs: the folder of git snapshots (OWNER+NAME/repo)")
     args = parser.parse_args(argv)
+    if args.command == "docs":
+        from abstain.train import docpairs
+
+        target = Path(args.out or docpairs.DEFAULT_FILE)
+        summary = docpairs.build(Path(args.mirror), target, args.seed)
+        print(json.dumps(summary["counts"], indent=2))
+        return 0
     data = data_dir(args.data_dir)
     out = Path(args.out or f".data/reader/{args.recipe}")
     out.mkdir(parents=True, exist_ok=True)
@@ -109,12 +119,16 @@ def main(argv: list[str] | None = None) -> int:
 def _v2(command: str, recipe: str, data: Path, out: Path, seed: int, threads: int) -> int:
     """pairs: build the tokenized set; fit / all: build it unless there, then train (going on
     from OUT's checkpoint), export int8 ONNX and validate; export / evaluate: part of fit."""
-    from abstain.train import cache, device, fit, minibert, trainset
+    from abstain.train import cache, device, fit, minibert, recipes, trainset
 
+    docs = bool(recipes.RECIPES[recipe].extra.get("docs"))
     if not (out / cache.FILE).exists() or command == "pairs":
-        from abstain.train import recipes
+        if docs:
+            from abstain.train import docpairs, v3
 
-        meta = trainset.write(data, recipes.RECIPES[recipe], seed, out)
+            meta = v3.write(data, docpairs.DEFAULT_FILE, recipes.RECIPES[recipe], seed, out)
+        else:
+            meta = trainset.write(data, recipes.RECIPES[recipe], seed, out)
         print(json.dumps({k: meta[k] for k in ("pairs", "val_pairs", "kinds", "bytes")},
                          indent=2), flush=True)
     if command == "pairs":
@@ -125,6 +139,10 @@ def _v2(command: str, recipe: str, data: Path, out: Path, seed: int, threads: in
         minibert.pack(fit.base_model_dir(), out)
     _threads(threads)
     resume = out / "run" if (out / "run" / "state.json").exists() else None
+    if resume is None and docs:  # v3 starts from the shipped v2 model
+        from abstain.train import v3
+
+        resume = v3.init_checkpoint(v3.SHIPPED_V2, out / "init")
     device.train(out, out / "run", device="auto", budget_s=None, resume=resume,
                  max_steps=None, save_optimizer=True)
     return 0

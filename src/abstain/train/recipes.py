@@ -73,6 +73,16 @@ RECIPES = {
         max_articles=2, snli=120, support_synthetic=6, relevance_rate=0.3, max_length=64,
         passage_length=96, epochs=1, batch_size=8, max_steps=30, freeze_layers=3,
         time_budget_s=240.0, checkpoint_every_s=30.0, val_articles=1, val_questions=60),
+    "docs-cpu": Recipe(
+        "docs-cpu", notes="v3 on 2 busy CPU cores: v2 fine-tuned on the documentation pairs "
+        "(abstain.train.docpairs) mixed with 16 SQuAD articles and 1,500 SNLI pairs, layers 0-3 "
+        "frozen, 128-token windows, 270 steps of 16 or 38 minutes (9 s/step measured with the "
+        "machine shared: 1.8 pairs/s)",
+        max_articles=16, snli=1500, support_synthetic=12, relevance_rate=0.3, max_length=128,
+        passage_length=160, epochs=1, batch_size=16, lr=4e-5, freeze_layers=4, max_steps=270,
+        time_budget_s=2280.0, fit_schedule=False, checkpoint_every_s=240.0, val_articles=4,
+        val_questions=400,
+        extra={"docs": 1.0}),
 }
 
 

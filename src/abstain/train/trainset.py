@@ -212,6 +212,12 @@ def _begin(data: Path) -> Iterable[Row]:
 def write(data: Path, recipe: Recipe, seed: int, out: Path) -> dict[str, Any]:
     """Build, tokenize once and save ``out/trainset.npz.xz``; the summary."""
     rows, val, summary = build(data, recipe, seed)
+    return write_rows(rows, val, summary, recipe, seed, out)
+
+
+def write_rows(rows: list[Row], val: list[Row], summary: dict[str, Any], recipe: Recipe,
+               seed: int, out: Path) -> dict[str, Any]:
+    """Tokenize ``rows`` and ``val`` once and save them as ``out/trainset.npz.xz``."""
     tok = _tokenizer()
     texts: dict[str, int] = {}
     for r in (*rows, *val):

@@ -1,0 +1,130 @@
+"""Reader v3: v2 fine-tuned on documentation pairs mixed with a share of its SQuAD 2.0 data.
+
+``python -m abstain.train fit --recipe docs-cpu --out .data/reader/v3 --threads 2`` builds
+the training set (the documentation pairs of :mod:`abstain.train.docpairs` plus the v2 recipe's
+pairs from a sample of SQuAD 2.0 train articles), starts from the shipped v2 model (its
+int8 weights dequantized, :mod:`abstain.train.fromonnx`) and trains within a time budget,
+checkpointing as it goes; running it again goes on from the last checkpoint.
+
+Validation keeps the two apart: near-miss AUROC on the SQuAD dev articles (as for v2) and on
+the held-out documentation projects (each question read against every window of its own
+passage, scored as its best window; answerable vs its near misses).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from abstain.train import cache, docpairs, recipes, trainset
+from abstain.train.recipes import Recipe
+
+SHIPPED_V2 = Path(__file__).resolve().parents[1] / "data" / "reader-minilm-int8.onnx"
+VAL_DOC_QUESTIONS = 500
+"""Answerable held-out documentation questions validated (with all their near misses)."""
+VAL_WINDOWS = 8
+"""Windows of its own passage each validation question is read against."""
+
+
+def build(data: Path, docs_file: Path, recipe: Recipe, seed: int
+          ) -> tuple[list[trainset.Row], list[trainset.Row], dict[str, Any]]:
+    """Training rows (documentation + SQuAD/SNLI), validation rows (SQuAD groups first,
+    then documentation groups, named ``doc:…``) and a summary."""
+    rows, val, summary = trainset.build(data, recipe, seed)
+    doc = docpairs.load(docs_file)
+    train_doc = [(r["a"], r["b"], r["head"], r["label"], "doc-" + r["kind"]) for r in doc
+                 if r["split"] == "train"]
+    rng = random.Random(seed)
+    positives = sorted({r["group"] for r in doc if r["split"] == "val" and r["label"] == 1})
+    keep = set(rng.sample(positives, min(VAL_DOC_QUESTIONS, len(positives))))
+    seen: Counter[str] = Counter()
+    val_doc = []
+    for r in doc:
+        if r["split"] != "val" or not any(r["group"].startswith(g) and
+                                          r["group"][len(g):len(g) + 1] in ("", "n")
+                                          for g in _prefixes(r["group"], keep)):
+            continue
+        if seen[r["group"]] >= VAL_WINDOWS:
+            continue
+        seen[r["group"]] += 1
+        val_doc.append((r["a"], r["b"], r["head"], r["label"], "doc:" + r["group"]))
+    squad_groups = len({r[4] for r in val if r[4]})
+    rows = rows + train_doc
+    rng.shuffle(rows)
+    summary = summary | {
+        "pairs": len(rows), "doc_pairs": len(train_doc), "squad_val_groups": squad_groups,
+        "doc_val_groups": len(seen), "val_pairs": len(val) + len(val_doc),
+        "kinds": dict(sorted(Counter(f"{r[4]}:{r[3]}" for r in rows).items()))}
+    return rows, val + val_doc, summary
+
+
+def _prefixes(group: str, keep: set[str]) -> list[str]:
+    """The kept question a group belongs to (its own name, or the name its near miss
+    extends: ``repo#12`` and ``repo#12nm-swap``)."""
+    base = group.split("nm-", 1)[0]
+    return [base] if base in keep else []
+
+
+def write(data: Path, docs_file: Path, recipe: Recipe, seed: int, out: Path) -> dict[str, Any]:
+    rows, val, summary = build(data, docs_file, recipe, seed)
+    return trainset.write_rows(rows, val, summary, recipe, seed, out)
+
+
+def init_checkpoint(onnx: Path, out: Path) -> Path:
+    """A checkpoint folder (``loop``'s format, step 0) holding ``onnx``'s weights: training
+    resumed from it starts from that model with a fresh schedule and optimizer."""
+    import torch
+
+    from abstain.train import fromonnx, minibert
+
+    weights = fromonnx.state_dict(onnx)
+    out.mkdir(parents=True, exist_ok=True)
+    shard = {k: torch.from_numpy(np.array(v, dtype=np.float32)).to(torch.float16)
+             for k, v in weights.items() if k != f"encoder.{minibert.WORDS}"}
+    torch.save(shard, out / "checkpoint-0.pt")
+    (out / "state.json").write_text(json.dumps(
+        {"step": 0, "total": None, "seconds": 0.0, "losses": [], "shards": 1,
+         "init": str(onnx)}, indent=2))
+    return out
+
+
+def split_auroc(ts: cache.TrainSet, logits: np.ndarray) -> dict[str, float]:
+    """Near-miss AUROC (best window per question) for the SQuAD and documentation groups."""
+    val = ts.val
+    picked = logits[np.arange(len(val)), val.head]
+    grouped = val.tag >= 0
+    groups = val.tag[grouped]
+    best = np.full(groups.max() + 1, -np.inf)
+    np.maximum.at(best, groups, picked[grouped])
+    label = np.zeros(groups.max() + 1, dtype=np.int64)
+    label[groups] = val.label[grouped]
+    cut = int(ts.meta.get("squad_val_groups", 0))
+    out = {"squad_near_miss_auroc": round(cache.auroc(label[:cut], best[:cut]), 4),
+           "docs_near_miss_auroc": round(cache.auroc(label[cut:], best[cut:]), 4),
+           "squad_groups": cut, "docs_groups": int(len(best) - cut)}
+    return out
+
+
+def measure(onnx: Path, folder: Path, threads: int = 2) -> dict[str, float]:
+    """:func:`split_auroc` of an int8 reader file over ``folder``'s validation set."""
+    import onnxruntime as ort
+
+    ts = cache.load(folder / cache.FILE)
+    recipe = recipes.from_dict(ts.meta["recipe"])
+    lengths = recipe.max_lengths()
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    session = ort.InferenceSession(str(onnx), sess_options=options,
+                                   providers=["CPUExecutionProvider"])
+    order = np.argsort(ts.lengths(ts.val, lengths), kind="stable")
+    out = np.zeros((len(ts.val), 3), dtype=np.float32)
+    for start in range(0, len(order), 64):
+        rows = order[start:start + 64]
+        result = session.run(["logits"], cache.collate(ts, ts.val, rows, lengths))[0]
+        out[rows, :result.shape[1]] = result
+    return split_auroc(ts, out)
