@@ -61,12 +61,12 @@ def test_rst_reads_sphinx_markup_as_a_user_sees_it() -> None:
     assert paths == [("Configuration", "Installing the tool"),
                      ("Configuration", "Installing the tool", "--workers"),
                      ("Configuration", "Installing the tool")]
-    assert doc.sections[0].blocks == (
+    assert tuple(b.text for b in doc.sections[0].blocks) == (
         "Run pip install tool and then call start to begin.",)
-    assert doc.sections[1].blocks == (
+    assert tuple(b.text for b in doc.sections[1].blocks) == (
         "--workers N", "How many worker processes serve requests. The default is 4.",
         "New in version 2.1.")
-    assert doc.sections[2].blocks == ("tool.start(workers=2)",)
+    assert tuple(b.text for b in doc.sections[2].blocks) == ("tool.start(workers=2)",)
 
 
 def test_questions_come_from_headings_and_sentences() -> None:

@@ -13,7 +13,7 @@ import io
 import re
 from typing import Any
 
-from abstain.ingest.parse import ParsedDocument, Section
+from abstain.ingest.blocks import Block, BlockKind, ParsedDocument, Section
 from abstain.text import clean
 
 _ROLES = ("func", "meth", "class", "attr", "mod", "obj", "data", "exc", "const", "ref", "doc",
@@ -124,7 +124,8 @@ class _Builder:
 
     def flush(self) -> None:
         if self.blocks:
-            self.sections.append(Section(self.path, tuple(self.blocks)))
+            self.sections.append(Section(self.path, tuple(Block(BlockKind.PARAGRAPH, b)
+                                                          for b in self.blocks)))
         self.blocks = []
 
 

@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from abstain.ingest.parse import ParsedDocument, parse_html, parse_markdown
+from abstain.ingest.blocks import ParsedDocument
+from abstain.ingest.markup import parse_html, parse_markdown
 
 EVALUATION_ONLY = frozenset({"click", "sqlite-utils", "httpx", "requests", "flask", "django",
                              "fastapi", "pydantic", "rich", "typer", "pytest", "numpy"})
