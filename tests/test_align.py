@@ -200,3 +200,16 @@ def test_lexical_verifier_keeps_a_faithful_sentence() -> None:
     verifier = LexicalVerifier()
     source = "Members may visit the museum on Saturdays between 9 and 17."
     assert verifier.check("Members may visit the museum on Saturdays.", [source]) >= 0.5
+
+
+@pytest.mark.parametrize(("sentence", "dated"), [
+    ("The timeout is 2000 ms.", False),
+    ("The limit is 2048.", False),
+    ("Requests time out after 2000 ms in 2000 ms windows.", False),
+    ("Version 2.0 was released in 2019.", True),
+    ("See the design note (2021).", True),
+    ("Supported from 2019–2021.", True),
+    ("Copyright 2024 Acme.", True),
+])
+def test_a_year_counts_as_a_date_only_in_a_date_context(sentence: str, dated: bool) -> None:
+    assert carries(sentence, AnswerType.DATE, versions=False) is dated

@@ -446,8 +446,16 @@ _TYPE_STEMS = frozenset(stem(w) for w in (
 
 _MONTHS = ("jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april"
            "|june|july|august|september|october|november|december")
+_YEAR = (
+    r"(?:\b(?:in|since|until|till|by|from|before|after|during|circa|around|year|early|late|mid"
+    r"|copyright|released|founded|launched|published|introduced|added|deprecated|removed"
+    r"|shipped|created|started|established|dated|updated|q[1-4])\s+(?:the\s+)?|©\s*|\("
+    r"|\b(?:19|20)\d\d\s*(?:-|–|to)\s*)(?:19|20)\d\ds?\b(?!\s*(?:%|ms|s|sec|seconds?|min"
+    r"|minutes?|hours?|days?|[kmgt]i?b|bytes?|times|x|px|rows|items|requests)\b)")
+"""A year in a date context ("in 2019", "released 2021", "(2019)", "2019–2021"); a bare
+number that looks like one ("The timeout is 2000 ms.") is no date."""
 _DATE = re.compile(
-    rf"\b(?:19|20)\d\d\b|\b\d{{4}}-\d\d(?:-\d\d)?\b|\b(?:{_MONTHS})\.?\s+\d|\b\d{{1,2}}\s+"
+    rf"{_YEAR}|\b\d{{4}}-\d\d(?:-\d\d)?\b|\b(?:{_MONTHS})\.?\s+\d|\b\d{{1,2}}\s+"
     rf"(?:{_MONTHS})\b|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
     r"|\b\d{1,2}:\d\d\b|\b\d{1,2}\s?(?:am|pm)\b|\b(?:yesterday|today|tomorrow|ago|daily"
     r"|nightly|weekly|monthly|yearly|annually|hourly|quarterly)\b", re.IGNORECASE)
