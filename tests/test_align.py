@@ -213,3 +213,15 @@ def test_lexical_verifier_keeps_a_faithful_sentence() -> None:
 ])
 def test_a_year_counts_as_a_date_only_in_a_date_context(sentence: str, dated: bool) -> None:
     assert carries(sentence, AnswerType.DATE, versions=False) is dated
+
+
+def test_times_and_x_are_not_units_of_duration() -> None:
+    how_long = measured("How long is the timeout?")
+    assert not carries("Requests are retried 3 times.", AnswerType.NUMBER, measure=how_long)
+    assert not carries("The timeout is retried 3 times.", AnswerType.NUMBER, measure=how_long)
+    assert not carries("Writes are 2 x faster.", AnswerType.NUMBER, measure=how_long)
+    assert carries("The timeout is 30 seconds.", AnswerType.NUMBER, measure=how_long)
+    assert carries("The timeout is 1500.", AnswerType.NUMBER, measure=how_long)
+    # counting questions still count times
+    assert carries("Requests are retried 3 times.", AnswerType.NUMBER,
+                   measure=measured("How many times is a request retried?"))

@@ -499,7 +499,11 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
               if (w.isdigit() and w not in exclude) or w in _NUMBER_WORDS]
         if not measure:
             return bool(at)
-        near = [i for i, w in enumerate(words) if w in _UNITS or stem(w) in measure]
+        units = _UNITS
+        if _UNITS_ONLY in measure:  # a duration: "3 times" counts tries, it lasts nothing
+            units = _UNITS - _COUNTING_UNITS
+            at = [i for i in at if i + 1 == len(words) or words[i + 1] not in _COUNTING_UNITS]
+        near = [i for i, w in enumerate(words) if w in units or stem(w) in measure]
         return any(abs(i - j) <= NUMBER_WINDOW for i in at for j in near)
     return any(fold(w).strip(".,;:") in _ROLE_WORDS for w in sentence.split()) or any(
         _person_like(m) for m in _CAPITALISED.finditer(sentence))
@@ -527,6 +531,8 @@ _UNITS = frozenset(
     """% percent percentage byte bytes kb mb gb tb kib mib gib ms millisecond milliseconds sec
     second seconds minute minutes min mins hour hours hr hrs day days week weeks month months
     year years times x""".split())
+_COUNTING_UNITS = frozenset({"times", "x"})
+"""Units of a count or a ratio ("retried 3 times", "2 x faster"), not of a duration."""
 _MEASURED = (
     re.compile(r"\bhow\s+(?:many|much)\s+((?:\w+\s+){0,2}\w+)", re.IGNORECASE),
     re.compile(r"\b(?:number|amount|count|size|length|version)\s+of\s+(\w+)", re.IGNORECASE),
