@@ -225,3 +225,14 @@ def test_times_and_x_are_not_units_of_duration() -> None:
     # counting questions still count times
     assert carries("Requests are retried 3 times.", AnswerType.NUMBER,
                    measure=measured("How many times is a request retried?"))
+
+
+@pytest.mark.parametrize(("sentence", "named"), [
+    ("The team decided.", False),
+    ("Our maintainers review every change.", False),
+    ("The whole team decided.", False),
+    ("The platform team maintains the replication code.", True),
+    ("Zoë Müller maintains the project.", True),
+])
+def test_a_who_answer_names_someone(sentence: str, named: bool) -> None:
+    assert carries(sentence, AnswerType.NAME) is named

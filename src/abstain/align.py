@@ -470,6 +470,8 @@ _ROLE_WORDS = frozenset(
     """team maintainer maintainers author authors developer developers company foundation
     organisation organization vendor owner administrator admin contributors community
     staff department""".split())
+_UNNAMING = frozenset("his her every whole entire same other".split())
+"""Words before a role that leave it unnamed ("his team", "the whole team")."""
 _CAPITALISED = re.compile(r"(?<![\w.'’-])[A-Z][\w]+(?:[-'’][\w]+)*")
 
 
@@ -505,8 +507,15 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
             at = [i for i in at if i + 1 == len(words) or words[i + 1] not in _COUNTING_UNITS]
         near = [i for i, w in enumerate(words) if w in units or stem(w) in measure]
         return any(abs(i - j) <= NUMBER_WINDOW for i in at for j in near)
-    return any(fold(w).strip(".,;:") in _ROLE_WORDS for w in sentence.split()) or any(
-        _person_like(m) for m in _CAPITALISED.finditer(sentence))
+    return _named_role(sentence) or any(_person_like(m) for m in _CAPITALISED.finditer(sentence))
+
+
+def _named_role(sentence: str) -> bool:
+    """A role named by what qualifies it ("the platform team", "the SQLite developers"); a
+    bare "the team" or "our maintainers" names no one."""
+    words = [fold(w).strip(".,;:!?()\"'") for w in sentence.split()]
+    return any(w in _ROLE_WORDS and i > 0 and words[i - 1] not in STOPWORDS | _UNNAMING
+               and words[i - 1] not in _ROLE_WORDS for i, w in enumerate(words))
 
 
 def _person_like(match: re.Match[str]) -> bool:
