@@ -10,11 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from abstain.align import AnswerType, carries, english_rarity, expected_type, holds, measured
+from abstain.align import (
+    AnswerType,
+    carries,
+    compared,
+    english_rarity,
+    expected_type,
+    holds,
+    measured,
+)
 from abstain.embed.base import Embedder
 from abstain.mentions import Kind, Mention, parse_question
 from abstain.pipeline import Pipeline
 from abstain.stores.sqlite import SQLiteStore
+from abstain.text import stem
 from abstain.verify import LexicalVerifier
 
 # -- the sample corpus: answered from the right document ---------------------
@@ -236,3 +245,21 @@ def test_times_and_x_are_not_units_of_duration() -> None:
 ])
 def test_a_who_answer_names_someone(sentence: str, named: bool) -> None:
     assert carries(sentence, AnswerType.NAME) is named
+
+
+@pytest.mark.parametrize(("question", "sides"), [
+    ("WAL vs journal mode?", ({"wal"}, {"journal", "mode"})),
+    ("WAL vs. journal mode?", ({"wal"}, {"journal", "mode"})),
+    ("Is WAL versus rollback journal safer?", ({"wal"}, {"rollback", "journal", "safer"})),
+    ("How fast is WAL compared to journal mode?", ({"wal"}, {"journal", "mode"})),
+    ("Should I use WAL or journal mode?", ({"use", "wal"}, {"journal", "mode"})),
+    ("Which is faster: WAL or journal mode?", ({"wal"}, {"journal", "mode"})),
+    ("What is the difference between WAL and journal mode?", ({"wal"}, {"journal", "mode"})),
+    ("How do I enable or disable logging?", None),
+    ("Whether or not to use WAL?", None),
+    ("What is WAL mode?", None),
+])
+def test_comparisons_are_read_as_comparisons(question: str,
+                                             sides: tuple[set[str], set[str]] | None) -> None:
+    expected = () if sides is None else tuple(frozenset(stem(w) for w in s) for s in sides)
+    assert compared(question) == expected
