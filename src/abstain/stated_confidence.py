@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 
 from abstain.records import Check, CheckName
@@ -33,25 +33,28 @@ PRIOR_WEIGHT = 10.0
 RATES_FILE = "refusal_rates.json"
 
 
+Counts = Mapping[str, Mapping[str, Sequence[int]]]
+"""Per domain, per deciding check: (questions the documents could answer, questions refused)."""
+
+
 @functools.cache
-def _counts() -> tuple[dict[str, tuple[int, int]], float]:
-    """(answerable, refused) per deciding check, summed over the measured domains; and the
-    pooled share with a uniform prior."""
+def _shipped() -> Counts:
     raw = json.loads(resources.files("abstain").joinpath("data", RATES_FILE).read_text())
-    counts: dict[str, tuple[int, int]] = {}
-    for domain in raw["domains"].values():
-        for name, (answerable, refused) in domain.items():
-            a, n = counts.get(name, (0, 0))
-            counts[name] = (a + int(answerable), n + int(refused))
-    total_a = sum(a for a, _ in counts.values())
-    total_n = sum(n for _, n in counts.values())
-    return counts, (total_a + 1) / (total_n + 2)
+    domains: Counts = raw["domains"]
+    return domains
 
 
-def refusal_rate(check: str) -> float:
-    """The estimated share of questions refused by ``check`` that could have been answered."""
-    counts, pooled = _counts()
-    answerable, refused = counts.get(check, (0, 0))
+def refusal_rate(check: str, domains: Counts | None = None) -> float:
+    """The estimated share of questions refused by ``check`` that could have been answered,
+    from ``domains``' counts (None: the shipped ones), summed over the domains; shrunk towards
+    the pooled share of all checks (itself with a uniform prior)."""
+    answerable = refused = total_a = total_n = 0
+    for counts in (_shipped() if domains is None else domains).values():
+        for name, (a, n) in counts.items():
+            total_a, total_n = total_a + a, total_n + n
+            if name == check:
+                answerable, refused = answerable + a, refused + n
+    pooled = (total_a + 1) / (total_n + 2)
     return (answerable + PRIOR_WEIGHT * pooled) / (refused + PRIOR_WEIGHT)
 
 
@@ -68,9 +71,10 @@ NOT_ABOUT_THE_EVIDENCE = frozenset({CheckName.GENERATION, CheckName.QUESTION})
 
 
 def stated(confidence: float, checks: Sequence[Check], *, answered: bool,
-           reason: str | None = None) -> float:
+           reason: str | None = None, domains: Counts | None = None) -> float:
     """The confidence the answer states (module docstring). The calibrated one stays in the
-    audit trail as the ``calibrated_confidence`` check's value."""
+    audit trail as the ``calibrated_confidence`` check's value. ``domains``: refusal counts
+    to use instead of the shipped ones (:func:`refusal_rate`)."""
     floor = gate_threshold(checks)
     if answered:
         return confidence if floor is None else max(confidence, floor)
@@ -79,5 +83,5 @@ def stated(confidence: float, checks: Sequence[Check], *, answered: bool,
     out = confidence
     if deciding is not None and deciding.name not in NOT_ABOUT_THE_EVIDENCE | {
             CheckName.CALIBRATED_CONFIDENCE}:
-        out = min(out, refusal_rate(deciding.name))
+        out = min(out, refusal_rate(deciding.name, domains))
     return out if floor is None else min(out, floor)
