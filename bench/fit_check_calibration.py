@@ -25,13 +25,13 @@ import json
 from collections.abc import Sequence
 
 import numpy as np
-from refusal_rates import counts  # bench/refusal_rates.py, beside this script
+from refusal_rates import counts, recorded  # bench/refusal_rates.py, beside this script
 
 from abstain.confidence import default_calibration
 from abstain.evaluate.calibrate import FEATURES, recalibrated
 from abstain.evaluate.logistic import cross_validate, fit_logistic
 from abstain.evaluate.metrics import auroc, ece
-from abstain.evaluate.records import QuestionRecord, load_records
+from abstain.evaluate.records import QuestionRecord
 from abstain.records import Check
 from abstain.stated_confidence import Counts, stated
 
@@ -82,10 +82,7 @@ def main() -> None:
     parser.add_argument("runs", nargs="+", metavar="NAME=FILE")
     parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
     args = parser.parse_args()
-    domains = {}
-    for run in args.runs:
-        name, _, path = run.partition("=")
-        domains[name] = usable(load_records(path))
+    domains = {name: usable(records) for name, records in recorded(args.runs).items()}
     shipped = default_calibration()
     report: dict[str, object] = {"features": list(NAMES), "domains": {}}
     for held, records in domains.items():

@@ -40,15 +40,23 @@ def counts(records: list[QuestionRecord]) -> dict[str, list[int]]:
     return dict(sorted(out.items()))
 
 
+def recorded(runs: list[str]) -> dict[str, list[QuestionRecord]]:
+    """NAME=FILE arguments: each domain's recorded questions."""
+    out = {}
+    for run in runs:
+        name, _, path = run.partition("=")
+        out[name] = load_records(path)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("runs", nargs="+", metavar="NAME=FILE")
     parser.add_argument("--write", metavar="FILE", help="Write the counts as JSON.")
     args = parser.parse_args()
     domains = {}
-    for run in args.runs:
-        name, _, path = run.partition("=")
-        domains[name] = counts(load_records(path))
+    for name, records in recorded(args.runs).items():
+        domains[name] = counts(records)
         print(name, {k: f"{a}/{n}" for k, (a, n) in domains[name].items()})
     payload = {"description": "Per domain and deciding check: [questions the documents could "
                               "answer, questions refused]; written by bench/refusal_rates.py.",
