@@ -263,3 +263,18 @@ def test_comparisons_are_read_as_comparisons(question: str,
                                              sides: tuple[set[str], set[str]] | None) -> None:
     expected = () if sides is None else tuple(frozenset(stem(w) for w in s) for s in sides)
     assert compared(question) == expected
+
+
+def test_the_misfires_no_longer_answer_through_the_pipeline(tmp_path: Path,
+                                                             minilm: Embedder) -> None:
+    """A bare number is no year, and "the team" names no one: the answer-type check fails."""
+    with Pipeline(SQLiteStore(tmp_path / "misfires.db"), minilm) as pipe:
+        pipe.ingest_text("# Replication timeout\n\nThe replication timeout is 2000 ms. Replication "
+                         "requests are retried 3 times before the node is marked down.\n\n"
+                         "# Ownership\n\nThe team decided to keep the replication code small.",
+                         source="replication.md")
+        for question in ("When was the replication timeout introduced?",
+                         "Who decided to keep the replication code small?"):
+            answer = pipe.ask(question)
+            check = next(c for c in answer.checks if c.name == "answer_type")
+            assert not answer.answered and not check.passed and check.value == "none", question
