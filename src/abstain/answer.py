@@ -64,7 +64,8 @@ class Answer:
     features: dict[str, float] = field(default_factory=dict)
     generator: str = "extractive"
     tier: str = "retrieval"
-    """Which signal gated the answer: ``retrieval``, ``reranker`` or ``llm_rerank``."""
+    """Which signal gated the answer: ``retrieval``, ``reranker``, ``llm_rerank``, or
+    ``vocabulary`` (a concept's definition, cited to its URI)."""
     unsupported_claims: tuple[str, ...] = ()
     faithfulness: float | None = None
     faithfulness_components: dict[str, float | None] = field(default_factory=dict)

@@ -22,8 +22,8 @@ from typing import Any
 from abstain.errors import ConfigError
 from abstain.evidence import Evidence
 from abstain.fuse import RRF_K, max_fused_score
-from abstain.query import query_terms, tokens
 from abstain.records import AnswerFeatures as AnswerFeatures
+from abstain.text import content_words, stem, stems
 
 DISTANCE_CEILING = 0.65
 
@@ -40,8 +40,7 @@ def chunk_confidence(distance: float | None, ceiling: float = DISTANCE_CEILING) 
 def answer_features(question: str, evidence: tuple[Evidence, ...], *, rrf_k: int = RRF_K
                     ) -> AnswerFeatures:
     if not evidence:
-        terms = query_terms(question)
-        return AnswerFeatures(0.0, 0.0, 0.0, 0.0, tuple(terms))
+        return AnswerFeatures(0.0, 0.0, 0.0, 0.0, tuple(content_words(question)))
     top = evidence[0].hit
     distances = [e.hit.vector_distance for e in evidence if e.hit.vector_distance is not None]
     coverage, missing = term_coverage(question, evidence)
@@ -55,22 +54,16 @@ def answer_features(question: str, evidence: tuple[Evidence, ...], *, rrf_k: int
 
 
 def term_coverage(question: str, evidence: tuple[Evidence, ...]) -> tuple[float, tuple[str, ...]]:
-    """Share of content terms present (as a word prefix of length ≥ 4, or whole) in the evidence."""
-    terms = query_terms(question)
+    """Share of the question's content words present in the evidence (stem-equal: the same
+    word as everywhere in abstain)."""
+    terms = content_words(question)
     if not terms:
         return 0.0, ()
-    words: set[str] = set()
+    present: set[str] = set()
     for ev in evidence:
-        words.update(tokens(ev.labelled_text))
-    missing = tuple(t for t in terms if not _present(t, words))
+        present.update(stems(ev.labelled_text))
+    missing = tuple(t for t in terms if stem(t) not in present)
     return round(1.0 - len(missing) / len(terms), 4), missing
-
-
-def _present(term: str, words: set[str]) -> bool:
-    if term in words:
-        return True
-    stem = term[: max(4, len(term) - 3)] if len(term) > 4 else None
-    return stem is not None and any(w.startswith(stem) for w in words)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ Exceptions are for things a caller must fix::
     │   └── MissingDependency    an optional extra is not installed
     ├── InputError               a question or file the pipeline cannot take
     │   ├── IngestError          one file could not be parsed (ingest goes on)
-    │   └── SourceConflict       a write would replace a document of another origin
+    │   ├── SourceConflict       a write would replace a document of another origin
+    │   └── VocabularyError      a SKOS file or SKOSMOS server could not be read
     ├── StoreError               the store cannot be opened or used
     │   ├── EmbedderMismatch     the store was embedded with another model
     │   ├── NoDatabase           a database file to read from does not exist
@@ -63,6 +64,10 @@ class IngestError(InputError):
 
 class SourceConflict(InputError):
     """Ingesting would replace a document that came from somewhere else (docs/INGEST.md)."""
+
+
+class VocabularyError(InputError):
+    """A SKOS vocabulary (file or SKOSMOS server) could not be read; nothing was changed."""
 
 
 class StoreError(AbstainError):

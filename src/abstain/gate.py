@@ -33,7 +33,6 @@ from abstain.errors import ConfigError
 from abstain.evidence import Evidence
 from abstain.mentions import parse_question
 from abstain.messages import refusal_message
-from abstain.query import tokens
 from abstain.records import (
     AnswerFeatures,
     Check,
@@ -43,6 +42,7 @@ from abstain.records import (
     Stage,
     TermCounts,
 )
+from abstain.text import tokens
 from abstain.trace import Outcome, Trace, ms_since
 
 if TYPE_CHECKING:

@@ -169,6 +169,7 @@ def load_file(path: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
+    data.pop("vocabularies", None)  # read by abstain.vocabulary.configured (`vocab refresh`)
     tables = data.pop("workspaces", {})
     if not isinstance(tables, dict):
         raise ConfigError(f"{path}: 'workspaces' must be a table of [workspaces.NAME] tables")

@@ -19,6 +19,7 @@ from abstain.confidence import default_calibration
 from abstain.config import RetrievalConfig, Settings
 from abstain.embed import Embedder, load_embedder
 from abstain.errors import ConfigError
+from abstain.evidence import Evidence
 from abstain.gate import Gate, GateThresholds, gate
 from abstain.generate import Generator, chats
 from abstain.generate.clarify import ask_to_clarify
@@ -42,6 +43,7 @@ from abstain.retrieve import Retrieval, Retriever, retrieve
 from abstain.score import score
 from abstain.stores import Store, open_store
 from abstain.stores.base import check_workspace
+from abstain.terminology import Terminology, clarify, consult
 from abstain.trace import Trace, answer_of
 from abstain.validate import validate
 from abstain.verify import LexicalVerifier, Strictness, Verifier
@@ -67,6 +69,7 @@ class Pipeline:
                  reading: ReadingOptions | None = None,
                  llm: LLMOptions | None = None,
                  observation: ObservationOptions | None = None,
+                 vocabulary: bool = True,
                  **shorthands: Any) -> None:
         """``generator``: the extractive answerer (default) or an LLM generator. The rest
         comes in four typed groups (:mod:`abstain.pipeline_options`): ``gate``
@@ -74,7 +77,11 @@ class Pipeline:
         reading-level model, a reranker), ``llm`` (verifier, strictness, query rewrite, LLM
         rerank, clarify-only prompt) and ``observation`` (query log, observers). Each of
         their fields is also a keyword of its own: ``Pipeline(store, embedder,
-        strictness="strict", reader=True)``."""
+        strictness="strict", reader=True)``.
+
+        Vocabulary (docs/VOCABULARY.md): with ``vocabulary=True`` the workspace's SKOS
+        vocabulary (``abstain vocab add``) is read before retrieval and after a gate
+        refusal (:mod:`abstain.terminology`)."""
         options = grouped(Options(gate or GateOptions(), reading or ReadingOptions(),
                               llm or LLMOptions(), observation or ObservationOptions()),
                           shorthands)
@@ -97,6 +104,7 @@ class Pipeline:
         self.chunking = chunking or ChunkingConfig()
         self.paraphraser = paraphraser
         self.retriever = Retriever(store, embedder, self.retrieval)
+        self.terminology = _resolve_terminology(store, self._naming) if vocabulary else None
         # -- reading-level model: reads the kept evidence; an optional reranker --
         self.reader = _resolve_reader(r.reader)
         self.reranker = r.reranker
@@ -197,12 +205,13 @@ class Pipeline:
         return self.observe(answer_of(trace))
 
     def gate_question(self, question: str, workspace: str) -> Trace:
-        """The path up to the gate: validate -> [LLM query rewrite] -> retrieve [-> rerank]
-        -> score -> gate [+ the reader's reading] [-> clarify-only prompt on zero hits | -> LLM
-        rerank]. Nothing is
+        """The path up to the gate: validate -> vocabulary -> [LLM query rewrite] -> retrieve
+        [-> rerank] -> score -> gate [+ the reader's reading] [-> unknown term] [-> clarify-only
+        prompt on zero hits | -> LLM rerank]. Nothing is
         generated yet; the stream and the server call this, then generate their own way."""
         trace = validate(question, workspace, generator=self.generator.name,
                          max_chars=self.max_question_chars)
+        trace = consult(trace, self.terminology)  # terms first (abstain.terminology)
         if self.rewrite_query:
             trace = rewrite(trace, self.chat_model)
         trace = retrieve(trace, self.retriever, top_k=self.retrieval.top_k,
@@ -213,11 +222,17 @@ class Pipeline:
         trace = gate(trace, self.gate, min_confidence=self.calibration.gate_threshold,
                      known_identifiers=lambda: self.store.identifiers(workspace),
                      reader=self.reader, reading_calibration=self.reading_calibration)
+        trace = clarify(trace, self.terminology)  # an unknown term: ask, don't guess
         if self.clarify_on_empty and self.generator.uses_llm:
             trace = ask_to_clarify(trace, self.generator)
         if self.llm_rerank is not None:
             trace = rerank_gate(trace, self.chat_model, self.llm_rerank)
         return trace
+
+    def _naming(self, query: str, workspace: str) -> tuple[Evidence, ...]:
+        """The documents' best passages for a concept's labels (after its definition)."""
+        return self.retriever.retrieve(query, workspace=workspace, top_k=self.retrieval.top_k,
+                                       check_workspace=False).evidence
 
     def observe(self, answer: Answer) -> Answer:
         """Log, record (query log) and report a finished answer; see :mod:`abstain.observe`."""
@@ -240,6 +255,14 @@ class Pipeline:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def _resolve_terminology(store: Store, documents: Callable[[str, str], Sequence[Evidence]]
+                         ) -> Terminology | None:
+    from abstain.vocabulary import find_vocabulary
+
+    vocabulary = find_vocabulary(store)
+    return None if vocabulary is None else Terminology(vocabulary, store, documents)
 
 
 def _resolve_reader(reader: bool | PairLogits) -> PairLogits | None:
@@ -278,7 +301,9 @@ def _stored_embedder(store: Store) -> str | None:
         return None
     if info.name.startswith("hashing-"):
         return "hashing"
-    return None
+    from abstain.embed.e5 import MODEL_NAME, SPEC
+
+    return SPEC if info.name == MODEL_NAME else None
 
 
 def ask(question: str, docs: Sequence[str | Path], *, preset: str | Preset = Preset.BALANCED,

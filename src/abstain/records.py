@@ -28,6 +28,7 @@ class RefusalReason(StrEnum):
     ENTITY_NOT_IN_EVIDENCE = "entity_not_in_evidence"
     ANSWER_TYPE_MISSING = "answer_type_missing"
     UNANSWERABLE = "unanswerable"
+    UNKNOWN_TERM = "unknown_term"
     NO_CLEAR_WINNER = "no_clear_winner"
     NOT_RELEVANT = "not_relevant"
     NEEDS_CLARIFICATION = "needs_clarification"
@@ -43,6 +44,7 @@ class CheckName(StrEnum):
     rule's check is named ``rule:NAME``."""
 
     QUESTION = "question"
+    VOCABULARY = "vocabulary"
     # the gate, in the order it runs them
     EVIDENCE = "evidence"
     BEST_DISTANCE = "best_distance"
@@ -55,6 +57,7 @@ class CheckName(StrEnum):
     TOP_RATIO = "top_ratio"
     ANSWERABILITY = "answerability"
     CALIBRATED_CONFIDENCE = "calibrated_confidence"
+    KNOWN_TERM = "known_term"
     # after the gate
     CLARIFYING_QUESTION = "clarifying_question"
     LLM_RERANK = "llm_rerank"
@@ -230,8 +233,8 @@ class Stage:
     """One stage's record, as the audit trail shows it."""
 
     name: str
-    """``validate``, ``rewrite``, ``retrieve``, ``rerank``, ``score``, ``gate``, ``clarify``,
-    ``llm_rerank``, ``generate`` or ``verify``."""
+    """``validate``, ``vocabulary``, ``rewrite``, ``retrieve``, ``rerank``, ``score``, ``gate``,
+    ``clarify``, ``llm_rerank``, ``generate`` or ``verify``."""
     timings_ms: tuple[tuple[str, float], ...] = ()
     """``(key, ms)`` pairs for the answer's ``timings_ms``; a key two stages share adds up
     (scoring counts in ``gate_ms``)."""

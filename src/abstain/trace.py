@@ -95,7 +95,8 @@ class Trace:
     confidence: float = 0.0
     """The calibrated answer confidence (0–1)."""
     tier: str = "retrieval"
-    """Which signal gated the answer: ``retrieval``, ``reranker`` or ``llm_rerank``."""
+    """Which signal gated the answer: ``retrieval``, ``reranker``, ``llm_rerank``, or
+    ``vocabulary`` (a concept's definition, :mod:`abstain.terminology`)."""
     given_to_generator: bool = False
     generation: Generation | None = None
     outcome: Outcome | None = None

@@ -35,7 +35,8 @@ def run_options(func: F) -> F:
                      help="With --from-log: only entries from then on (2026-05-01, 7d, …)."),
         store_options,
         click.option("--embedder", envvar="ABSTAIN_EMBEDDER", metavar="SPEC",
-                     help="minilm (default), hashing, or openai:MODEL@BASE_URL."),
+                     help="minilm (default), e5 (multilingual-e5-small: the multilingual extra), "
+                          "hashing, or openai:MODEL@BASE_URL."),
         click.option("--preset", type=click.Choice([p.value for p in Preset]),
                      default="balanced", show_default=True, help="Gate thresholds."),
         click.option("--calibration", type=click.Path(exists=True, dir_okay=False),

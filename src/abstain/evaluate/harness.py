@@ -9,7 +9,7 @@ from typing import Any
 
 from abstain.confidence import Calibration
 from abstain.config import RetrievalConfig, Settings
-from abstain.evaluate.data import LabelledQuestion, LineProblem, read_jsonl, select
+from abstain.evaluate.data import LineProblem, read_jsonl, select
 from abstain.evaluate.loaders import load_dataset
 from abstain.evaluate.records import QuestionRecord
 from abstain.evaluate.runner import ingest_collection, run_questions
@@ -112,7 +112,3 @@ def _bar(total: int, desc: str, enabled: bool) -> Any:
 
     return tqdm(total=total, desc=desc, unit="q" if desc == "questions" else "doc",
                 leave=False, disable=None if enabled else True, mininterval=0.5)
-
-
-def questions_of(records: Sequence[QuestionRecord]) -> list[LabelledQuestion]:
-    return [r.item for r in records]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from abstain.evaluate.data import LabelledQuestion, parse_record
-from abstain.tokens import fold
+from abstain.text import fold
 
 CONFIDENCE_CHECK = "calibrated_confidence"
 
@@ -68,11 +68,6 @@ class QuestionRecord:
     @property
     def should_answer(self) -> bool:
         return self.item.should_answer
-
-    @property
-    def false_accept(self) -> bool:
-        """Answered a question the documents cannot answer."""
-        return self.answered and not self.item.should_answer
 
     @property
     def correct(self) -> bool | None:

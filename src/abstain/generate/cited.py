@@ -64,10 +64,6 @@ def _one(raw: str) -> Sentence | None:
     return Sentence(body, tuple(cites))
 
 
-def strip_markers(text: str) -> str:
-    return " ".join(_MARKER.sub("", text).split())
-
-
 class SentenceAssembler:
     """Feed text deltas, get whole cited sentences back as soon as they are complete."""
 

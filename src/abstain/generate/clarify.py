@@ -32,10 +32,10 @@ def clarification(trace: Trace, generation: Generation) -> Trace:
 
 def ask_to_clarify(trace: Trace, generator: Generator) -> Trace:
     """Zero hits: the clarify-only prompt (no documents) turns the gate's refusal into a
-    question. Any other trace passes through."""
+    question. Any other trace passes through, ``unknown_term`` too (it asks already)."""
     ended = trace.outcome
     if (not clarifies(generator) or ended is None or ended.refusal is None or trace.hits
-            or not trace.ran("gate")):
+            or not trace.ran("gate") or ended.refusal.reason == RefusalReason.UNKNOWN_TERM):
         return trace
     try:
         generation = generator.clarify(trace.text)

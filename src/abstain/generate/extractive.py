@@ -12,6 +12,13 @@ A sentence is never an answer when it is a question, or when it adds nothing
 beyond the question's own words (a document that only repeats the question
 does not answer it).
 
+Sentences are the chunk's units (:func:`abstain.text.split_units`): a list item,
+definition, table row or code block is quoted whole, and never next to another
+such unit of the same passage (one row's answer carries no other row's value). A
+heading is quoted only when it carries the date, number or name asked for and no
+sentence of the text does ("When was 5.2.0 released?" from the heading
+"5.2.0 — 2025-02-11").
+
 When the reader has read the evidence (:mod:`abstain.rerank.reading`), the passage that
 decided is the passage that answers: the answer quotes the window(s) the reader found
 answering — the best one, and a second within :data:`READ_KEEP_WITHIN` of it — with the
@@ -25,10 +32,9 @@ from collections.abc import Sequence
 
 from abstain.align import AskedType, holds
 from abstain.evidence import Evidence
-from abstain.mentions import Mention, parse_question, stems
-from abstain.query import STOPWORDS, tokens
+from abstain.mentions import Mention, parse_question
 from abstain.records import Generation, Sentence
-from abstain.text import split_sentences, stem
+from abstain.text import content_words, split_sentences, split_units, stem, stems, tokens
 
 RANK_DECAY = 0.15
 """Evidence n's sentences score 1 / (1 + RANK_DECAY·(n − 1)) of the same sentence at [1]."""
@@ -44,7 +50,6 @@ READ_WINDOWS_QUOTED = 2
 POINTS_BACK = frozenset({"it", "its", "this", "these", "that", "those", "they", "such",
                          "then", "otherwise", "also", "however"})
 """A sentence opening on one of these needs the sentence before it to be understood."""
-_STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
 
 
 class ExtractiveGenerator:
@@ -72,34 +77,44 @@ class ExtractiveGenerator:
         terms = terms or [t.stem for t in parts.terms]
         asked = set(stems(question))
         typed_as = AskedType.of(parts)
-        scored: list[tuple[float, bool, int, int, str]] = []
+        scored: list[tuple[float, bool, int, int, str, bool]] = []
+        from_headings: set[tuple[int, int]] = set()
         for n, ev in enumerate(evidence[: self.max_evidence], start=1):
             label = ev.label
             label_stems = set(stems(label))
-            for position, sentence in enumerate(split_sentences(ev.text)):
+            headings = {*ev.chunk.heading_path, ev.document.title}
+            for position, unit in enumerate(split_units(ev.text)):
+                sentence = unit.text
                 if not answers(sentence, asked):
                     continue
                 overlap = _overlap(terms, identifiers, sentence, label, label_stems)
                 if overlap < self.min_overlap:
                     continue
                 typed = typed_as is not None and typed_as.carried_by(sentence)
+                if sentence in headings:
+                    if not typed:
+                        continue
+                    from_headings.add((n, position))
                 scored.append((overlap / (1 + RANK_DECAY * (n - 1)), typed, n, position,
-                               sentence))
+                               sentence, unit.whole))
         if any(s[1] for s in scored):
             scored = [s for s in scored if s[1]]
-        best: list[tuple[float, bool, int, int, str]] = []
+        if any((s[2], s[3]) not in from_headings for s in scored):
+            scored = [s for s in scored if (s[2], s[3]) not in from_headings]
+        best: list[tuple[float, bool, int, int, str, bool]] = []
         for candidate in sorted(scored, key=lambda s: -s[0]):
             if len(best) == self.max_sentences or (
                     best and candidate[0] < KEEP_WITHIN * best[0][0]):
                 break
+            if candidate[5] and any(kept[5] and kept[2] == candidate[2] for kept in best):
+                continue  # a neighbouring row / item: its values are not this answer's
             if not any(_redundant(candidate[4], kept[4]) for kept in best):
                 best.append(candidate)
         chosen = sorted(best, key=lambda s: (s[2], s[3]))
         return Generation(
-            sentences=tuple(Sentence(text, (n,)) for _, _, n, _, text in chosen),
+            sentences=tuple(Sentence(s[4], (s[2],)) for s in chosen),
             model=self.name,
         )
-
 
     def quote_reading(self, question: str, evidence: Sequence[Evidence]) -> Generation:
         """The window(s) the reader found answering, with what they need to be read."""
@@ -136,11 +151,12 @@ def _with_what_it_points_back_to(window: tuple[str, ...], sentences: list[str]) 
 
 
 def answers(sentence: str, asked: set[str]) -> bool:
-    """A sentence can answer when it is no question and adds a word or number of its own."""
+    """A sentence can answer when it is no question and adds a content word or a number of
+    its own."""
     if sentence.rstrip().endswith("?"):
         return False
-    return any(s not in asked and s not in _STOP_STEMS and (len(s) > 1 or s.isdigit())
-               for s in stems(sentence))
+    return any(stem(w) not in asked for w in content_words(sentence)) or any(
+        t.isdigit() and t not in asked for t in tokens(sentence))
 
 
 def _overlap(terms: list[str], identifiers: tuple[Mention, ...], sentence: str, label: str,

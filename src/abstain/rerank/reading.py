@@ -23,10 +23,9 @@ from typing import Protocol
 import numpy as np
 
 from abstain.evidence import Evidence, ReadWindow
-from abstain.query import query_terms, tokens
 from abstain.rerank.reader import sigmoid
 from abstain.rerank.windows import windowed_sentences
-from abstain.text import stem
+from abstain.text import content_words, stem, tokens
 
 READ_CHUNKS = 3
 """Kept chunks read: the answer is built from the first few."""
@@ -78,7 +77,7 @@ def read_evidence(reader: PairLogits, question: str, evidence: Sequence[Evidence
     read = list(evidence[:chunks])
     if not read or not question.strip():
         return None
-    asked = {stem(t) for t in query_terms(question)}
+    asked = {stem(t) for t in content_words(question)}
     candidates: list[tuple[int, int, int, str, tuple[str, ...]]] = []
     for c, ev in enumerate(read):
         for w, (text, sentences) in enumerate(windowed_sentences(ev.text)):

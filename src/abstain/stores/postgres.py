@@ -36,7 +36,7 @@ from abstain.stores.base import (
     embedder_mismatch,
     vectors_by_chunk,
 )
-from abstain.tokens import tokens
+from abstain.text import tokens
 
 try:
     import psycopg
