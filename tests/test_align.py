@@ -10,11 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from abstain.align import AnswerType, carries, english_rarity, expected_type, holds, measured
+from abstain.align import (
+    AnswerType,
+    carries,
+    compared,
+    english_rarity,
+    expected_type,
+    holds,
+    measured,
+)
 from abstain.embed.base import Embedder
 from abstain.mentions import Kind, Mention, parse_question
 from abstain.pipeline import Pipeline
 from abstain.stores.sqlite import SQLiteStore
+from abstain.text import stem
 from abstain.verify import LexicalVerifier
 
 # -- the sample corpus: answered from the right document ---------------------
@@ -199,3 +208,72 @@ def test_lexical_verifier_keeps_a_faithful_sentence() -> None:
     verifier = LexicalVerifier()
     source = "Members may visit the museum on Saturdays between 9 and 17."
     assert verifier.check("Members may visit the museum on Saturdays.", [source]) >= 0.5
+
+
+@pytest.mark.parametrize(("sentence", "dated"), [
+    ("The timeout is 2000 ms.", False),
+    ("The limit is 2048.", False),
+    ("Requests time out after 2000 ms in 2000 ms windows.", False),
+    ("Version 2.0 was released in 2019.", True),
+    ("See the design note (2021).", True),
+    ("Supported from 2019–2021.", True),
+    ("Copyright 2024 Acme.", True),
+])
+def test_a_year_counts_as_a_date_only_in_a_date_context(sentence: str, dated: bool) -> None:
+    assert carries(sentence, AnswerType.DATE, versions=False) is dated
+
+
+def test_times_and_x_are_not_units_of_duration() -> None:
+    how_long = measured("How long is the timeout?")
+    assert not carries("Requests are retried 3 times.", AnswerType.NUMBER, measure=how_long)
+    assert not carries("The timeout is retried 3 times.", AnswerType.NUMBER, measure=how_long)
+    assert not carries("Writes are 2 x faster.", AnswerType.NUMBER, measure=how_long)
+    assert carries("The timeout is 30 seconds.", AnswerType.NUMBER, measure=how_long)
+    assert carries("The timeout is 1500.", AnswerType.NUMBER, measure=how_long)
+    # counting questions still count times
+    assert carries("Requests are retried 3 times.", AnswerType.NUMBER,
+                   measure=measured("How many times is a request retried?"))
+
+
+@pytest.mark.parametrize(("sentence", "named"), [
+    ("The team decided.", False),
+    ("Our maintainers review every change.", False),
+    ("The whole team decided.", False),
+    ("The platform team maintains the replication code.", True),
+    ("Zoë Müller maintains the project.", True),
+])
+def test_a_who_answer_names_someone(sentence: str, named: bool) -> None:
+    assert carries(sentence, AnswerType.NAME) is named
+
+
+@pytest.mark.parametrize(("question", "sides"), [
+    ("WAL vs journal mode?", ({"wal"}, {"journal", "mode"})),
+    ("WAL vs. journal mode?", ({"wal"}, {"journal", "mode"})),
+    ("Is WAL versus rollback journal safer?", ({"wal"}, {"rollback", "journal", "safer"})),
+    ("How fast is WAL compared to journal mode?", ({"wal"}, {"journal", "mode"})),
+    ("Should I use WAL or journal mode?", ({"use", "wal"}, {"journal", "mode"})),
+    ("Which is faster: WAL or journal mode?", ({"wal"}, {"journal", "mode"})),
+    ("What is the difference between WAL and journal mode?", ({"wal"}, {"journal", "mode"})),
+    ("How do I enable or disable logging?", None),
+    ("Whether or not to use WAL?", None),
+    ("What is WAL mode?", None),
+])
+def test_comparisons_are_read_as_comparisons(question: str,
+                                             sides: tuple[set[str], set[str]] | None) -> None:
+    expected = () if sides is None else tuple(frozenset(stem(w) for w in s) for s in sides)
+    assert compared(question) == expected
+
+
+def test_the_misfires_no_longer_answer_through_the_pipeline(tmp_path: Path,
+                                                             minilm: Embedder) -> None:
+    """A bare number is no year, and "the team" names no one: the answer-type check fails."""
+    with Pipeline(SQLiteStore(tmp_path / "misfires.db"), minilm) as pipe:
+        pipe.ingest_text("# Replication timeout\n\nThe replication timeout is 2000 ms. Replication "
+                         "requests are retried 3 times before the node is marked down.\n\n"
+                         "# Ownership\n\nThe team decided to keep the replication code small.",
+                         source="replication.md")
+        for question in ("When was the replication timeout introduced?",
+                         "Who decided to keep the replication code small?"):
+            answer = pipe.ask(question)
+            check = next(c for c in answer.checks if c.name == "answer_type")
+            assert not answer.answered and not check.passed and check.value == "none", question

@@ -36,10 +36,13 @@ def hashing_db(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture(scope="module")
 def fitted(hashing_db: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("calfile") / "calibration.json"
+    # 60 questions are too few to beat the shipped calibration: written only with --force
     result = CliRunner().invoke(cli, ["calibrate", str(QUESTIONS), "--db", hashing_db,
-                                      "-q", "-o", str(out)])
+                                      "-q", "-o", str(out), "--force"])
     assert result.exit_code == 0, result.output
     assert "5-fold CV" in result.output and f"wrote {out}" in result.output
+    assert "worse than the current calibration (seed)" in result.output
+    assert "(written: --force)" in result.output
     return out
 
 
@@ -163,3 +166,41 @@ def test_the_reading_calibration_learns_the_answerability_feature() -> None:
         read.confidence(AnswerFeatures(0.5, 1.0, 0.6, 0.5))
     assert plain.confidence(AnswerFeatures(0.5, 1.0, 0.6, 0.5, answerability=0.9)) == \
         plain.confidence(AnswerFeatures(0.5, 1.0, 0.6, 0.5))
+
+
+def test_a_refit_from_enough_labels_is_compared_and_written(tmp_path: Path) -> None:
+    """3,000 labelled questions whose best cosine alone tells the labels apart: the new fit
+    ranks and calibrates them better than the shipped seed, so it is written."""
+    from abstain.evaluate.records import save_records
+
+    records = tmp_path / "run.jsonl"
+    save_records(_synthetic(3000, 1), records)
+    out = tmp_path / "cal.json"
+    result = CliRunner().invoke(cli, ["calibrate", "--records", str(records), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "at least as good as the current calibration (seed) on the same 3000" in result.output
+    compared = json.loads(out.read_text())["metrics"]["compared_with_current"]
+    assert compared["worse"] is False and compared["labels_needed"] is None
+    assert compared["new"]["auroc"] >= compared["current_scores"]["auroc"] - 0.01
+    assert compared["new"]["ece"] < compared["current_scores"]["ece"]
+    assert len(compared["per_fold"]) == 5
+
+
+def test_a_worse_refit_is_refused_with_the_reason(tmp_path: Path) -> None:
+    """Judged against a calibration fit on the same signal, a fit on 30 noisy questions is
+    worse: refused, saying by how much and how many labels a stable fit needs."""
+    from abstain.evaluate.records import save_records
+
+    good = fit_calibration(_synthetic(3000, 2), source="many").calibration
+    current = tmp_path / "current.json"
+    good.save(current)
+    few = tmp_path / "few.jsonl"
+    save_records(_synthetic(30, 3), few)
+    out = tmp_path / "never.json"
+    result = CliRunner().invoke(cli, ["calibrate", "--records", str(few), "-o", str(out),
+                                      "--calibration", str(current)])
+    assert result.exit_code == 1
+    assert "worse than the current calibration (fit:many) on the same 30" in result.output
+    assert "cross-validated AUROC" in result.output and "ECE" in result.output
+    assert "more, at least 10 of each label per coefficient" in result.output
+    assert "--force" in result.output and not out.exists()

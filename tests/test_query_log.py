@@ -96,8 +96,12 @@ def test_the_tuning_loop_end_to_end(db: str, tmp_path: Path) -> None:
     assert len(read_jsonl(exported).questions) == 60  # the `abstain eval` format
 
     cal = tmp_path / "cal.json"
-    out = _run("calibrate", "--from-log", "--db", db, "-o", str(cal))
-    assert "fit on 60 questions (30 answerable)" in out
+    # 60 labels do not beat the shipped calibration on this corpus: written only when forced
+    out = _run("calibrate", "--from-log", "--db", db, "-o", str(cal), ok=False)
+    assert "worse than the current calibration (seed) on the same 60" in out
+    assert not cal.exists()
+    out = _run("calibrate", "--from-log", "--db", db, "-o", str(cal), "--force")
+    assert "fit on 60 questions (30 answerable)" in out and "(written: --force)" in out
     fitted = json.loads(cal.read_text())
     assert fitted["fit_on"]["source"] == "query log (default)"
     # the same refusal to certify on too little data as with a labelled file
@@ -110,6 +114,25 @@ def test_the_tuning_loop_end_to_end(db: str, tmp_path: Path) -> None:
                                                                    "refuse": 30}
     # the harness never logs its own questions
     assert len(_entries(db)) == 60
+
+
+def test_a_refit_from_26_labelled_entries_worse_than_the_shipped_one_is_refused(
+        db: str, tmp_path: Path) -> None:
+    _run("log", "on", "--db", db)
+    chosen = read_jsonl(QUESTIONS).questions[::2][:26]
+    with Pipeline(SQLiteStore(db), HashingEmbedder()) as pipe:
+        for item in chosen:
+            pipe.ask(item.question)
+        qlog = open_log(pipe.store)
+        by_question = {q.question: q.expected for q in chosen}
+        for e in qlog.entries("default"):
+            qlog.label("default", e.id, by_question[str(e.question)])
+    cal = tmp_path / "cal.json"
+    out = _run("calibrate", "--from-log", "--db", db, "-o", str(cal), ok=False)
+    assert ("the new fit is worse than the current calibration (seed) on the same 26 "
+            "labelled questions: cross-validated AUROC") in out
+    assert "labelled questions (" in out and "more, at least 10 of each label" in out
+    assert "no file was written" in out and not cal.exists()
 
 
 def test_log_plot_draws_the_two_histograms(db: str, tmp_path: Path) -> None:

@@ -51,8 +51,8 @@ def test_a_refusal_ends_the_trace_and_later_stages_pass_it_through() -> None:
     assert answer.refusal is not None and answer.refusal.reason == "invalid_question"
     assert [c.name for c in answer.checks] == ["question"]
     assert list(answer.timings_ms) == ["total_ms"]
-    assert (answer.display_confidence, answer.triage, answer.llm_called) == (
-        5.0, "no_match", False)
+    assert (answer.confidence, answer.display_confidence, answer.triage,
+            answer.llm_called) == (0.0, 0.0, "no_match", False)
 
 
 def test_an_answer_needs_a_finished_trace() -> None:

@@ -24,21 +24,16 @@ TRIAGE_CONFIDENT = 0.75
 TRIAGE_UNCERTAIN = 0.45
 
 
-def display_confidence(answered: bool, evidence: tuple[Evidence, ...]) -> float:
-    """The 0–100 number a user sees, in three bands that never overlap, so the number alone
-    says what happened: answered 70–100, refused with evidence 20–50, no evidence 5–10."""
-    scores = [e.confidence for e in evidence if e.confidence is not None]
-    if not scores:
-        return 10.0 if answered else 5.0
-    best = max(scores)
-    if not answered:
-        return round(20 + (best / 100) * 30, 1)
-    return round(70 + min(1.0, max(0.0, (best - 20) / 60)) * 30, 1)
+def display_confidence(confidence: float) -> float:
+    """The 0–100 number a user sees: the answer's confidence in percent, nothing else."""
+    return round(100.0 * confidence, 1)
 
 
 def triage(confidence: float | None, *, verification_failed: bool = False) -> str:
-    """A support-inbox tier: ``confident`` (send), ``uncertain`` (a person checks first),
-    ``no_match`` (route to a person), ``verification_failed`` (the answer was retracted)."""
+    """A support-inbox tier, from the answer's confidence and its verification alone:
+    ``verification_failed`` (a citation did not hold up), else ``confident`` (send) at
+    :data:`TRIAGE_CONFIDENT` and above, ``uncertain`` (a person checks first) at
+    :data:`TRIAGE_UNCERTAIN` and above, ``no_match`` (route to a person) below."""
     if verification_failed:
         return "verification_failed"
     if confidence is None:

@@ -436,8 +436,8 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
     refusal = Refusal(reason, refusal_message(reason, trace.language,
                                               **refusal_fields(reason, result)),
                       result.suggestions, result.missing)
-    # Nothing kept: the answer shows what was retrieved, and triage routes it to a person.
-    return trace.end(Outcome(refusal, triage=None if trace.evidence else "no_match"), stage,
+    # Nothing kept: the answer shows what was retrieved.
+    return trace.end(Outcome(refusal), stage,
                      evidence=trace.evidence or trace.retrieved)
 
 

@@ -51,9 +51,11 @@ def meta_event(answer: Answer) -> Event:
 def _gated_meta(trace: Trace) -> Event:
     """The meta event of a question that passed the gate, before generation."""
     from abstain.answer import display_confidence, triage
+    from abstain.stated_confidence import stated
 
-    return _meta(trace.question, trace.confidence, display_confidence(True, trace.evidence),
-                 triage(trace.confidence), trace.checks, trace.evidence, trace.language)
+    confidence = stated(trace.confidence, trace.checks, answered=True)
+    return _meta(trace.question, confidence, display_confidence(confidence),
+                 triage(confidence), trace.checks, trace.evidence, trace.language)
 
 
 def _meta(question: str, confidence: float, display: float, tier: str,

@@ -227,7 +227,7 @@ def clarify(trace: Trace, terms: Terminology | None) -> Trace:
     stage = Stage("vocabulary", timings_ms=(("vocabulary_ms", ms_since(started)),),
                   checks=(check,), notes=(f"the refusal {outcome.refusal.reason} became "
                                           "unknown_term: a clarifying question",))
-    return trace.end(replace(outcome, refusal=refusal, triage="no_match"), stage)
+    return trace.end(replace(outcome, refusal=refusal), stage)
 
 
 def _hinges_on(trace: Trace, refusal: Refusal) -> list[str]:

@@ -31,10 +31,14 @@ from abstain.records import (
     Sentence,
 )
 from abstain.records import Stage as Stage
+from abstain.stated_confidence import stated
 
 if TYPE_CHECKING:
     from abstain.align import Focus
     from abstain.mentions import QuestionParts
+
+
+VERIFICATION_FAILED = "verification_failed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +50,8 @@ class Outcome:
     """Numbered by first use, as the answer shows them."""
     citations: tuple[Citation, ...] = ()
     triage: str | None = None
-    """Set where the tier is not the confidence's own (``no_match``, ``verification_failed``)."""
+    """:data:`VERIFICATION_FAILED` when a citation did not hold up; otherwise the tier is the
+    confidence's own."""
     unsupported_claims: tuple[str, ...] = ()
     faithfulness: float | None = None
     faithfulness_components: Mapping[str, float | None] = field(default_factory=dict)
@@ -108,11 +113,10 @@ class Trace:
     def end(self, outcome: Outcome, stage: Stage, **decided: Any) -> Trace:
         return self.then(stage, outcome=outcome, **decided)
 
-    def refuse(self, stage: Stage, reason: str, *, triage: str | None = None,
-               **decided: Any) -> Trace:
+    def refuse(self, stage: Stage, reason: str, **decided: Any) -> Trace:
         """End with the refusal ``reason`` and its standard message."""
         refusal = Refusal(reason, refusal_message(reason, self.language))
-        return self.end(Outcome(refusal, triage=triage), stage, **decided)
+        return self.end(Outcome(refusal), stage, **decided)
 
     def ran(self, name: str) -> bool:
         return any(s.name == name for s in self.stages)
@@ -147,22 +151,26 @@ def ms_since(started: float) -> float:
 def answer_of(trace: Trace) -> Answer:
     """The Answer of a finished trace (every Answer is built here).
 
-    Its checks, LLM calls, notes and timings are the stages' records in order. The display
-    confidence reads the evidence handed to the generator, or for a gate refusal what
-    retrieval found; the triage tier is the confidence's unless the outcome set one.
+    Its checks, LLM calls, notes and timings are the stages' records in order. Its one
+    confidence is :func:`abstain.stated_confidence.stated` (P(the answer is right), or for a
+    refusal P(answering would have been right)); the display is that number in percent and
+    the triage tier a function of it and the verification outcome alone.
     """
     outcome = trace.outcome
     if outcome is None:
         raise ValueError("the question's trace has not ended: no answer or refusal yet")
     answered = outcome.refusal is None
     calls = trace.calls
-    shown = trace.evidence if trace.given_to_generator else trace.retrieved
+    checks = trace.checks
+    confidence = stated(trace.confidence, checks, answered=answered,
+                        reason=outcome.refusal.reason if outcome.refusal else None)
     return Answer(
         question=trace.question, answered=answered,
         text=" ".join(s.rendered() for s in outcome.sentences), refusal=outcome.refusal,
-        confidence=trace.confidence, display_confidence=display_confidence(answered, shown),
-        triage=outcome.triage or triage(trace.confidence), citations=outcome.citations,
-        checks=trace.checks, evidence=trace.evidence, llm_called=bool(calls),
+        confidence=confidence, display_confidence=display_confidence(confidence),
+        triage=triage(confidence, verification_failed=outcome.triage == VERIFICATION_FAILED),
+        citations=outcome.citations,
+        checks=checks, evidence=trace.evidence, llm_called=bool(calls),
         timings_ms=trace.timings_ms(), language=trace.language, workspace=trace.workspace,
         features=trace.features.as_dict() if trace.features is not None else {},
         generator=trace.generator, tier=trace.tier,

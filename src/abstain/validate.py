@@ -42,4 +42,4 @@ def validate(question: str, workspace: str, *, generator: str,
 def _refuse(trace: Trace, reason: str, **fields: object) -> Trace:
     check = Check(CheckName.QUESTION, False, None, None, reason.replace("_", " "), reason)
     refusal = Refusal(reason, refusal_message(reason, trace.language, **fields))
-    return trace.end(Outcome(refusal, triage="no_match"), Stage("validate", checks=(check,)))
+    return trace.end(Outcome(refusal), Stage("validate", checks=(check,)))

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from abstain.align.types import AnswerType, expected_type
 from abstain.mentions import Kind, Mention, QuestionParts
 from abstain.records import TermCounts
 from abstain.text import (
+    STOPWORDS,
     content_words,
     english_rarity,
     stem,
+    tokens,
 )
 
 CONTEXT_WEIGHT = 0.3
@@ -73,12 +76,41 @@ _COMPARE = re.compile(r"\bdifference\s+between\s+(.+?)\s+and\s+(.+?)(?=\s+(?:in|
                       r"|if)\b|[?.!]|$)", re.IGNORECASE)
 
 
+_VERSUS = re.compile(r"\s(?:vs\.?|versus|compared\s+(?:to|with)|or)\s", re.IGNORECASE)
+_CHOICE = re.compile(r"^\W*(?:should|shall|which|is|are|do|does|can|would|will)\b"
+                     r"|\b(?:better|worse|faster|slower|safer|prefer|preferred|choose|pick"
+                     r"|recommended)\b", re.IGNORECASE)
+"""A question that weighs alternatives: only there does "A or B" compare two things."""
+SIDE_WORDS = 3
+"""A side of "A vs B" is at most this many content words next to the connective."""
+
+
 def compared(asked: str) -> tuple[frozenset[str], ...]:
-    """The two sides of "the difference between A and B", as content stems; () otherwise."""
+    """The two sides of a comparison, as content stems: "the difference between A and B",
+    "A vs / versus / compared to B", and "A or B" in a question that weighs alternatives
+    ("Should I use WAL or journal mode?"); () otherwise."""
     match = _COMPARE.search(asked)
-    if match is None:
-        return ()
-    sides = tuple(frozenset(stem(w) for w in content_words(side)) for side in match.groups())
-    return sides if all(sides) else ()
+    if match is not None:
+        sides = tuple(frozenset(stem(w) for w in content_words(side))
+                      for side in match.groups())
+        return sides if all(sides) else ()
+    for match in _VERSUS.finditer(asked):
+        if match.group(0).strip().lower() == "or" and not _CHOICE.search(asked):
+            continue
+        left = _side(reversed(tokens(re.split(r"[?.!,;:]", asked[:match.start()])[-1])))
+        right = _side(tokens(re.split(r"[?.!,;:]", asked[match.end():])[0]))
+        if left and right:
+            return left, right
+    return ()
+
+
+def _side(words: Iterable[str]) -> frozenset[str]:
+    """The content words next to a comparison's connective, up to the first stopword."""
+    side: list[str] = []
+    for word in words:
+        if word in STOPWORDS or len(side) == SIDE_WORDS:
+            break
+        side.append(stem(word))
+    return frozenset(side)
 
 

@@ -9,6 +9,7 @@ from enum import StrEnum
 
 from abstain.mentions import QuestionParts
 from abstain.text import (
+    STOPWORDS,
     content_words,
     english_rarity,
     fold,
@@ -77,8 +78,16 @@ TYPE_STEMS = frozenset(stem(w) for w in (
 
 _MONTHS = ("jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april"
            "|june|july|august|september|october|november|december")
+_YEAR = (
+    r"(?:\b(?:in|since|until|till|by|from|before|after|during|circa|around|year|early|late|mid"
+    r"|copyright|released|founded|launched|published|introduced|added|deprecated|removed"
+    r"|shipped|created|started|established|dated|updated|q[1-4])\s+(?:the\s+)?|©\s*|\("
+    r"|\b(?:19|20)\d\d\s*(?:-|–|to)\s*)(?:19|20)\d\ds?\b(?!\s*(?:%|ms|s|sec|seconds?|min"
+    r"|minutes?|hours?|days?|[kmgt]i?b|bytes?|times|x|px|rows|items|requests)\b)")
+"""A year in a date context ("in 2019", "released 2021", "(2019)", "2019–2021"); a bare
+number that looks like one ("The timeout is 2000 ms.") is no date."""
 _DATE = re.compile(
-    rf"\b(?:19|20)\d\d\b|\b\d{{4}}-\d\d(?:-\d\d)?\b|\b(?:{_MONTHS})\.?\s+\d|\b\d{{1,2}}\s+"
+    rf"{_YEAR}|\b\d{{4}}-\d\d(?:-\d\d)?\b|\b(?:{_MONTHS})\.?\s+\d|\b\d{{1,2}}\s+"
     rf"(?:{_MONTHS})\b|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
     r"|\b\d{1,2}:\d\d\b|\b\d{1,2}\s?(?:am|pm)\b|\b(?:yesterday|today|tomorrow|ago|daily"
     r"|nightly|weekly|monthly|yearly|annually|hourly|quarterly)\b", re.IGNORECASE)
@@ -117,10 +126,26 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
               if states_an_amount(w) and w not in exclude]
         if not measure:
             return bool(at)
-        near = [i for i, w in enumerate(words) if w in _UNITS or stem(w) in measure]
+        units = _UNITS
+        if _UNITS_ONLY in measure:  # a duration: "3 times" counts tries, it lasts nothing
+            units = _UNITS - _COUNTING_UNITS
+            at = [i for i in at if i + 1 == len(words) or words[i + 1] not in _COUNTING_UNITS]
+        near = [i for i, w in enumerate(words) if w in units or stem(w) in measure]
         return any(abs(i - j) <= NUMBER_WINDOW for i in at for j in near)
-    return any(fold(w).strip(".,;:") in _ROLE_WORDS for w in sentence.split()) or any(
+    return _named_role(sentence) or any(
         _person_like(sentence, start, word) for start, word in capitalised_words(sentence))
+
+
+def _named_role(sentence: str) -> bool:
+    """A role named by what qualifies it ("the platform team", "the SQLite developers"); a
+    bare "the team" or "our maintainers" names no one."""
+    words = [fold(w).strip(".,;:!?()\"'") for w in sentence.split()]
+    return any(w in _ROLE_WORDS and i > 0 and words[i - 1] not in STOPWORDS | _UNNAMING
+               and words[i - 1] not in _ROLE_WORDS for i, w in enumerate(words))
+
+
+_UNNAMING = frozenset("his her every whole entire same other".split())
+"""Words before a role that leave it unnamed ("his team", "the whole team")."""
 
 
 def _person_like(sentence: str, start: int, word: str) -> bool:
@@ -146,6 +171,8 @@ _UNITS = frozenset(
     """% percent percentage byte bytes kb mb gb tb kib mib gib ms millisecond milliseconds sec
     second seconds minute minutes min mins hour hours hr hrs day days week weeks month months
     year years times x""".split())
+_COUNTING_UNITS = frozenset({"times", "x"})
+"""Units of a count or a ratio ("retried 3 times", "2 x faster"), not of a duration."""
 _MEASURED = (
     re.compile(r"\bhow\s+(?:many|much)\s+((?:\w+\s+){0,2}\w+)", re.IGNORECASE),
     re.compile(r"\b(?:number|amount|count|size|length|version)\s+of\s+(\w+)", re.IGNORECASE),

@@ -225,13 +225,16 @@ def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: s
                    "reader's answerability joins the features, and only the questions it "
                    "read are used (record them with --reader; ship as "
                    "calibration-reading.json or pass as reading_calibration).")
+@click.option("--force", is_flag=True,
+              help="Write the new fit even when it is worse than the current calibration on "
+                   "the same questions.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Write PNGs of the held-out (or fit) questions with the new confidence.")
 @click.pass_context
 def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | None,
-              alpha: float | None, level: float, risk: str, reading: bool, as_json: bool,
-              plots_dir: str | None, **params: Any) -> None:
+              alpha: float | None, level: float, risk: str, reading: bool, force: bool,
+              as_json: bool, plots_dir: str | None, **params: Any) -> None:
     """Fit the answer-confidence coefficients on labelled questions; write a calibration file.
 
     Cross-validated L2 logistic regression over the gate's features (top fused
@@ -242,12 +245,20 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
     how many labelled questions it would need. `abstain ask --calibration FILE`
     then uses both.
 
+    Before writing, the new fit is compared with the current calibration
+    (--calibration FILE, else the shipped one) on the same labelled questions:
+    the new fit by its cross-validated predictions, the current one as it is. A
+    new fit that ranks them worse (AUROC lower by 0.01 or more) or is calibrated
+    worse (ECE higher by 0.02 or more) is not written unless --force; the message
+    says by how much, and about how many labelled questions a stable fit needs.
+
     \b
     Examples:
       abstain calibrate questions.jsonl --db kb.db -o calibration.json
       abstain calibrate --dataset squad2 -o cal.json --max-false-accept 0.01 --confidence 0.95
       abstain calibrate --from-log --db kb.db -o cal.json --max-false-accept 0.05
     """
+    from abstain.confidence import Calibration, default_calibration
     from abstain.evaluate.calibrate import (
         FEATURES,
         READING_FEATURES,
@@ -269,16 +280,20 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
                                  risk=risk, seed=params["seed"],
                                  extra_fit_on={k: run.meta[k] for k in
                                                ("preset", "embedder", "protocol")
-                                               if k in run.meta})
+                                               if k in run.meta},
+                                 current=Calibration.load(params["calibration"])
+                                 if params["calibration"] else default_calibration(reading))
     except ValueError as exc:
         fail(str(exc))
     cal = result.calibration
     if plots_dir:
         _plots(records, result, plots_dir)
     certified = result.risk is None or result.risk.certified
-    if certified:
+    worse = result.comparison is not None and result.comparison.worse
+    written = certified and (force or not worse)
+    if written:
         cal.save(output)
-    payload = {"output": output if certified else None, "intercept": cal.intercept,
+    payload = {"output": output if written else None, "intercept": cal.intercept,
                "coefficients": cal.coefficients, "gate_threshold": cal.gate_threshold,
                "fit_on": cal.fit_on, "metrics": cal.metrics}
     if as_json:
@@ -289,6 +304,10 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
         assert result.risk is not None
         fail(result.risk.message, "no file was written; add labelled questions or relax "
                                   "--max-false-accept / --confidence")
+    if not written:
+        assert result.comparison is not None
+        fail(result.comparison.message, "no file was written; label more questions, or "
+                                        "write it anyway with --force")
 
 
 def _plots(records: Any, result: Any, plots_dir: str) -> None:
@@ -314,6 +333,11 @@ def _print_calibration(payload: dict[str, Any], result: Any) -> None:
                f"log loss {cv['log_loss']} (L2 {cv['l2']})")
     click.echo("confidence = σ(" + f"{payload['intercept']:+.3f} " + " ".join(
         f"{w:+.3f}·{f}" for f, w in payload["coefficients"].items()) + ")")
+    compared = payload["metrics"].get("compared_with_current")
+    # a worse fit that is not written is the error the command ends with
+    if compared and (not compared["worse"] or payload["output"]):
+        click.secho(compared["message"] + (" (written: --force)" if compared["worse"] else ""),
+                    fg="yellow" if compared["worse"] else None)
     held = payload["metrics"].get("holdout")
     if held:
         click.echo(f"held out {held['questions']} questions: AUROC {held['auroc']}, "

@@ -27,6 +27,7 @@ from abstain.evaluate.data import split_groups
 from abstain.evaluate.logistic import cross_validate, fit_logistic, log_loss
 from abstain.evaluate.metrics import _clean, auroc, ece
 from abstain.evaluate.records import CONFIDENCE_CHECK, QuestionRecord
+from abstain.evaluate.refit import Comparison, compare, current_confidences
 from abstain.evaluate.risk import RiskControl, control_risk
 from abstain.records import AnswerFeatures
 
@@ -45,6 +46,8 @@ class CalibrationFit:
     fit_indices: list[int]
     holdout_indices: list[int]
     holdout: dict[str, Any] = field(default_factory=dict)
+    comparison: Comparison | None = None
+    """The new fit against ``current`` on the same questions (:mod:`abstain.evaluate.refit`)."""
 
 
 def feature_matrix(records: Sequence[QuestionRecord], names: Sequence[str] = FEATURES
@@ -72,9 +75,12 @@ def fit_calibration(records: Sequence[QuestionRecord], *, source: str, folds: in
                     holdout: float = 0.0, alpha: float | None = None, delta: float = 0.05,
                     risk: str = "answered", seed: int = 0,
                     extra_fit_on: dict[str, Any] | None = None,
-                    features: Sequence[str] = FEATURES) -> CalibrationFit:
+                    features: Sequence[str] = FEATURES,
+                    current: Calibration | None = None) -> CalibrationFit:
     """``features``: :data:`FEATURES`, or :data:`READING_FEATURES` for the calibration used
-    once the reader has read the evidence (fit it on :func:`read_records`)."""
+    once the reader has read the evidence (fit it on :func:`read_records`). ``current``: the
+    calibration in use, judged on the same questions and folds as the new fit
+    (``comparison``; None when it needs features the questions lack)."""
     usable = [r for r in records if r.error is None and r.features]
     if len(usable) < 10 or len({r.should_answer for r in usable}) < 2:
         raise ValueError("need at least 10 questions with both 'answer' and 'refuse' labels")
@@ -90,6 +96,12 @@ def fit_calibration(records: Sequence[QuestionRecord], *, source: str, folds: in
         "folds": cv.folds, "l2": cv.l2, "log_loss": _clean(cv.log_loss),
         "brier": _clean(cv.brier), "auroc": _clean(cv.auroc), "ece": _clean(cv.ece),
         "log_loss_by_l2": {str(k): _clean(v) for k, v in cv.by_l2.items()}}}
+    comparison = None
+    old = (current_confidences(current, [record_features(r) for r in fit])
+           if current is not None else None)
+    if current is not None and old is not None:
+        comparison = compare(cv, current, old, list(y), len(features))
+        metrics["compared_with_current"] = comparison.to_json()
     fit_on = {
         "source": source, "questions": len(fit), "answerable": int(y.sum()),
         "should_refuse": int((~y).sum()), "categories": _counts(r.item.category for r in fit),
@@ -129,7 +141,7 @@ def fit_calibration(records: Sequence[QuestionRecord], *, source: str, folds: in
         fit_on=fit_on, metrics=metrics,
         gate_threshold=control.threshold if control and control.certified
         and control.threshold is not None else None)
-    return CalibrationFit(calibration, control, fit_idx, hold_idx, held)
+    return CalibrationFit(calibration, control, fit_idx, hold_idx, held, comparison)
 
 
 def _counts(values: Any) -> dict[str, int]:

@@ -89,6 +89,11 @@ class CrossValidation:
     ece: float
     by_l2: dict[float, float]
     """Out-of-fold log loss for each candidate L2 strength."""
+    predictions: tuple[float, ...] = ()
+    """The chosen strength's out-of-fold prediction per row: each row scored by the fit
+    that did not see it."""
+    fold_of: tuple[int, ...] = ()
+    """Each row's fold."""
 
 
 def cross_validate(x: Matrix, y: Sequence[bool] | npt.ArrayLike, *, folds: int = 5,
@@ -116,4 +121,5 @@ def cross_validate(x: Matrix, y: Sequence[bool] | npt.ArrayLike, *, folds: int =
     best = min(losses, key=lambda lam: (losses[lam], -lam))
     p = results[best]
     return CrossValidation(best, k, losses[best], float(np.mean((p - t) ** 2)), auroc(p, t),
-                           ece(p, t)[0], losses)
+                           ece(p, t)[0], losses, tuple(float(v) for v in p),
+                           tuple(int(f) for f in fid))

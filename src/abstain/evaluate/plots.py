@@ -89,7 +89,7 @@ def confidence_histograms(records: Sequence[QuestionRecord], path: str | Path, *
     if cross is not None:
         ax.axvline(cross, color="grey", linestyle=":", linewidth=1.5,
                    label=f"distributions cross {cross:.3f}")
-    ax.set(xlim=(0, 1), xlabel="calibrated confidence", ylabel="questions",
+    ax.set(xlim=(0, 1), xlabel="confidence", ylabel="questions",
            title=f"{title} confidence of labelled questions".strip())
     ax.legend(fontsize=8, loc="upper center")
     out = Path(path)
@@ -109,7 +109,7 @@ def _reliability(plt: Any, conf: np.ndarray, pos: np.ndarray, path: Path, title:
     for b in rows:
         ax.annotate(str(b.count), ((b.low + b.high) / 2, b.accuracy), ha="center",
                     va="bottom", fontsize=7)
-    ax.set(xlim=(0, 1), ylim=(0, 1.05), xlabel="calibrated confidence",
+    ax.set(xlim=(0, 1), ylim=(0, 1.05), xlabel="confidence",
            ylabel="share of questions the documents answer",
            title=f"{title} reliability (ECE {value:.3f})".strip())
     ax.legend(loc="upper left", fontsize=8)
@@ -140,7 +140,7 @@ def _histograms(plt: Any, records: Sequence[QuestionRecord], path: Path,
         ax.hist(vals, bins=bins, alpha=0.5, label=f"{cat} ({len(vals)})", density=True)
     if threshold is not None:
         ax.axvline(threshold, color="black", linestyle="--", label=f"threshold {threshold:.3f}")
-    ax.set(xlabel="calibrated confidence", ylabel="density",
+    ax.set(xlabel="confidence", ylabel="density",
            title=f"{title} confidence by category".strip())
     ax.legend(fontsize=8)
     return _save(plt, fig, path)

@@ -196,7 +196,7 @@ def format_table(summary: dict[str, Any]) -> str:
     lines.append("counts: " + ", ".join(f"{c} {n}" for c, n in
                                         summary["counts_by_category"].items()))
     lines += _correctness_lines(summary)
-    lines += ["", "reliability (calibrated confidence vs. should-answer)",
+    lines += ["", "reliability (confidence vs. should-answer)",
               f"{'bin':<12}{'n':>6}{'confidence':>12}{'accuracy':>10}"]
     for b in summary["reliability"]:
         if b["count"]:

@@ -29,7 +29,7 @@ from abstain.records import (
     Sentence,
     Stage,
 )
-from abstain.trace import Outcome, Trace
+from abstain.trace import VERIFICATION_FAILED, Outcome, Trace
 from abstain.verify.base import Verifier, support_threshold, verifier_name
 from abstain.verify.correct import conclude
 from abstain.verify.faithfulness import Strictness
@@ -65,7 +65,7 @@ def verify(trace: Trace, verifier: Verifier | None, strictness: Strictness,
             refusal = RefusalReason.ANSWER_TYPE_MISSING
     stage = Stage("verify", checks=checks, notes=(*((str(note),) if note else ()),
                                                   *result.notes))
-    verified = Outcome(triage="verification_failed" if result.citation_failed else None,
+    verified = Outcome(triage=VERIFICATION_FAILED if result.citation_failed else None,
                        unsupported_claims=result.unsupported_claims,
                        faithfulness=result.faithfulness,
                        faithfulness_components=result.components)
@@ -87,8 +87,7 @@ def _unverified(trace: Trace, generation: Generation) -> Trace:
         check = Check(CheckName.ANSWER_SENTENCES, False, 0, 1,
                       "no sentence of the evidence addresses the question",
                       RefusalReason.UNSUPPORTED)
-        return trace.refuse(Stage("verify", checks=(check,)), RefusalReason.UNSUPPORTED,
-                            triage="no_match")
+        return trace.refuse(Stage("verify", checks=(check,)), RefusalReason.UNSUPPORTED)
     return trace.end(Outcome().with_sentences([as_written(s) for s in generation.sentences],
                                               _citations(generation.sentences, trace.evidence)),
                      Stage("verify"))
