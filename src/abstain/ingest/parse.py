@@ -10,12 +10,13 @@ to the CLI and for HTTP uploads alike (:func:`decode_text`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from abstain.errors import IngestError
 from abstain.ingest.frontmatter import split_front_matter
+from abstain.ingest.screen import DropKind, Dropped, dropped, hidden_reason, invisible
 from abstain.text import clean
 
 SUPPORTED_SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
@@ -33,6 +34,8 @@ class ParsedDocument:
     title: str
     sections: tuple[Section, ...]
     metadata: dict[str, Any] = field(default_factory=dict)
+    dropped: tuple[Dropped, ...] = ()
+    """What a reader does not see, or what addresses a model, left out (ingest/screen.py)."""
 
     @property
     def text(self) -> str:
@@ -54,20 +57,21 @@ def parse_file(path: Path) -> ParsedDocument:
     if suffix == ".pdf":
         return parse_pdf(data, fallback_title=path.stem)
     text = decode_text(data, str(path))
-    if suffix in (".html", ".htm"):
-        return parse_html(text, fallback_title=path.stem)
-    if suffix in (".md", ".markdown"):
-        return parse_markdown(text, fallback_title=path.stem, source=str(path))
-    return parse_text(text, fallback_title=path.stem)
+    fmt = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md"}.get(suffix, "txt")
+    return parse_string(text, name=path.stem, fmt=fmt, source=str(path))
 
 
-def parse_string(text: str, *, name: str = "text", fmt: str = "md") -> ParsedDocument:
+def parse_string(text: str, *, name: str = "text", fmt: str = "md",
+                 source: str | None = None) -> ParsedDocument:
     if fmt in ("md", "markdown"):
-        return parse_markdown(text, fallback_title=name, source=name)
-    parser = {"html": parse_html, "txt": parse_text, "text": parse_text}.get(fmt)
-    if parser is None:
-        raise IngestError(name, f"unknown format {fmt!r}")
-    return parser(text, fallback_title=name)
+        parsed = parse_markdown(text, fallback_title=name, source=source or name)
+    else:
+        parser = {"html": parse_html, "txt": parse_text, "text": parse_text}.get(fmt)
+        if parser is None:
+            raise IngestError(name, f"unknown format {fmt!r}")
+        parsed = parser(text, fallback_title=name)
+    chars = invisible(text)
+    return parsed if chars is None else replace(parsed, dropped=(*parsed.dropped, chars))
 
 
 def decode_text(data: bytes, source: str) -> str:
@@ -164,6 +168,14 @@ def parse_html(text: str, *, fallback_title: str) -> ParsedDocument:
     soup = BeautifulSoup(text, "html.parser")
     for tag in soup(["script", "style", "noscript", "nav", "footer", "template"]):
         tag.decompose()
+    hidden: list[Dropped] = []
+    for tag in soup.find_all(True):
+        why = None if tag.decomposed else hidden_reason(tag.attrs or {})
+        if why is not None:
+            text = clean(tag.get_text(" "))
+            if text:
+                hidden.append(dropped(DropKind.HIDDEN, why, text))
+            tag.decompose()
     builder = _SectionBuilder()
     first_heading: str | None = None
     root = soup.body or soup
@@ -187,7 +199,7 @@ def parse_html(text: str, *, fallback_title: str) -> ParsedDocument:
         builder.block(root.get_text("\n"))
     title_tag = soup.title.get_text(" ").strip() if soup.title else ""
     title = title_tag or first_heading or fallback_title
-    return ParsedDocument(title=clean(title), sections=builder.build())
+    return ParsedDocument(title=clean(title), sections=builder.build(), dropped=tuple(hidden))
 
 
 def parse_text(text: str, *, fallback_title: str) -> ParsedDocument:
@@ -206,7 +218,8 @@ def parse_pdf(data: bytes, *, fallback_title: str) -> ParsedDocument:
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
         reader = PdfReader(io.BytesIO(data))
-        pages = [page.extract_text() or "" for page in reader.pages]
+        hidden: list[Dropped] = []
+        pages = [_visible_pdf_text(page, hidden) for page in reader.pages]
         info_title = (reader.metadata.title if reader.metadata else None) or ""
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
         raise IngestError(fallback_title, f"not a readable PDF ({exc})") from exc
@@ -222,7 +235,42 @@ def parse_pdf(data: bytes, *, fallback_title: str) -> ParsedDocument:
     if not sections:
         raise IngestError(fallback_title, "the PDF has no extractable text (scanned image?)")
     title = str(info_title).strip() or fallback_title
-    return ParsedDocument(title=title, sections=sections)
+    return ParsedDocument(title=title, sections=sections, dropped=tuple(hidden))
+
+
+def _visible_pdf_text(page: Any, hidden: list[Dropped]) -> str:
+    """The page's text as pypdf extracts it, less what is drawn in white or in the
+    invisible render mode (``3 Tr``), which is added to ``hidden``."""
+    state = {"white": False, "invisible": False}
+    saved: list[dict[str, bool]] = []
+    shown: list[str] = []
+    unseen: list[str] = []
+
+    def operator(op: bytes, args: Any, cm: Any, tm: Any) -> None:
+        if op == b"q":
+            saved.append(dict(state))
+        elif op == b"Q" and saved:
+            state.update(saved.pop())
+        elif op in (b"g", b"rg", b"k", b"sc", b"scn"):
+            values = [float(a) for a in args if isinstance(a, (int, float))]
+            white = (all(v == 0 for v in values) if op == b"k" or len(values) == 4
+                     else all(v >= 0.95 for v in values))
+            state["white"] = bool(values) and white
+        elif op == b"Tr" and args:
+            state["invisible"] = args[0] == 3
+
+    def text(piece: str, cm: Any, tm: Any, font: Any, size: Any) -> None:
+        if piece.strip() and (state["white"] or state["invisible"]):
+            unseen.append(piece)
+        else:
+            shown.append(piece)
+
+    full = page.extract_text(visitor_operand_before=operator, visitor_text=text) or ""
+    if not unseen:
+        return str(full)
+    hidden.append(dropped(DropKind.HIDDEN, "PDF text drawn in white or invisible",
+                          " ".join(unseen)))
+    return "".join(shown)
 
 
 def _pdf_blocks(page: str) -> list[str]:

@@ -21,6 +21,7 @@ from starlette.datastructures import UploadFile
 from abstain.errors import IngestError, SourceConflict
 from abstain.ingest import IngestReport, document_id
 from abstain.ingest.parse import SUPPORTED_SUFFIXES, ParsedDocument, decode_text, parse_pdf
+from abstain.ingest.screen import Dropped, summary
 from abstain.server.auth import Workspace
 from abstain.server.errors import ApiError, error_responses
 from abstain.server.models import (
@@ -47,8 +48,9 @@ async def upload(request: Request, ws: Workspace) -> JSONResponse:
     "title"}`. Re-sending a source replaces that document; an unchanged one is a no-op."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     skipped: list[tuple[str, str]] = []
+    screened: list[tuple[str, str]] = []  # hidden text of PDFs, left out when parsed
     if content_type == "multipart/form-data":
-        items, skipped = await _files(request)
+        items, skipped, screened = await _files(request)
     elif content_type == "application/json" or content_type.endswith("+json"):
         items = [_text_document(await request.body())]
     else:
@@ -60,7 +62,7 @@ async def upload(request: Request, ws: Workspace) -> JSONResponse:
     pipe = services(request).ready_pipeline()
 
     def ingest() -> IngestReport:
-        report = IngestReport(skipped=list(skipped))
+        report = IngestReport(skipped=list(skipped), screened=list(screened))
         for doc in items:
             report.merge(pipe.ingest_text(doc.text, source=doc.source, fmt=doc.format,
                                           title=doc.title, workspace=ws))
@@ -77,6 +79,7 @@ async def upload(request: Request, ws: Workspace) -> JSONResponse:
         "added": report.added, "updated": report.updated, "unchanged": report.unchanged,
         "skipped": [{"source": s, "reason": r} for s, r in report.skipped],
         "chunks": report.chunks,
+        "screened": [{"source": s, "left_out": w} for s, w in report.screened],
         "documents": [{"id": document_id(ws, s), "source": s} for s in sources],
     }, status_code=201)
 
@@ -113,9 +116,11 @@ def _text_document(raw: bytes) -> TextDocument:
         raise ApiError(422, "invalid_request", f"{where}: {first['msg']}") from exc
 
 
-async def _files(request: Request) -> tuple[list[TextDocument], list[tuple[str, str]]]:
-    """The readable files, and (source, reason) for each unreadable one, as the CLI
-    reports them. Two files with one name reject the whole upload."""
+async def _files(request: Request) -> tuple[list[TextDocument], list[tuple[str, str]],
+                                           list[tuple[str, str]]]:
+    """The readable files, (source, reason) for each unreadable one, as the CLI
+    reports them, and (source, what was left out) for PDFs with hidden text. Two files
+    with one name reject the whole upload."""
     try:
         form = await request.form(max_files=MAX_FILES, max_fields=MAX_FILES)
     except ApiError:
@@ -135,12 +140,17 @@ async def _files(request: Request) -> tuple[list[TextDocument], list[tuple[str, 
                            "Rename the files or upload them separately.")
         docs: list[TextDocument] = []
         skipped: list[tuple[str, str]] = []
+        screened: list[tuple[str, str]] = []
         for name, upload in zip(names, uploads, strict=True):
             try:
-                docs.append(_decode(name, await upload.read()))
+                doc, left_out = _decode(name, await upload.read())
             except IngestError as exc:
                 skipped.append((name, exc.reason))
-        return docs, skipped
+                continue
+            docs.append(doc)
+            if left_out:
+                screened.append((name, summary(left_out)))
+        return docs, skipped, screened
     finally:
         await form.close()
 
@@ -155,7 +165,8 @@ def _source_name(filename: str | None) -> str:
     return name or "upload"
 
 
-def _decode(source: str, data: bytes) -> TextDocument:
+def _decode(source: str, data: bytes) -> tuple[TextDocument, tuple[Dropped, ...]]:
+    """The upload as text to ingest, and what parsing a PDF left out (hidden text)."""
     suffix = PurePosixPath(source).suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
         raise ApiError(415, "unsupported_media_type",
@@ -164,11 +175,12 @@ def _decode(source: str, data: bytes) -> TextDocument:
     if suffix == ".pdf":
         parsed = parse_pdf(data, fallback_title=PurePosixPath(source).stem)
         return TextDocument(text=_as_markdown(parsed), source=source, format="md",
-                            title=parsed.title)
+                            title=parsed.title), parsed.dropped
     text = decode_text(data, source)  # the CLI's decoder: UTF-8 or a reported skip
     if not text.strip():
         raise IngestError(source, "the document is empty")
-    return TextDocument(text=text, source=source, format=_FORMATS[suffix])  # type: ignore[arg-type]
+    fmt = _FORMATS[suffix]
+    return TextDocument(text=text, source=source, format=fmt), ()  # type: ignore[arg-type]
 
 
 def _as_markdown(parsed: ParsedDocument) -> str:

@@ -105,6 +105,9 @@ INGEST_SCHEMA: dict[str, Any] = {
         "unchanged": {"type": "array", "items": {"type": "string"}},
         "skipped": {"type": "array", "items": {"type": "object"}},
         "chunks": {"type": "integer"},
+        "screened": {"type": "array", "items": {
+            "type": "object", "properties": {"source": {"type": "string"},
+                                             "left_out": {"type": "string"}}}},
         "documents": {"type": "array", "items": {
             "type": "object", "properties": {"id": {"type": "string"},
                                              "source": {"type": "string"}}}},
