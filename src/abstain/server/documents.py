@@ -30,19 +30,27 @@ from abstain.server.models import (
     UPLOAD_BODY,
     TextDocument,
     json_response,
+    link,
 )
 from abstain.server.state import services
 
 router = APIRouter(prefix="/v1/workspaces/{ws}/documents", tags=["documents"])
 MAX_FILES = 20
 MAX_NAME = 255
+_DOCS = "/v1/workspaces/{ws}/documents"
+_UPLOAD_LINKS = {
+    "DeleteDocument": link("DELETE", _DOCS + "/{document_id}", "Delete the first document",
+                           ws="$request.path.ws", document_id="$response.body#/documents/0/id"),
+    "ListDocuments": link("GET", _DOCS, "List the workspace's documents", ws="$request.path.ws"),
+    "Ask": link("POST", "/v1/workspaces/{ws}/ask", "Ask in the workspace", ws="$request.path.ws"),
+}
 _FORMATS = {".md": "md", ".markdown": "md", ".txt": "txt", ".html": "html", ".htm": "html"}
 
 
 @router.post("", status_code=201, summary="Add or replace documents",
              openapi_extra={"requestBody": UPLOAD_BODY},
-             responses={201: json_response(INGEST_SCHEMA, "What was ingested"),
-                        **error_responses(400, 401, 403, 409, 413, 415, 422, 429)})
+             responses={201: json_response(INGEST_SCHEMA, "What was ingested", _UPLOAD_LINKS),
+                        **error_responses(400, 401, 403, 409, 413, 415, 422, 429, 503)})
 async def upload(request: Request, ws: Workspace) -> JSONResponse:
     """Multipart `file` fields (.md .txt .html .pdf), or JSON `{"text", "source", "format",
     "title"}`. Re-sending a source replaces that document; an unchanged one is a no-op."""
@@ -86,7 +94,7 @@ async def upload(request: Request, ws: Workspace) -> JSONResponse:
 
 @router.get("", summary="List documents",
             responses={200: json_response(DOCUMENT_LIST_SCHEMA, "The workspace's documents"),
-                       **error_responses(401, 403, 422, 429)})
+                       **error_responses(401, 403, 422, 429, 503)})
 async def list_documents(request: Request, ws: Workspace) -> JSONResponse:
     pipe = services(request).ready_pipeline()
     rows = await run_in_threadpool(pipe.store.list_documents, ws)
@@ -95,7 +103,7 @@ async def list_documents(request: Request, ws: Workspace) -> JSONResponse:
 
 @router.delete("/{document_id}", status_code=204, summary="Delete a document and its chunks",
                responses={204: {"description": "Deleted"},
-                          **error_responses(401, 403, 404, 422, 429)})
+                          **error_responses(401, 403, 404, 422, 429, 503)})
 async def delete_document(request: Request, ws: Workspace, document_id: str) -> Response:
     pipe = services(request).ready_pipeline()
     if not await run_in_threadpool(pipe.store.delete_document, ws, document_id):
