@@ -126,7 +126,7 @@ def test_kill_9_during_streams_leaves_store_and_log_whole(
                    for e in entries)
         print(f"streams: {done} finished, {cut} cut by the kill; {len(entries)} log entries")
     with serve(args, *admin) as server, httpx.Client(
-            base_url=server.url, headers=bearer(server.key), timeout=30) as http:
-        with http.stream("POST", f"/v1/workspaces/{WS}/ask/stream",
-                         json={"question": questions[0]}) as r:
-            assert "event: done" in "".join(r.iter_text())
+            base_url=server.url, headers=bearer(server.key), timeout=30) as http, \
+            http.stream("POST", f"/v1/workspaces/{WS}/ask/stream",
+                        json={"question": questions[0]}) as r:
+        assert "event: done" in "".join(r.iter_text())
