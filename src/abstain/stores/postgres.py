@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -53,6 +54,8 @@ Conn = psycopg.Connection[tuple[Any, ...]]
 DEFAULT_EF_SEARCH = 40
 MAX_EF_SEARCH = 1000  # pgvector's upper bound
 CONNECT_TIMEOUT_S = 10
+DOWN_WAIT_S = 1.0
+"""How long a request waits for a connection while the server is known to be unreachable."""
 
 
 class PostgresStore:
@@ -63,6 +66,8 @@ class PostgresStore:
         self.hnsw_ef_construction = int(hnsw_ef_construction)
         self.ef_search = ef_search
         self._embedder: EmbedderInfo | None = None
+        self._down_since: float | None = None
+        """When a connection was last found lost (None while the server answers)."""
         kwargs = _connect_kwargs(url)
         try:
             with psycopg.connect(url, **kwargs) as conn:
@@ -94,13 +99,22 @@ class PostgresStore:
             raise StoreError("the store is closed")
         names = ["abstain.workspace", "abstain.all_workspaces", *settings]
         values = [workspace or "", "off" if workspace is not None else "on", *settings.values()]
+        # While the server is unreachable, wait only briefly for a connection, so that
+        # every request fails fast (503) instead of each waiting the whole timeout.
+        wait = DOWN_WAIT_S if self._down_since is not None else CONNECT_TIMEOUT_S
         try:
-            with self._pool.connection() as conn:
+            with self._pool.connection(timeout=wait) as conn:
                 conn.execute("SELECT set_config(n, v, true) FROM unnest(%s::text[], %s::text[])"
                              " AS s(n, v)", (names, values))
+                self._down_since = None
                 yield conn
         except PoolTimeout as exc:
+            self._down_since = self._down_since or time.monotonic()
             raise StoreError(f"no connection to PostgreSQL at {self}: {exc}") from exc
+        except psycopg.OperationalError as exc:
+            if exc.sqlstate is None or exc.sqlstate.startswith("08"):  # connection lost
+                self._down_since = self._down_since or time.monotonic()
+            raise StoreError(f"PostgreSQL at {self}: {_first_line(exc)}") from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL at {self}: {_first_line(exc)}") from exc
 
