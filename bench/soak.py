@@ -21,8 +21,6 @@ import argparse
 import asyncio
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -31,7 +29,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 from _common import ROOT, machine
-from bench_server_load import QUESTIONS, Sample, _free_port, prepare, run_clients, wait_ready
+from bench_server_load import QUESTIONS, Sample, prepare, run_clients, start_server
 
 
 def process_stats(pid: int) -> tuple[float, int]:
@@ -93,16 +91,10 @@ def main() -> None:
         keys_path = Path(tmp) / "keys.db"
         keys = prepare(args.db, keys_path, args.clients + args.uploaders)
         keys, upload_keys = keys[:args.clients], keys[args.clients:]
-        port = _free_port()
-        url = f"http://127.0.0.1:{port}"
-        abstain = Path(sys.executable).with_name("abstain")
-        proc = subprocess.Popen([str(abstain), "serve", "--db", str(args.db), "--keys",
-                                 str(keys_path), "--port", str(port), "--log-level", "warning"],
-                                env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        proc, url = start_server(args.db, keys_path, [])
         trace: list[tuple[float, float, int]] = []
         stop = threading.Event()
         try:
-            wait_ready(url, proc)
             asyncio.run(run_clients(url, keys[:5], questions, 10.0))  # warm-up
             start = process_stats(proc.pid)
             before = os.getloadavg()[0]
