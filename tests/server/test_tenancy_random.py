@@ -257,8 +257,9 @@ def _machine(world: World) -> type[RuleBasedStateMachine]:
 
 def _run(world: World) -> None:
     machine = _machine(world)
-    # Hypothesis starts from the simplest runs: ask for enough runs at once to get past them
-    runs = settings(max_examples=max(4, 2 * OPERATIONS // STEPS), stateful_step_count=STEPS,
+    # Hypothesis starts from the simplest runs: ask for enough runs at once to get past
+    # them (a run averages about 30 operations)
+    runs = settings(max_examples=max(4, OPERATIONS // 30), stateful_step_count=STEPS,
                     deadline=None, database=None, suppress_health_check=list(HealthCheck))
     while world.operations < OPERATIONS:
         run_state_machine_as_test(machine, settings=runs)
