@@ -20,7 +20,8 @@ from abstain.answer import Answer
 from abstain.embed.base import Embedder
 from abstain.generate.openai_chat import OpenAIChatGenerator
 from abstain.ingest import IngestReport
-from abstain.ingest.screen import SCREENED_KEY, addressed_to_model, hidden_reason
+from abstain.ingest.screen import SCREENED_KEY, addressed_to_model
+from abstain.ingest.visibility import hidden_reason
 from abstain.pipeline import Pipeline
 from abstain.stores.sqlite import SQLiteStore
 from abstain.testing import ScriptedOpenAIServer

@@ -16,7 +16,7 @@ from typing import Any
 
 from abstain.errors import IngestError
 from abstain.ingest.frontmatter import split_front_matter
-from abstain.ingest.screen import DropKind, Dropped, dropped, hidden_reason, invisible
+from abstain.ingest.visibility import DropKind, Dropped, dropped, hidden_reason, invisible
 from abstain.text import clean
 
 SUPPORTED_SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")

@@ -21,7 +21,8 @@ from starlette.datastructures import UploadFile
 from abstain.errors import IngestError, SourceConflict
 from abstain.ingest import IngestReport, document_id
 from abstain.ingest.parse import SUPPORTED_SUFFIXES, ParsedDocument, decode_text, parse_pdf
-from abstain.ingest.screen import Dropped, summary
+from abstain.ingest.screen import summary
+from abstain.ingest.visibility import Dropped
 from abstain.server.auth import Workspace
 from abstain.server.errors import ApiError, error_responses
 from abstain.server.models import (
