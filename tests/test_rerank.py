@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -209,3 +210,54 @@ def test_relevance_head_reranks_what_is_about_the_question(reader: OnnxReader) -
     scores = relevance.score("Which port does replication use?", [WEATHER, PORT])
     assert scores[1] > scores[0]
     assert relevance.score("q", []) == []
+
+
+class KeywordReader:
+    """Reads a window as answering when it holds ``word`` (logit 4), else not (logit -4)."""
+
+    name = "keyword"
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+    def logits(self, a: object, b: list[str]) -> np.ndarray:
+        return np.array([[4.0 if self.word in text else -4.0] * 3 for text in b],
+                        dtype=np.float32)
+
+
+MANUAL = ("# Replication\n\nReplication copies every write to the standby nodes. The "
+          "replication settings live in the cluster file and replication is on by default.\n\n"
+          "Each node listens for replication traffic on TCP port 7400 unless told otherwise. "
+          "It can be changed with the --replication-port flag.\n")
+
+
+def test_the_answer_quotes_the_window_the_reader_found_answering(tmp_path: Path,
+                                                                 hashing: object) -> None:
+    question = "Which TCP port does replication traffic use?"
+    with Pipeline(SQLiteStore(tmp_path / "q.db"), hashing,  # type: ignore[arg-type]
+                  reader=KeywordReader("7400"),
+                  thresholds=GateThresholds(waive_lexical_at=0.9, min_confidence=0.0),
+                  reading_calibration=None) as pipe:
+        pipe.ingest_text(MANUAL, source="manual.md")
+        answer = pipe.ask(question)
+    assert answer.answered, answer.refusal
+    assert "7400" in answer.text
+    assert "cluster file" not in answer.text  # the word-rich sentence the reader passed over
+    assert answer.citations and answer.citations[0].source.endswith("manual.md")
+    assert any("answering window" in note for note in answer.notes)
+
+
+def test_a_window_opening_on_it_brings_the_sentence_before() -> None:
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    [ev] = _evidence(["Each node listens on TCP port 7400 by default. It can be changed "
+                      "with the --replication-port flag on every node."])
+    window = ReadWindow("It can be changed with the --replication-port flag on every node.",
+                        ("It can be changed with the --replication-port flag on every node.",),
+                        0.9, 1)
+    generation = ExtractiveGenerator().generate("How do I change the replication port?",
+                                                [replace(ev, read=(window,))])
+    assert [s.text for s in generation.sentences] == [
+        "Each node listens on TCP port 7400 by default.",
+        "It can be changed with the --replication-port flag on every node."]

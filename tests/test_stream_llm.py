@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+
+import httpx
 
 from abstain.embed.base import Embedder
 from abstain.generate.openai_chat import OpenAIChatGenerator
@@ -72,9 +75,41 @@ def test_closing_the_stream_early_closes_the_llm_stream(
         kb: Path, minilm: Embedder, server: ScriptedOpenAIServer) -> None:
     server.script("API keys are rotated every 30 days [1]. Old keys stay valid for 24 hours "
                   "after a rotation [1].")
-    generator = OpenAIChatGenerator(server.url, "m", stream=True)
+    transport = ClosingTransport()
+    generator = OpenAIChatGenerator(server.url, "m", stream=True, transport=transport)
     with pipeline(kb, minilm, generator=generator) as pipe:
         stream = stream_answer(pipe, KEYS_Q)
         assert next(stream).kind == "meta"
         assert next(stream).kind == "sentence"
+        assert transport.closed == []  # the LLM's response is still being read
         stream.close()  # the client went away
+        assert transport.closed == ["/v1/chat/completions"]
+        assert next(stream, None) is None  # no second sentence, no "done"
+
+
+class ClosingTransport(httpx.BaseTransport):
+    """A real HTTP transport that records which responses were closed."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.HTTPTransport()
+        self.closed: list[str] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self.inner.handle_request(request)
+        body = response.stream
+        assert isinstance(body, httpx.SyncByteStream)
+        closed, path = self.closed, request.url.path
+
+        class Recorded(httpx.SyncByteStream):
+            def __iter__(self) -> Iterator[bytes]:
+                yield from body
+
+            def close(self) -> None:
+                closed.append(path)
+                body.close()
+
+        return httpx.Response(response.status_code, headers=response.headers,
+                              stream=Recorded(), extensions=response.extensions)
+
+    def close(self) -> None:
+        self.inner.close()

@@ -6,16 +6,18 @@ import dataclasses
 
 import pytest
 
-from abstain.answer import answer_of
 from abstain.generate.extractive import ExtractiveGenerator
 from abstain.generate.stage import generate
 from abstain.pipeline import Pipeline
 from abstain.stream import stream_answer
+from abstain.trace import answer_of
 from abstain.validate import validate
 from abstain.verify import LexicalVerifier, Strictness
 from abstain.verify.outcome import verify
 
 TIMEOUT_Q = "What is the default value of replication.ack_timeout_ms?"
+ADR_TIMEOUT_Q = "What default does ADR-0009 give replication.ack_timeout_ms?"
+"""Answered by the ADR's sentence on "the new `[replication]` settings"."""
 
 
 def test_the_trace_records_each_stage_and_the_answer_is_built_from_it(
@@ -60,7 +62,7 @@ def test_an_answer_needs_a_finished_trace() -> None:
 
 
 def test_the_stream_sends_the_answers_own_sentences(sample_pipeline: Pipeline) -> None:
-    events = list(stream_answer(sample_pipeline, TIMEOUT_Q))
+    events = list(stream_answer(sample_pipeline, ADR_TIMEOUT_Q))
     answer = events[-1].data
     sent = [e.data for e in events if e.kind == "sentence"]
     # One sentence holds "[replication] " in its text: it is one event, not cut after "]".

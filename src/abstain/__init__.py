@@ -26,7 +26,7 @@ from abstain.errors import (
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from abstain.answer import Answer, Check, Citation, LLMCall, Refusal
+    from abstain.answer import Answer
     from abstain.confidence import Calibration
     from abstain.config import RetrievalConfig, Settings
     from abstain.embed import Embedder
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from abstain.generate import Generator
     from abstain.ingest.chunk import ChunkingConfig
     from abstain.pipeline import Pipeline
+    from abstain.records import Check, Citation, LLMCall, Refusal
     from abstain.rerank import Reranker
     from abstain.stores import Store, open_store
     from abstain.verify import Strictness, Verifier
@@ -41,10 +42,10 @@ if TYPE_CHECKING:
 _LAZY = {
     "Pipeline": "abstain.pipeline",
     "Answer": "abstain.answer",
-    "Refusal": "abstain.answer",
-    "Citation": "abstain.answer",
-    "Check": "abstain.answer",
-    "LLMCall": "abstain.answer",
+    "Refusal": "abstain.records",
+    "Citation": "abstain.records",
+    "Check": "abstain.records",
+    "LLMCall": "abstain.records",
     "GateThresholds": "abstain.gate",
     "Rule": "abstain.gate",
     "Strictness": "abstain.verify",

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from abstain.answer import AnswerSentence, Citation
+from abstain.records import AnswerSentence, Citation
 
 if TYPE_CHECKING:
-    from abstain.generate.base import Sentence
+    from abstain.records import Sentence
 
 
 class Numbering:

@@ -22,7 +22,8 @@ from typing import Any
 from abstain.errors import ConfigError
 from abstain.evidence import Evidence
 from abstain.fuse import RRF_K, max_fused_score
-from abstain.query import query_terms, tokens
+from abstain.records import AnswerFeatures as AnswerFeatures
+from abstain.text import content_words, stem, stems
 
 DISTANCE_CEILING = 0.65
 
@@ -36,32 +37,10 @@ def chunk_confidence(distance: float | None, ceiling: float = DISTANCE_CEILING) 
     return round((1.0 - distance) * 100.0, 1)
 
 
-@dataclass(frozen=True, slots=True)
-class AnswerFeatures:
-    """The signals the calibrated confidence is computed from; all exposed in the audit trail."""
-
-    top_fused_norm: float
-    """Top fused RRF score divided by its maximum 2/(k+1): 1.0 = rank 1 in both arms."""
-    in_both: float
-    """1.0 when the top hit was found by both arms."""
-    best_cosine: float
-    """1 - the best cosine distance among the evidence (0 when no vector hit)."""
-    term_coverage: float
-    """Share of the question's content terms found in the evidence."""
-    missing_terms: tuple[str, ...] = ()
-    answerability: float | None = None
-    """The reader's P(the kept evidence answers the question); None when no reader ran."""
-
-    def as_dict(self) -> dict[str, float]:
-        return {k: v for k, v in asdict(self).items()
-                if k != "missing_terms" and v is not None}
-
-
 def answer_features(question: str, evidence: tuple[Evidence, ...], *, rrf_k: int = RRF_K
                     ) -> AnswerFeatures:
     if not evidence:
-        terms = query_terms(question)
-        return AnswerFeatures(0.0, 0.0, 0.0, 0.0, tuple(terms))
+        return AnswerFeatures(0.0, 0.0, 0.0, 0.0, tuple(content_words(question)))
     top = evidence[0].hit
     distances = [e.hit.vector_distance for e in evidence if e.hit.vector_distance is not None]
     coverage, missing = term_coverage(question, evidence)
@@ -75,22 +54,16 @@ def answer_features(question: str, evidence: tuple[Evidence, ...], *, rrf_k: int
 
 
 def term_coverage(question: str, evidence: tuple[Evidence, ...]) -> tuple[float, tuple[str, ...]]:
-    """Share of content terms present (as a word prefix of length ≥ 4, or whole) in the evidence."""
-    terms = query_terms(question)
+    """Share of the question's content words present in the evidence (stem-equal: the same
+    word as everywhere in abstain)."""
+    terms = content_words(question)
     if not terms:
         return 0.0, ()
-    words: set[str] = set()
+    present: set[str] = set()
     for ev in evidence:
-        words.update(tokens(ev.labelled_text))
-    missing = tuple(t for t in terms if not _present(t, words))
+        present.update(stems(ev.labelled_text))
+    missing = tuple(t for t in terms if stem(t) not in present)
     return round(1.0 - len(missing) / len(terms), 4), missing
-
-
-def _present(term: str, words: set[str]) -> bool:
-    if term in words:
-        return True
-    stem = term[: max(4, len(term) - 3)] if len(term) > 4 else None
-    return stem is not None and any(w.startswith(stem) for w in words)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,14 +1,16 @@
 """Errors raised by abstain.
 
 A refusal is *not* an error: it is a normal :class:`~abstain.answer.Answer`
-with ``answered=False``. Exceptions are for things a caller must fix::
+with ``answered=False``. With :mod:`abstain.records`, the bottom layer of the package.
+Exceptions are for things a caller must fix::
 
     AbstainError
     ├── ConfigError              bad settings, incompatible options (also a ValueError)
     │   └── MissingDependency    an optional extra is not installed
     ├── InputError               a question or file the pipeline cannot take
     │   ├── IngestError          one file could not be parsed (ingest goes on)
-    │   └── SourceConflict       a write would replace a document of another origin
+    │   ├── SourceConflict       a write would replace a document of another origin
+    │   └── VocabularyError      a SKOS file or SKOSMOS server could not be read
     ├── StoreError               the store cannot be opened or used
     │   ├── EmbedderMismatch     the store was embedded with another model
     │   ├── NoDatabase           a database file to read from does not exist
@@ -22,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from abstain.answer import LLMCall
+    from abstain.records import LLMCall
 
 
 class AbstainError(Exception):
@@ -62,6 +64,10 @@ class IngestError(InputError):
 
 class SourceConflict(InputError):
     """Ingesting would replace a document that came from somewhere else (docs/INGEST.md)."""
+
+
+class VocabularyError(InputError):
+    """A SKOS vocabulary (file or SKOSMOS server) could not be read; nothing was changed."""
 
 
 class StoreError(AbstainError):

@@ -84,6 +84,19 @@ class FusedHit:
 
 
 @dataclass(frozen=True, slots=True)
+class ReadWindow:
+    """A sentence window of a chunk as the reader read it (:mod:`abstain.rerank.reading`)."""
+
+    text: str
+    sentences: tuple[str, ...]
+    """The chunk's sentences the window was made from, as they stand in its text."""
+    probability: float
+    """P(this window answers the question), 0–1."""
+    position: int
+    """The window's place in its chunk (0 = first)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Evidence:
     """A fused hit with everything later stages need to judge and cite it."""
 
@@ -94,6 +107,8 @@ class Evidence:
     confidence: float | None = None
     """Chunk confidence 0–100 derived from the cosine distance (None when only BM25 found it)."""
     rerank_score: float | None = None
+    read: tuple[ReadWindow, ...] = ()
+    """The windows of this chunk the reader read, when it ran: what the answer quotes."""
 
     @property
     def chunk_id(self) -> str:

@@ -1,8 +1,11 @@
-"""The gate: an ordered list of named checks run before any LLM call.
+"""The gate: a table of named checks run before any LLM call.
 
-Each check returns a :class:`~abstain.answer.Check` (passed, value,
-threshold, detail). The first failing check decides the refusal reason; all
-checks are still reported so ``--debug`` shows the whole picture.
+:data:`CHECKS` lists them once, in order: each row names the check, the refusal reasons it
+gives, the small function that runs it, and whether a curated match is exempt from it, a
+confident reading may waive it, or it is settled before any reading. Each check returns a
+:class:`~abstain.records.Check` (passed, value, threshold, detail). The first failing
+check decides the refusal reason; all checks are still reported so ``--debug`` shows the
+whole picture.
 
 Curated documents (front matter ``curated: true``) rank first and are exempt
 from the confidence checks when one of them is a close match (an editor vouched
@@ -14,6 +17,7 @@ when one fails, ends it with the refusal that check names.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,15 +31,22 @@ from abstain.align import (
     local_coverage_check,
     phrases,
 )
-from abstain.answer import Check, Refusal
-from abstain.confidence import DISTANCE_CEILING, AnswerFeatures
+from abstain.confidence import DISTANCE_CEILING
 from abstain.errors import ConfigError
 from abstain.evidence import Evidence
 from abstain.mentions import parse_question
 from abstain.messages import refusal_message
-from abstain.query import tokens
-from abstain.stores.base import TermCounts
-from abstain.trace import Outcome, Stage, Trace, ms_since
+from abstain.records import (
+    AnswerFeatures,
+    Check,
+    CheckName,
+    Refusal,
+    RefusalReason,
+    Stage,
+    TermCounts,
+)
+from abstain.text import tokens
+from abstain.trace import Outcome, Trace, ms_since
 
 if TYPE_CHECKING:
     from abstain.confidence import Calibration
@@ -134,6 +145,189 @@ class GateResult:
     missing: tuple[str, ...] = ()
 
 
+@dataclass(slots=True)
+class _Scene:
+    """What the checks of one evaluation share: the input, the thresholds, whether a curated
+    document is kept, and the question read against the workspace (computed once)."""
+
+    data: GateInput
+    t: GateThresholds
+    curated: bool
+    _focus: Focus | None = None
+    _coverage: tuple[Check, tuple[str, ...]] | None = None
+
+    @property
+    def focus(self) -> Focus:
+        if self._focus is None:
+            focus = self.data.focus or _local_focus(self.data.question, self.data.retrieved)
+            self._focus = focus if self.t.check_names else _without_names(focus)
+        return self._focus
+
+    @property
+    def coverage(self) -> tuple[Check, tuple[str, ...]]:
+        """The informative coverage check and the words it found absent."""
+        if self._coverage is None:
+            self._coverage = coverage_check(self.focus, self.data.evidence,
+                                            self.t.min_informative_coverage)
+        return self._coverage
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One check's outcome, with what it found missing and any "did you mean" suggestions."""
+
+    check: Check
+    missing: tuple[str, ...] = ()
+    suggestions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GateCheck:
+    """One row of the gate's table: a check, the reasons it refuses with, and how it is run."""
+
+    name: CheckName
+    reasons: tuple[RefusalReason, ...]
+    run: Callable[[_Scene], Finding | None]
+    """None: the check does not apply (switched off, or nothing to read)."""
+    curated_exempt: bool = False
+    """A kept curated document passes it (an editor vouched for that text)."""
+    waivable: bool = False
+    """A word-level stand-in for "the evidence answers the question", which a confident
+    reading outranks."""
+    settled_without_reading: bool = False
+    """A refusal no reading could overturn: the gate decides it before the reader runs."""
+
+
+def _evidence(c: _Scene) -> Finding:
+    ev = c.data.evidence
+    return Finding(Check(CheckName.EVIDENCE, bool(ev), len(ev), 1,
+                         f"{len(ev)} of {len(c.data.retrieved)} retrieved chunks kept "
+                         f"(chunk filter {c.t.chunk_filter:g})", RefusalReason.NO_EVIDENCE))
+
+
+def _best_distance(c: _Scene) -> Finding:
+    ev, t = c.data.evidence, c.t
+    best = min((e.hit.vector_distance for e in ev if e.hit.vector_distance is not None),
+               default=None)
+    # The same bar on the 0–100 scale, so keyword evidence (an exact identifier or rare-term
+    # match, scored by align.keyword_confidence) clears it as a close vector match would.
+    bar = 100.0 * (1.0 - t.max_best_distance)
+    strongest = max((e.confidence or 0.0 for e in ev), default=0.0)
+    close = best is not None and best <= t.max_best_distance
+    return Finding(Check(CheckName.BEST_DISTANCE, close or strongest >= bar, best,
+                         t.max_best_distance,
+                         "best cosine distance" + ("" if close or strongest < bar else
+                                                   f"; keyword evidence {strongest:g}/100 "
+                                                   f"clears {bar:g}"),
+                         RefusalReason.WEAK_EVIDENCE))
+
+
+def _answer_gate(c: _Scene) -> Finding:
+    kept = [e.confidence for e in c.data.evidence
+            if e.confidence is not None and not e.document.curated]
+    mean = sum(kept) / len(kept) if kept else 0.0
+    return Finding(Check(CheckName.ANSWER_GATE, mean >= c.t.answer_gate, round(mean, 1),
+                         c.t.answer_gate, "mean chunk confidence (0–100)",
+                         RefusalReason.LOW_CONFIDENCE))
+
+
+def _term_coverage(c: _Scene) -> Finding:
+    features = c.data.features
+    missing = features.missing_terms
+    return Finding(Check(CheckName.TERM_COVERAGE, features.term_coverage >= c.t.min_term_coverage,
+                         features.term_coverage, c.t.min_term_coverage,
+                         "missing: " + ", ".join(missing) if missing else "all terms found",
+                         RefusalReason.LOW_COVERAGE), missing)
+
+
+def _entity_existence(c: _Scene) -> Finding:
+    verdict = entity_check(c.focus, c.data.evidence, c.data.known_identifiers)
+    return Finding(verdict.check, verdict.missing,
+                   verdict.suggestions if not verdict.check.passed else ())
+
+
+def _informative_coverage(c: _Scene) -> Finding:
+    check, absent = c.coverage
+    return Finding(check, absent)
+
+
+def _passage_coverage(c: _Scene) -> Finding:
+    check = local_coverage_check(c.focus, c.data.evidence, c.t.min_passage_coverage)
+    return Finding(check, c.coverage[1])
+
+
+def _answer_type(c: _Scene) -> Finding | None:
+    return Finding(answer_type_check(c.focus, c.data.evidence)) if c.t.check_answer_type else None
+
+
+def _top_ratio(c: _Scene) -> Finding | None:
+    if c.t.min_top_ratio is None:
+        return None
+    return Finding(_ratio_check(c.data.retrieved, c.t.min_top_ratio))
+
+
+def _answerability(c: _Scene) -> Finding | None:
+    reading, t = c.data.reading, c.t
+    if reading is None:
+        return None
+    p = reading.answerability
+    return Finding(Check(CheckName.ANSWERABILITY, p >= t.min_answerability, p,
+                         t.min_answerability,
+                         f"{reading.model}: best of {reading.windows_read} sentence windows of "
+                         f"{reading.chunks_read} kept chunks (chunk {reading.chunk + 1}) in "
+                         f"{reading.ms:g} ms", RefusalReason.UNANSWERABLE))
+
+
+def _calibrated_confidence(c: _Scene) -> Finding:
+    data, t = c.data, c.t
+    own = t.min_confidence if data.reading is None else t.min_reading_confidence
+    floor = own if data.min_confidence is None else data.min_confidence
+    source = ("the calibration's certified gate_threshold" if data.min_confidence is not None
+              else "GateThresholds.min_confidence" if data.reading is None
+              else "GateThresholds.min_reading_confidence")
+    return Finding(Check(CheckName.CALIBRATED_CONFIDENCE, data.confidence >= floor,
+                         round(data.confidence, 4), floor,
+                         "logistic over " + ", ".join(
+                             f"{k}={v:.2f}" for k, v in data.features.as_dict().items())
+                         + f"; threshold from {source}", RefusalReason.LOW_CONFIDENCE))
+
+
+CHECKS: tuple[GateCheck, ...] = (
+    GateCheck(CheckName.EVIDENCE, (RefusalReason.NO_EVIDENCE,), _evidence,
+              settled_without_reading=True),
+    GateCheck(CheckName.BEST_DISTANCE, (RefusalReason.WEAK_EVIDENCE,), _best_distance,
+              curated_exempt=True, settled_without_reading=True),
+    GateCheck(CheckName.ANSWER_GATE, (RefusalReason.LOW_CONFIDENCE,), _answer_gate,
+              curated_exempt=True, settled_without_reading=True),
+    GateCheck(CheckName.TERM_COVERAGE, (RefusalReason.LOW_COVERAGE,), _term_coverage,
+              curated_exempt=True, waivable=True),
+    GateCheck(CheckName.ENTITY_EXISTENCE,
+              (RefusalReason.UNKNOWN_ENTITY, RefusalReason.ENTITY_NOT_IN_EVIDENCE),
+              _entity_existence, settled_without_reading=True),
+    GateCheck(CheckName.INFORMATIVE_COVERAGE, (RefusalReason.LOW_COVERAGE,),
+              _informative_coverage, curated_exempt=True, waivable=True),
+    GateCheck(CheckName.PASSAGE_COVERAGE, (RefusalReason.LOW_COVERAGE,), _passage_coverage,
+              curated_exempt=True, waivable=True),
+    GateCheck(CheckName.ANSWER_TYPE, (RefusalReason.ANSWER_TYPE_MISSING,), _answer_type,
+              waivable=True),
+    GateCheck(CheckName.TOP_RATIO, (RefusalReason.NO_CLEAR_WINNER,), _top_ratio,
+              settled_without_reading=True),
+    GateCheck(CheckName.ANSWERABILITY, (RefusalReason.UNANSWERABLE,), _answerability),
+    GateCheck(CheckName.CALIBRATED_CONFIDENCE, (RefusalReason.LOW_CONFIDENCE,),
+              _calibrated_confidence, curated_exempt=True),
+)
+"""The gate's checks, in the order they run (docs/SCHEMA.md's table is kept in step with
+it by a test); user rules run after them."""
+
+WAIVABLE = frozenset(c.name for c in CHECKS if c.waivable)
+"""Word-level stand-ins for "the evidence answers the question", which a confident reader
+outranks; the checks that something exists, or was retrieved closely enough, are not."""
+SETTLED_WITHOUT_READING = frozenset(c.name for c in CHECKS if c.settled_without_reading)
+"""Refusals a reading could not overturn: the gate decides them before the reader runs, so
+they cost nothing extra."""
+CURATED = " (curated match: exempt)"
+
+
 class Gate:
     def __init__(self, thresholds: GateThresholds | None = None,
                  rules: Sequence[tuple[str, Rule]] = ()) -> None:
@@ -141,96 +335,72 @@ class Gate:
         self.rules = list(rules)
 
     def evaluate(self, data: GateInput) -> GateResult:
+        """Run :data:`CHECKS` in order, then the user rules; the first failing check decides."""
         t = self.thresholds
-        ev = data.evidence
-        curated = any(e.document.curated for e in ev)
-        exempt = " (curated match: exempt)" if curated else ""
-        checks: list[Check] = []
-        checks.append(Check("evidence", bool(ev), len(ev), 1,
-                            f"{len(ev)} of {len(data.retrieved)} retrieved chunks kept "
-                            f"(chunk filter {t.chunk_filter:g})", "no_evidence"))
-        best = min((e.hit.vector_distance for e in ev if e.hit.vector_distance is not None),
-                   default=None)
-        # The same bar on the 0–100 scale, so keyword evidence (an exact identifier or rare-term
-        # match, scored by align.keyword_confidence) clears it as a close vector match would.
-        bar = 100.0 * (1.0 - t.max_best_distance)
-        strongest = max((e.confidence or 0.0 for e in ev), default=0.0)
-        close = best is not None and best <= t.max_best_distance
-        checks.append(Check("best_distance", curated or close or strongest >= bar,
-                            best, t.max_best_distance,
-                            "best cosine distance" + ("" if close or strongest < bar else
-                                                      f"; keyword evidence {strongest:g}/100 "
-                                                      f"clears {bar:g}") + exempt,
-                            "weak_evidence"))
-        kept = [e.confidence for e in ev if e.confidence is not None and not e.document.curated]
-        mean = sum(kept) / len(kept) if kept else 0.0
-        checks.append(Check("answer_gate", curated or mean >= t.answer_gate, round(mean, 1),
-                            t.answer_gate, "mean chunk confidence (0–100)" + exempt,
-                            "low_confidence"))
-        coverage = data.features.term_coverage
-        passed_cov = curated or coverage >= t.min_term_coverage
-        checks.append(Check("term_coverage", passed_cov, coverage, t.min_term_coverage,
-                            "missing: " + ", ".join(data.features.missing_terms)
-                            if data.features.missing_terms else "all terms found",
-                            "low_coverage"))
-        focus = data.focus or _local_focus(data.question, data.retrieved)
-        if not t.check_names:
-            focus = _without_names(focus)
-        entity = entity_check(focus, ev, data.known_identifiers)
-        checks.append(entity.check)
-        informative, absent = coverage_check(focus, ev, t.min_informative_coverage)
-        checks.append(_exempt(informative, curated))
-        checks.append(_exempt(local_coverage_check(focus, ev, t.min_passage_coverage), curated))
-        if t.check_answer_type:
-            checks.append(answer_type_check(focus, ev))
-        if t.min_top_ratio is not None:
-            checks.append(_ratio_check(data.retrieved, t.min_top_ratio))
-        if data.reading is not None:
-            checks = _with_reading(checks, data.reading, t)
-        own = t.min_confidence if data.reading is None else t.min_reading_confidence
-        floor = own if data.min_confidence is None else data.min_confidence
-        source = ("the calibration's certified gate_threshold" if data.min_confidence is not None
-                  else "GateThresholds.min_confidence" if data.reading is None
-                  else "GateThresholds.min_reading_confidence")
-        checks.append(Check("calibrated_confidence", curated or data.confidence >= floor,
-                            round(data.confidence, 4), floor,
-                            "logistic over " + ", ".join(
-                                f"{k}={v:.2f}" for k, v in data.features.as_dict().items())
-                            + f"; threshold from {source}" + exempt, "low_confidence"))
+        scene = _Scene(data, t, any(e.document.curated for e in data.evidence))
+        waive = (data.reading is not None and t.waive_lexical_at is not None
+                 and data.reading.answerability >= t.waive_lexical_at)
+        findings: list[Finding] = []
+        for row in CHECKS:
+            finding = row.run(scene)
+            if finding is None:
+                continue
+            check = finding.check
+            if row.curated_exempt and scene.curated and not check.passed:
+                check = replace(check, passed=True, detail=check.detail + CURATED)
+            elif row.waivable and waive and not check.passed:
+                assert data.reading is not None and t.waive_lexical_at is not None
+                check = replace(check, passed=True, detail=(
+                    f"{check.detail} (waived: the reader reads an answer, answerability "
+                    f"{data.reading.answerability:.2f} >= {t.waive_lexical_at:g})"))
+            findings.append(replace(finding, check=check))
         for name, rule in self.rules:
             result = rule(data)
             if result is not None:
-                checks.append(Check(f"rule:{name}", result.passed, result.value,
-                                    result.threshold, result.detail,
-                                    result.reason or f"rule:{name}"))
+                findings.append(Finding(Check(f"rule:{name}", result.passed, result.value,
+                                              result.threshold, result.detail,
+                                              result.reason or f"rule:{name}")))
+        checks = tuple(f.check for f in findings)
         failed = next((c for c in checks if not c.passed), None)
         # What the question asks about that the evidence lacks: the deciding check's own
         # findings first, else the first other check that found something missing.
-        by_check = {"entity_existence": entity.missing, "informative_coverage": absent,
-                    "passage_coverage": absent, "term_coverage": data.features.missing_terms}
-        failing = [c.name for c in checks if not c.passed]
-        missing = next((by_check[n] for n in failing if by_check.get(n)), ())
-        suggestions = entity.suggestions if not entity.check.passed else ()
-        return GateResult(failed is None, tuple(checks), failed, suggestions, missing)
+        failing = [f for f in findings if not f.check.passed]
+        missing = next((f.missing for f in failing if f.missing), ())
+        suggestions = next((f.suggestions for f in failing if f.suggestions), ())
+        return GateResult(failed is None, checks, failed, suggestions, missing)
 
 
-WAIVABLE = frozenset({"term_coverage", "informative_coverage", "passage_coverage",
-                      "answer_type"})
-"""Word-level stand-ins for "the evidence answers the question", which a confident reader
-outranks; the checks that something exists, or was retrieved closely enough, are not."""
+def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: PairLogits | None,
+                      data: GateInput) -> tuple[GateResult, GateInput]:
+    """The gate's verdict, with the reader's reading when it can matter.
 
+    A question the gate refuses on a check no reading overturns (nothing retrieved, nothing
+    close, a name that is not there, a user rule) is not read. Otherwise the kept evidence is
+    read, the answerability joins the features, ``calibration`` (fitted with that feature;
+    None: the shipped ``calibration-reading.json``) gives the confidence, and the gate
+    decides again with the reading.
+    """
+    if reader is not None:  # the gate may run twice: look the workspace's identifiers up once
+        data = replace(data, known_identifiers=functools.cache(data.known_identifiers))
+    result = checker.evaluate(data)
+    if reader is None:
+        return result, data
+    failing = {c.name for c in result.checks if not c.passed}
+    if failing & SETTLED_WITHOUT_READING or any(n.startswith("rule:") for n in failing):
+        return result, data
+    from abstain.rerank.reading import read_evidence  # numpy: only when a reader runs
 
-def _with_reading(checks: list[Check], reading: Reading, t: GateThresholds) -> list[Check]:
-    p = reading.answerability
-    waive = t.waive_lexical_at is not None and p >= t.waive_lexical_at
-    out = [replace(c, passed=True, detail=f"{c.detail} (waived: the reader reads an answer, "
-                                          f"answerability {p:.2f} >= {t.waive_lexical_at:g})")
-           if waive and not c.passed and c.name in WAIVABLE else c for c in checks]
-    out.append(Check("answerability", p >= t.min_answerability, p, t.min_answerability,
-                     f"{reading.model}: best of {reading.windows_read} sentence windows of "
-                     f"{reading.chunks_read} kept chunks (chunk {reading.chunk + 1}) in "
-                     f"{reading.ms:g} ms", "unanswerable"))
-    return out
+    reading = read_evidence(reader, data.question, data.evidence)
+    if reading is None:
+        return result, data
+    if calibration is None:
+        from abstain.confidence import default_calibration
+
+        calibration = default_calibration(reading=True)
+    features = replace(data.features, answerability=reading.answerability)
+    data = replace(data, features=features, confidence=calibration.confidence(features),
+                   min_confidence=calibration.gate_threshold, reading=reading)
+    return checker.evaluate(data), data
 
 
 def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
@@ -247,8 +417,6 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
     if trace.ended:
         return trace
     assert trace.features is not None
-    from abstain.rerank.reading import gate_with_reading
-
     started = time.perf_counter()
     result, gated = gate_with_reading(checker, reading_calibration, reader, GateInput(
         question=trace.text, evidence=trace.evidence, retrieved=trace.retrieved,
@@ -260,6 +428,9 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
         trace = replace(trace, features=gated.features, confidence=gated.confidence)
     stage = Stage("gate", timings_ms=timings, checks=result.checks)
     if result.failed is None:
+        if gated.reading is not None:  # the answer quotes what the reader found answering
+            return trace.then(stage, given_to_generator=True,
+                              evidence=gated.reading.annotate(trace.evidence))
         return trace.then(stage, given_to_generator=True)
     reason = result.failed.reason or result.failed.name
     refusal = Refusal(reason, refusal_message(reason, trace.language,
@@ -276,20 +447,14 @@ MAX_NAMED_TERMS = 4
 
 def refusal_fields(reason: str, result: GateResult) -> dict[str, object]:
     """What the refusal message names: the entities, the missing terms, the asked type."""
-    if reason in ("unknown_entity", "entity_not_in_evidence") and result.missing:
+    if reason in (RefusalReason.UNKNOWN_ENTITY,
+                  RefusalReason.ENTITY_NOT_IN_EVIDENCE) and result.missing:
         return {"entity": ", ".join(result.missing)}
-    if reason == "low_coverage" and result.missing:
+    if reason == RefusalReason.LOW_COVERAGE and result.missing:
         return {"terms": ", ".join(result.missing[:MAX_NAMED_TERMS])}
-    if reason == "answer_type_missing" and result.failed is not None:
+    if reason == RefusalReason.ANSWER_TYPE_MISSING and result.failed is not None:
         return {"kind": result.failed.threshold}
     return {}
-
-
-def _exempt(check: Check, curated: bool) -> Check:
-    """Curated close matches pass the confidence-like checks, as their detail says."""
-    if not curated or check.passed:
-        return check
-    return replace(check, passed=True, detail=check.detail + " (curated match: exempt)")
 
 
 def _local_focus(question: str, retrieved: tuple[Evidence, ...]) -> Focus:
@@ -318,13 +483,14 @@ def _ratio_check(evidence: tuple[Evidence, ...], threshold: float) -> Check:
     almost never clears 1.2; normalising first makes a ratio threshold usable.
     """
     if len(evidence) < 3:
-        return Check("top_ratio", True, None, threshold, "fewer than three hits",
-                     "no_clear_winner")
+        return Check(CheckName.TOP_RATIO, True, None, threshold, "fewer than three hits",
+                     RefusalReason.NO_CLEAR_WINNER)
     scores = sorted((e.hit.fused_score for e in evidence), reverse=True)
     low, span = scores[-1], scores[0] - scores[-1]
     if span <= 0:
-        return Check("top_ratio", False, 1.0, threshold, "all hits tie", "no_clear_winner")
+        return Check(CheckName.TOP_RATIO, False, 1.0, threshold, "all hits tie",
+                     RefusalReason.NO_CLEAR_WINNER)
     second = (scores[1] - low) / span
     ratio = float("inf") if second == 0 else 1.0 / second
-    return Check("top_ratio", ratio >= threshold, round(min(ratio, 1e6), 4), threshold,
-                 "top-1 / top-2 of min-max normalised fused scores", "no_clear_winner")
+    return Check(CheckName.TOP_RATIO, ratio >= threshold, round(min(ratio, 1e6), 4), threshold,
+                 "top-1 / top-2 of min-max normalised fused scores", RefusalReason.NO_CLEAR_WINNER)

@@ -24,13 +24,12 @@ kinds, which the gate treats differently (see :mod:`abstain.align`):
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from abstain.query import STOPWORDS, fold, tokens
-from abstain.text import split_sentences, stem
+from abstain.text import content_words, fold, split_sentences, stem, tokens
+from abstain.text.grammar import FILE, PATTERNS, is_abbreviation, names_in
 
 
 class Kind(StrEnum):
@@ -82,54 +81,19 @@ class QuestionParts:
         return tuple(m for m in self.mentions if m.kind is Kind.NAME)
 
 
-FILE_EXTENSIONS = (
-    "py|md|txt|csv|tsv|json|jsonl|toml|yaml|yml|ini|cfg|conf|db|sqlite|sqlite3|gz|zip|tar|xlsx|"
-    "xls|jpg|jpeg|png|gif|pdf|html|htm|xml|exe|msi|sh|bat|ps1|env|log|parquet|js|ts|rs|go|c|h")
-_FILE = re.compile(rf"(?<![\w/.-])[\w-]*(?:\.[\w-]+)*\.(?:{FILE_EXTENSIONS})(?![\w])",
-                   re.IGNORECASE)
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("flag", re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")),
-    ("call", re.compile(r"(?<![\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\([^()]{0,80}\)")),
-    ("dotted", re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w(])")),
-    ("version", re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.]+)?(?![\w.]*\w)")),
-    ("code", re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9]{0,9}-\d{1,6}(?![\w-])")),
-    ("code", re.compile(r"(?<![\w.-])[A-Za-z]+\d+[A-Za-z0-9]*(?![\w-])")),
-    ("env", re.compile(r"(?<![\w.-])_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w-])")),
-    ("snake", re.compile(r"(?<![\w.-])_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])")),
-    ("camel", re.compile(r"(?<![\w.-])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?![\w-])")),
-)
 _BACKTICK = re.compile(r"`([^`]{1,120})`")
 _QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]{1,60})[\"“”«»]")
 _COMPARISON = re.compile(
     r"(?:\blike|\bsuch as|\bsimilar to|\binstead of|\brather than|\bcompared (?:to|with)|\bvs\.?"
     r"|\bversus|\bequivalent (?:of|to)|\banalogous to|\bthan|\be\.g\.,?|\bfor example,?)"
     r"\s+(?:\S+\s+){0,2}[`'\"“(]*$", re.IGNORECASE)
-_NAME = re.compile(r"(?<![\w'’.-])[A-Z][\w]*(?:[-'’][\w]+)*")
-_NAME_FOLLOW = re.compile(r" ([A-Z][a-z]\w*)(?![\w'’.-])")
-"""A second capitalised word makes one name: "GitHub Actions", "Windows Terminal"."""
-_NAME_STOP = frozenset({
-    "I", "OK", "A", "An", "The", "Is", "Are", "Do", "Does", "Did", "Can", "Could", "Should",
-    "Would", "Will", "What", "Which", "Who", "When", "Where", "Why", "How", "If", "In", "On",
-    "For", "To", "Of", "And", "Or", "With", "At", "By", "From", "My", "Our", "Any", "Some",
-    "Since", "After", "Before", "Also", "Yes", "No", "Not", "So", "But", "Then", "There",
-    "Hi", "Hello", "Thanks", "Please", "Roughly"})
-_LIGHT_WORDS = frozenset(
-    """actually already always anything around automatically basically better built come
-    currently directly else ever exactly fine get gets getting go going got just keep kind
-    like lot make makes making much need needs possible pretty really right still sure
-    thing things try trying use used uses using want wants way ways work works aren couldn
-    didn doesn hadn hasn haven isn mustn needn shan shouldn wasn weren won wouldn ll ve re
-    """.split())
-"""Words that say how a question is asked, not what about: they never count as terms."""
-
-
 def parse_question(question: str) -> QuestionParts:
     sentences = split_sentences(" ".join(question.split())) or [question]
     asked_idx = [i for i, s in enumerate(sentences) if s.rstrip().endswith("?")]
     if not asked_idx:
         asked_idx = list(range(len(sentences)))
     first = asked_idx[0]
-    if first > 0 and len(_content(" ".join(sentences[i] for i in asked_idx))) < 2:
+    if first > 0 and len(content_words(" ".join(sentences[i] for i in asked_idx))) < 2:
         asked_idx.insert(0, first - 1)
     mentions: dict[str, Mention] = {}
     soft_spans: list[str] = []
@@ -147,7 +111,7 @@ def parse_question(question: str) -> QuestionParts:
     compound = {w for m in _COMPOUND.finditer(question) for w in tokens(m.group(0))}
     terms: dict[str, Term] = {}
     for i, sentence in enumerate(sentences):
-        for word in _content(sentence):
+        for word in content_words(sentence):
             context = i not in asked_idx or word in soft_words
             if word not in terms or (terms[word].context and not context):
                 terms[word] = Term(word, stem(word), context, word in compound)
@@ -156,14 +120,6 @@ def parse_question(question: str) -> QuestionParts:
 
 
 _COMPOUND = re.compile(r"(?<![\w-])[A-Za-z]+(?:-[A-Za-z]+)+(?![\w-])")
-_REPEATED = re.compile(r"(\w)\1+")
-"""``vv`` of ``-vv``: a count, not a word."""
-
-
-def _content(text: str) -> list[str]:
-    return [t for t in dict.fromkeys(tokens(text))
-            if t not in STOPWORDS and t not in _LIGHT_WORDS and len(t) > 1
-            and not _REPEATED.fullmatch(t)]
 
 
 def _mentions(sentence: str) -> list[Mention]:
@@ -205,14 +161,14 @@ def _mentions(sentence: str) -> list[Mention]:
             if kind is not None:
                 add(start, start + len(raw), _make(piece, kind))
         taken.append(match.span())
-    for match in _FILE.finditer(sentence):
+    for match in FILE.finditer(sentence):
         add(match.start(), match.end(), Mention(match.group(0), Kind.SOFT, "file"))
-    for why, pattern in _PATTERNS:
+    for why, pattern in PATTERNS:
         if why == "camel":  # outside code quotes a CamelCase word is a name (GitHub, QueuePool)
             continue
         for match in pattern.finditer(sentence):
             text = match.group(0)
-            if why == "dotted" and _abbreviation(text):
+            if why == "dotted" and is_abbreviation(text):
                 continue
             if why == "flag" and (match.start() > 0 and sentence[match.start() - 1].isalnum()):
                 continue
@@ -223,39 +179,9 @@ def _mentions(sentence: str) -> list[Mention]:
         inner = match.group(1).strip()
         if len(inner) > 1 and len(inner.split()) == 1 and re.search(r"[A-Za-z]", inner):
             add(match.start(), match.end(), _make(inner, _classify(inner) or "quoted"))
-    for start, end, name in _names(sentence):
+    for start, end, name in names_in(sentence):
         add(start, end, Mention(name, Kind.NAME, "name"))
     return [m for _, m in sorted(found, key=lambda f: f[0])]
-
-
-def _names(sentence: str) -> list[tuple[int, int, str]]:
-    """Capitalised names of one sentence with their spans: Kubernetes, GraphQL, Saint-Clair,
-    "GitHub Actions" (a second capitalised word joins). The first word of a sentence counts
-    only when it could not be an ordinary capitalised word (CamelCase, ALL CAPS, a digit);
-    possessive endings are dropped (Hervé's -> Hervé)."""
-    out: list[tuple[int, int, str]] = []
-    lead = len(sentence) - len(sentence.lstrip("¿¡\"'“(‘ "))
-    for match in _NAME.finditer(sentence):
-        word = re.sub(r"['’]s?$", "", match.group(0))
-        if len(word) < 2 or word in _NAME_STOP or "_" in word:
-            continue
-        special = any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1
-        if match.start() == lead and not special:
-            continue
-        end = match.start() + len(word)
-        follow = _NAME_FOLLOW.match(sentence, end)
-        if follow and follow.group(1) not in _NAME_STOP and word == match.group(0):
-            word, end = f"{word} {follow.group(1)}", follow.end()
-        out.append((match.start(), end, word))
-    return out
-
-
-def find_names(text: str) -> list[str]:
-    """Every capitalised name of ``text``, unique, in order (comparison or not: the verifier
-    asks each one of a generated sentence to be in its source)."""
-    found = dict.fromkeys(name for sentence in split_sentences(text)
-                          for _, _, name in _names(sentence))
-    return list(found)
 
 
 _COMMAND_WORD = re.compile(r"[A-Za-z][\w-]*")
@@ -267,16 +193,16 @@ def _command(pieces: list[tuple[int, str]]) -> list[tuple[int, str]]:
     `sqlite-utils insert`): two or three plain words before any flag, path or argument."""
     run: list[tuple[int, str]] = []
     for offset, raw in pieces[:MAX_COMMAND_WORDS]:
-        if not _COMMAND_WORD.fullmatch(raw) or _FILE.fullmatch(raw):
+        if not _COMMAND_WORD.fullmatch(raw) or FILE.fullmatch(raw):
             break
         run.append((offset, raw))
     return run if len(run) >= 2 else []
 
 
 def _classify(piece: str) -> str | None:
-    if _FILE.fullmatch(piece):
+    if FILE.fullmatch(piece):
         return "file"
-    for why, pattern in _PATTERNS:
+    for why, pattern in PATTERNS:
         if pattern.fullmatch(piece):
             return why
     if re.fullmatch(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+", piece):
@@ -292,18 +218,3 @@ def _make(text: str, why: str) -> Mention:
         # like names, they must exist in the workspace; -vv counts as -v.
         return Mention(re.sub(r"^-(\w)\1+$", r"-\1", text), Kind.NAME, why)
     return Mention(text, Kind.IDENTIFIER, why)
-
-
-def _abbreviation(text: str) -> bool:
-    return fold(text).rstrip(".") in {"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s"}
-
-
-def stems(text: str) -> list[str]:
-    """Stemmed folded words of ``text``, in order (the unit every match uses)."""
-    return list(_stems(text))
-
-
-@functools.lru_cache(maxsize=4096)
-def _stems(text: str) -> tuple[str, ...]:
-    """Cached: the same chunk text is matched by several checks of one question."""
-    return tuple(stem(t) for t in tokens(text))

@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import re
 
+from abstain.records import RefusalReason
+
 LANGUAGES = ("en", "de", "fr", "es", "nl", "tr", "zh")
 
 # A refusal message is the base sentence for the language plus, where the
@@ -109,6 +111,25 @@ _UNANSWERABLE = {
     "tr": "Belgeler bu konuyu ele alıyor, ancak okunan bölümler bu soruyu yanıtlamıyor.",
     "zh": "文档涉及这个主题，但读到的段落没有回答这个问题。",
 }
+_CLARIFY = {
+    "en": "Could you clarify what you mean by “{term}”?",
+    "de": "Könnten Sie erläutern, was Sie mit „{term}“ meinen?",
+    "fr": "Pourriez-vous préciser ce que vous entendez par « {term} » ?",
+    "es": "¿Podría aclarar qué quiere decir con «{term}»?",
+    "nl": "Kunt u verduidelijken wat u bedoelt met ‘{term}’?",
+    "tr": "“{term}” ile ne demek istediğinizi açıklayabilir misiniz?",
+    "zh": "您能说明一下“{term}”是什么意思吗？",
+}
+"""``unknown_term``: a term neither the vocabulary nor the documents know (abstain.terminology)."""
+_DID_YOU_MEAN = {
+    "en": "Known terms close to it: {terms}.",
+    "de": "Bekannte Begriffe in der Nähe: {terms}.",
+    "fr": "Termes connus proches : {terms}.",
+    "es": "Términos conocidos parecidos: {terms}.",
+    "nl": "Bekende termen die erop lijken: {terms}.",
+    "tr": "Buna yakın bilinen terimler: {terms}.",
+    "zh": "相近的已知术语：{terms}。",
+}
 _KINDS = {
     "date": {"en": "date or time", "de": "Datum", "fr": "la date", "es": "la fecha",
              "nl": "datum", "tr": "tarih", "zh": "日期或时间"},
@@ -122,28 +143,45 @@ _KINDS = {
 def refusal_message(reason: str, language: str, **fields: object) -> str:
     """The human message of a refusal; ``entity``, ``terms`` and ``kind`` fill in the detail
     for ``unknown_entity`` / ``entity_not_in_evidence``, ``low_coverage`` and
-    ``answer_type_missing``."""
+    ``answer_type_missing``; ``term`` (and ``near``, the known terms close to it) make the
+    clarifying question of ``unknown_term``."""
     lang = language if language in LANGUAGES else "en"
-    if reason == "unknown_entity" and fields.get("entity"):
+    if reason == RefusalReason.UNKNOWN_ENTITY and fields.get("entity"):
         return f"{_NOT_FOUND[lang].format(**fields)} {_BASE[lang]}"
-    if reason == "entity_not_in_evidence" and fields.get("entity"):
+    if reason == RefusalReason.ENTITY_NOT_IN_EVIDENCE and fields.get("entity"):
         return f"{_NOT_IN_EVIDENCE[lang].format(**fields)} {_BASE[lang]}"
-    if reason == "low_coverage" and fields.get("terms"):
+    if reason == RefusalReason.LOW_COVERAGE and fields.get("terms"):
         return f"{_MISSING_TERMS[lang].format(**fields)} {_BASE[lang]}"
-    if reason == "answer_type_missing":
+    if reason == RefusalReason.ANSWER_TYPE_MISSING:
         kind = _KINDS.get(str(fields.get("kind")), _KINDS["number"])[lang]
         return _TYPE_MISSING[lang].format(kind=kind)
-    if reason == "unanswerable":
+    if reason == RefusalReason.UNANSWERABLE:
         return _UNANSWERABLE[lang]
-    if reason == "invalid_question":
+    if reason == RefusalReason.UNKNOWN_TERM and fields.get("term"):
+        question = _CLARIFY[lang].format(term=fields["term"])
+        near = fields.get("near")
+        return f"{question} {_DID_YOU_MEAN[lang].format(terms=near)}" if near else question
+    if reason == RefusalReason.INVALID_QUESTION:
         return _INVALID[lang]
-    if reason == "question_too_long":
+    if reason == RefusalReason.QUESTION_TOO_LONG:
         return _TOO_LONG[lang].format(**fields)
-    if reason in ("unsupported", "verification_failed", "low_faithfulness", "not_relevant"):
+    if reason in (RefusalReason.UNSUPPORTED, RefusalReason.VERIFICATION_FAILED,
+                  RefusalReason.LOW_FAITHFULNESS, RefusalReason.NOT_RELEVANT):
         return _UNSUPPORTED[lang]
-    if reason == "llm_error":
+    if reason == RefusalReason.LLM_ERROR:
         return _LLM_ERROR[lang]
     return _BASE[lang]
+
+
+def clarified_term(message: str) -> str | None:
+    """The term an ``unknown_term`` message asked about (in any shipped language), so that
+    the user's reply to it can be read as the answer to that question; None otherwise."""
+    for template in _CLARIFY.values():
+        head, _, tail = template.partition("{term}")
+        match = re.search(re.escape(head) + r"(.+?)" + re.escape(tail), message)
+        if match:
+            return match.group(1)
+    return None
 
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -1,7 +1,8 @@
 """After an answer is built: stage logs, the query log, observers (metrics), trace spans.
 
 :meth:`Pipeline.ask` (and the verified stream) hand every finished :class:`Answer` to
-:func:`observe`, once. It
+:func:`observe`, once, with the values it needs (the store whose log records it, the
+calibration's name, the observers), not the pipeline itself. It
 
 * logs each stage through the standard :mod:`logging` module, one logger per stage
   (``abstain.retrieve``, ``abstain.gate``, ``abstain.generate``, ``abstain.verify``,
@@ -19,12 +20,13 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from abstain.answer import Answer
-    from abstain.pipeline import Pipeline
+    from abstain.stores.base import Store
 
 STAGES = ("retrieve", "gate", "generate", "verify")
 loggers = {name: logging.getLogger(f"abstain.{name}") for name in (*STAGES, "querylog")}
@@ -34,12 +36,17 @@ _STAGE_TIMINGS = {"retrieve": ("embed_ms", "vector_ms", "keyword_ms", "retrieve_
                   "gate": ("gate_ms",), "generate": ("generate_ms",), "verify": ("verify_ms",)}
 
 
-def observe(pipe: Pipeline, answer: Answer) -> Answer:
-    """Log, record and report one finished answer; returns it (with a note if logging failed)."""
+def observe(answer: Answer, *, log_to: Store | None = None, calibration: str = "",
+            observers: Sequence[Callable[[Answer], None]] = ()) -> Answer:
+    """Log, record and report one finished answer; returns it (with a note if logging failed).
+
+    ``log_to``: the store whose query log records the answer when ``abstain log on`` enabled
+    it there (None: never record); ``calibration``: the name the entry gives for the
+    calibration in use; ``observers``: called with the answer, in order."""
     _log_stages(answer)
-    if pipe.log_queries:
-        answer = _record(pipe, answer)
-    for observer in pipe.observers:
+    if log_to is not None:
+        answer = _record(log_to, calibration, answer)
+    for observer in observers:
         try:
             observer(answer)
         except Exception:
@@ -48,19 +55,19 @@ def observe(pipe: Pipeline, answer: Answer) -> Answer:
     return answer
 
 
-def _record(pipe: Pipeline, answer: Answer) -> Answer:
+def _record(store: Store, calibration: str, answer: Answer) -> Answer:
     from abstain.querylog import entry_of, find_log
 
     qlog_logger = loggers["querylog"]
     try:
-        qlog = find_log(pipe.store)
+        qlog = find_log(store)
         if qlog is None:
             return answer
         settings = qlog.settings()
         if not settings.enabled:
             return answer
         entry_id = qlog.append(entry_of(answer, redact=settings.redact,
-                                        calibration=pipe.calibration.name),
+                                        calibration=calibration),
                                retention_days=settings.retention_days)
     except Exception as exc:
         qlog_logger.warning("query log: could not record the question: %s", exc,

@@ -31,13 +31,13 @@ from typing import TYPE_CHECKING, Any
 
 from abstain.config import DEFAULT_LLM_TIMEOUT, DEFAULT_WORKSPACE, Settings
 from abstain.errors import ConfigError
+from abstain.presets import Preset
 
 if TYPE_CHECKING:
     from abstain.pipeline import Pipeline
 
 ENV_CONFIG = "ABSTAIN_CONFIG"
 CONFIG_NAME = "abstain.toml"
-PRESET_NAMES = ("lenient", "balanced", "strict")
 STRICTNESS_NAMES = ("loose", "balanced", "strict", "paranoid")
 
 ENV_VARS: dict[str, tuple[str, ...]] = {
@@ -74,10 +74,7 @@ class AskOptions:
     llm_rerank: bool = False
 
     def __post_init__(self) -> None:
-        preset = self.preset.partition("+")[0]
-        if preset not in PRESET_NAMES:
-            raise ConfigError(f"unknown preset {self.preset!r}; choose from "
-                              f"{', '.join(PRESET_NAMES)}")
+        Preset.parse(self.preset)
         if self.strictness not in STRICTNESS_NAMES:
             raise ConfigError(f"unknown strictness {self.strictness!r}; choose from "
                               f"{', '.join(STRICTNESS_NAMES)}")
@@ -94,13 +91,14 @@ class AskOptions:
     def pipeline_options(self) -> dict[str, Any]:
         """Keyword arguments of :class:`~abstain.pipeline.Pipeline` (not store/embedder)."""
         from abstain.confidence import Calibration
-        from abstain.pipeline import PRESETS
+        from abstain.pipeline_options import GateOptions, LLMOptions, ReadingOptions
 
-        name, _, suffix = self.preset.partition("+")
-        return {"thresholds": PRESETS[name],
-                "calibration": Calibration.load(self.calibration) if self.calibration else None,
-                "strictness": self.strictness, "reader": self.reader or suffix == "reader",
-                "rewrite_query": self.rewrite, "llm_rerank": self.llm_rerank}
+        preset, reader = Preset.parse(self.preset)
+        calibration = Calibration.load(self.calibration) if self.calibration else None
+        return {"gate": GateOptions(preset.thresholds(), calibration=calibration),
+                "reading": ReadingOptions(reader=self.reader or reader),
+                "llm": LLMOptions(strictness=self.strictness, rewrite_query=self.rewrite,
+                                  llm_rerank=self.llm_rerank)}
 
     def open_pipeline(self, environ: Mapping[str, str] | None = None, *,
                       create_store: bool = True) -> Pipeline:
@@ -171,6 +169,7 @@ def load_file(path: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
+    data.pop("vocabularies", None)  # read by abstain.vocabulary.configured (`vocab refresh`)
     tables = data.pop("workspaces", {})
     if not isinstance(tables, dict):
         raise ConfigError(f"{path}: 'workspaces' must be a table of [workspaces.NAME] tables")

@@ -14,28 +14,38 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from abstain.answer import Answer, answer_of
-from abstain.confidence import Calibration, default_calibration
+from abstain.answer import Answer
+from abstain.confidence import default_calibration
 from abstain.config import RetrievalConfig, Settings
 from abstain.embed import Embedder, load_embedder
 from abstain.errors import ConfigError
-from abstain.gate import Gate, GateThresholds, Rule, gate
-from abstain.generate import Generator
+from abstain.evidence import Evidence
+from abstain.gate import Gate, GateThresholds, gate
+from abstain.generate import Generator, chats
 from abstain.generate.clarify import ask_to_clarify
 from abstain.generate.extractive import ExtractiveGenerator
 from abstain.generate.rewrite import rewrite
 from abstain.generate.stage import generate
 from abstain.ingest import Ingester, IngestReport, Paraphraser
 from abstain.ingest.chunk import ChunkingConfig
-from abstain.rerank import DEFAULT_RERANK_DEPTH, Reranker
+from abstain.pipeline_options import (
+    GateOptions,
+    LLMOptions,
+    ObservationOptions,
+    Options,
+    ReadingOptions,
+    grouped,
+)
+from abstain.presets import Preset
 from abstain.rerank.llm import rerank_gate
 from abstain.rerank.reading import PairLogits
 from abstain.retrieve import Retrieval, Retriever, retrieve
 from abstain.score import score
 from abstain.stores import Store, open_store
 from abstain.stores.base import check_workspace
-from abstain.trace import Trace
-from abstain.validate import MAX_QUESTION_CHARS, validate
+from abstain.terminology import Terminology, clarify, consult
+from abstain.trace import Trace, answer_of
+from abstain.validate import validate
 from abstain.verify import LexicalVerifier, Strictness, Verifier
 from abstain.verify.outcome import verify
 
@@ -43,15 +53,8 @@ if TYPE_CHECKING:
     from abstain.generate import ChatModel
     from abstain.rerank.llm import RerankConfig
 
-PRESETS: dict[str, GateThresholds] = {
-    "lenient": GateThresholds(answer_gate=30.0, max_best_distance=0.65, min_term_coverage=0.1,
-                              min_confidence=0.3, min_answerability=0.05,
-                              min_reading_confidence=0.3, waive_lexical_at=0.2),
-    "balanced": GateThresholds(),
-    "strict": GateThresholds(answer_gate=50.0, max_best_distance=0.5, min_term_coverage=0.4,
-                             min_confidence=0.75, min_answerability=0.3,
-                             min_reading_confidence=0.75, waive_lexical_at=None),
-}
+PRESETS: dict[str, GateThresholds] = {preset: preset.thresholds() for preset in Preset}
+"""Each :class:`~abstain.presets.Preset`'s thresholds, by name (kept for old callers)."""
 
 
 class Pipeline:
@@ -61,51 +64,37 @@ class Pipeline:
                  retrieval: RetrievalConfig | None = None,
                  chunking: ChunkingConfig | None = None,
                  paraphraser: Paraphraser | None = None,
-                 thresholds: GateThresholds | None = None,
-                 rules: Sequence[tuple[str, Rule]] = (),
                  generator: Generator | None = None,
-                 calibration: Calibration | None = None,
-                 reading_calibration: Calibration | None = None,
-                 max_question_chars: int = MAX_QUESTION_CHARS,
-                 verifier: Verifier | Literal["auto"] | None = "auto",
-                 strictness: Strictness | str = Strictness.BALANCED,
-                 rewrite_query: bool = False,
-                 clarify_on_empty: bool = False,
-                 llm_rerank: bool | RerankConfig = False,
-                 reader: bool | PairLogits = False,
-                 reranker: Reranker | None = None,
-                 answerability_threshold: float | None = None,
-                 rerank_depth: int = DEFAULT_RERANK_DEPTH,
-                 log_queries: bool = True,
-                 observers: Sequence[Callable[[Answer], None]] = ()) -> None:
-        """LLM options (docs/GENERATION.md): ``generator`` an LLM generator;
-        ``verifier`` "auto" = the lexical verifier for LLM generators (and for any
-        generator at strict/paranoid), None = no verification; ``strictness`` loose /
-        balanced / strict / paranoid; ``rewrite_query`` and ``llm_rerank`` need a
-        generator with ``chat`` (an OpenAI-compatible or local one).
-        ``clarify_on_empty``: when retrieval finds nothing at all, let the LLM append
-        one clarifying question to the refusal (clarify-only prompt, no documents).
-        Off by default, so that no refusal ever calls an LLM unless asked to.
+                 gate: GateOptions | None = None,
+                 reading: ReadingOptions | None = None,
+                 llm: LLMOptions | None = None,
+                 observation: ObservationOptions | None = None,
+                 vocabulary: bool = True,
+                 **shorthands: Any) -> None:
+        """``generator``: the extractive answerer (default) or an LLM generator. The rest
+        comes in four typed groups (:mod:`abstain.pipeline_options`): ``gate``
+        (thresholds, rules, calibration, longest question), ``reading`` (abstain's
+        reading-level model, a reranker), ``llm`` (verifier, strictness, query rewrite, LLM
+        rerank, clarify-only prompt) and ``observation`` (query log, observers). Each of
+        their fields is also a keyword of its own: ``Pipeline(store, embedder,
+        strictness="strict", reader=True)``.
 
-        Reading-level model (docs/MODEL_CARD.md): ``reader=True`` loads abstain's own
-        model (or pass any object with ``name`` and ``logits(a, b)``); it reads the kept
-        evidence of a question the gate has not already refused
-        (:mod:`abstain.rerank.reading`): gate check ``answerability`` (refuse
-        ``unanswerable`` below ``answerability_threshold``, default the thresholds'
-        ``min_answerability``), and the calibrated confidence then comes from
-        ``reading_calibration`` (fitted with that feature). ``reranker`` reorders the top
-        ``rerank_depth`` fused hits before the gate.
-
-        Observation (docs/TUNING.md): every answer goes to the store's query log when
-        ``abstain log on`` enabled it there (``log_queries=False`` never records, as
-        ``abstain eval`` does), then to each of ``observers`` (e.g. server metrics)."""
+        Vocabulary (docs/VOCABULARY.md): with ``vocabulary=True`` the workspace's SKOS
+        vocabulary (``abstain vocab add``) is read before retrieval and after a gate
+        refusal (:mod:`abstain.terminology`)."""
+        options = grouped(Options(gate or GateOptions(), reading or ReadingOptions(),
+                              llm or LLMOptions(), observation or ObservationOptions()),
+                          shorthands)
+        g, r, o = options.gate, options.reading, options.observation
+        self.options = options
         self.generator: Generator = generator or ExtractiveGenerator()
-        self.strictness = Strictness.parse(strictness)
-        self.verifier = _resolve_verifier(verifier, self.generator, self.strictness)
-        self.rewrite_query = rewrite_query
-        self.clarify_on_empty = clarify_on_empty
-        self.llm_rerank = _resolve_rerank(llm_rerank)
-        if (rewrite_query or self.llm_rerank) and not hasattr(self.generator, "chat"):
+        self.strictness = Strictness.parse(options.llm.strictness)
+        self.verifier = _resolve_verifier(options.llm.verifier, self.generator,
+                                          self.strictness)
+        self.rewrite_query = options.llm.rewrite_query
+        self.clarify_on_empty = options.llm.clarify_on_empty
+        self.llm_rerank = _resolve_rerank(options.llm.llm_rerank)
+        if (self.rewrite_query or self.llm_rerank) and not self.generator.can_chat:
             raise ConfigError("rewrite_query and llm_rerank need an LLM generator "
                               "(an OpenAI-compatible URL or the local model)")
         self.store = store
@@ -115,38 +104,40 @@ class Pipeline:
         self.chunking = chunking or ChunkingConfig()
         self.paraphraser = paraphraser
         self.retriever = Retriever(store, embedder, self.retrieval)
+        self.terminology = _resolve_terminology(store, self._naming) if vocabulary else None
         # -- reading-level model: reads the kept evidence; an optional reranker --
-        self.reader = _resolve_reader(reader)
-        self.reranker = reranker
-        self.rerank_depth = rerank_depth
-        thresholds = thresholds or GateThresholds()
-        if answerability_threshold is not None:
-            thresholds = replace(thresholds, min_answerability=answerability_threshold)
-        self.gate = Gate(thresholds, rules)
-        self.calibration = calibration or default_calibration()
-        self.reading_calibration = (reading_calibration or calibration
+        self.reader = _resolve_reader(r.reader)
+        self.reranker = r.reranker
+        self.rerank_depth = r.rerank_depth
+        thresholds = g.thresholds
+        if r.answerability_threshold is not None:
+            thresholds = replace(thresholds, min_answerability=r.answerability_threshold)
+        self.gate = Gate(thresholds, g.rules)
+        self.calibration = g.calibration or default_calibration()
+        self.reading_calibration = (r.calibration or g.calibration
                                     or default_calibration(reading=True))
-        self.max_question_chars = max_question_chars
-        self.log_queries = log_queries
-        self.observers: list[Callable[[Answer], None]] = list(observers)
+        self.max_question_chars = g.max_question_chars
+        self.log_queries = o.log_queries
+        self.observers: list[Callable[[Answer], None]] = list(o.observers)
 
     @classmethod
-    def preset(cls, name: str, *, store: str | None = None, **kwargs: Any) -> Pipeline:
-        """A pipeline with named gate thresholds: ``lenient``, ``balanced`` or ``strict``;
-        a ``+reader`` suffix (``balanced+reader``) also enables the reading-level model."""
-        name, plus, extra = name.partition("+")
-        if plus and extra == "reader":
+    def preset(cls, name: str | Preset, *, store: str | None = None, **kwargs: Any
+               ) -> Pipeline:
+        """A pipeline with named gate thresholds (:class:`~abstain.presets.Preset`:
+        ``lenient``, ``balanced`` or ``strict``); a ``+reader`` suffix (``balanced+reader``)
+        also enables the reading-level model."""
+        preset, reader = Preset.parse(name)
+        if reader:
             kwargs.setdefault("reader", True)
-        elif plus:
-            raise ConfigError(f"unknown preset suffix {extra!r}; the only one is '+reader'")
-        if name not in PRESETS:
-            raise ConfigError(f"unknown preset {name!r}; choose from {', '.join(PRESETS)}")
-        return cls.from_settings(Settings(store=store), thresholds=PRESETS[name], **kwargs)
+        return cls.from_settings(Settings(store=store), thresholds=preset.thresholds(),
+                                 **kwargs)
 
     @property
     def chat_model(self) -> ChatModel:
         """The generator's chat interface (for query rewrite and LLM rerank)."""
-        return self.generator  # type: ignore[return-value]
+        if not chats(self.generator):
+            raise ConfigError(f"{self.generator.name} cannot chat (can_chat is False)")
+        return self.generator
 
     @classmethod
     def from_settings(cls, settings: Settings, *, create_store: bool = True,
@@ -207,19 +198,20 @@ class Pipeline:
         -> gate), then generate -> verify -> answer. Each stage is a function of its module
         that returns the frozen :class:`~abstain.trace.Trace` with its record added; the
         first one that refuses ends the trace, and the stages after pass it through. The
-        Answer is built from the finished trace (:func:`abstain.answer.answer_of`)."""
+        Answer is built from the finished trace (:func:`abstain.trace.answer_of`)."""
         trace = self.gate_question(question, workspace or self.workspace)
         trace = generate(trace, self.generator)
         trace = verify(trace, self.verifier, self.strictness)
         return self.observe(answer_of(trace))
 
     def gate_question(self, question: str, workspace: str) -> Trace:
-        """The path up to the gate: validate -> [LLM query rewrite] -> retrieve [-> rerank]
-        -> score -> gate [+ the reader's reading] [-> clarify-only prompt on zero hits | -> LLM
-        rerank]. Nothing is
+        """The path up to the gate: validate -> vocabulary -> [LLM query rewrite] -> retrieve
+        [-> rerank] -> score -> gate [+ the reader's reading] [-> unknown term] [-> clarify-only
+        prompt on zero hits | -> LLM rerank]. Nothing is
         generated yet; the stream and the server call this, then generate their own way."""
         trace = validate(question, workspace, generator=self.generator.name,
                          max_chars=self.max_question_chars)
+        trace = consult(trace, self.terminology)  # terms first (abstain.terminology)
         if self.rewrite_query:
             trace = rewrite(trace, self.chat_model)
         trace = retrieve(trace, self.retriever, top_k=self.retrieval.top_k,
@@ -230,17 +222,24 @@ class Pipeline:
         trace = gate(trace, self.gate, min_confidence=self.calibration.gate_threshold,
                      known_identifiers=lambda: self.store.identifiers(workspace),
                      reader=self.reader, reading_calibration=self.reading_calibration)
+        trace = clarify(trace, self.terminology)  # an unknown term: ask, don't guess
         if self.clarify_on_empty and self.generator.uses_llm:
             trace = ask_to_clarify(trace, self.generator)
         if self.llm_rerank is not None:
             trace = rerank_gate(trace, self.chat_model, self.llm_rerank)
         return trace
 
+    def _naming(self, query: str, workspace: str) -> tuple[Evidence, ...]:
+        """The documents' best passages for a concept's labels (after its definition)."""
+        return self.retriever.retrieve(query, workspace=workspace, top_k=self.retrieval.top_k,
+                                       check_workspace=False).evidence
+
     def observe(self, answer: Answer) -> Answer:
         """Log, record (query log) and report a finished answer; see :mod:`abstain.observe`."""
         from abstain.observe import observe
 
-        return observe(self, answer)
+        return observe(answer, log_to=self.store if self.log_queries else None,
+                       calibration=self.calibration.name, observers=self.observers)
 
     # -- lifecycle ---------------------------------------------------------
     def close(self) -> None:
@@ -256,6 +255,14 @@ class Pipeline:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def _resolve_terminology(store: Store, documents: Callable[[str, str], Sequence[Evidence]]
+                         ) -> Terminology | None:
+    from abstain.vocabulary import find_vocabulary
+
+    vocabulary = find_vocabulary(store)
+    return None if vocabulary is None else Terminology(vocabulary, store, documents)
 
 
 def _resolve_reader(reader: bool | PairLogits) -> PairLogits | None:
@@ -294,10 +301,12 @@ def _stored_embedder(store: Store) -> str | None:
         return None
     if info.name.startswith("hashing-"):
         return "hashing"
-    return None
+    from abstain.embed.e5 import MODEL_NAME, SPEC
+
+    return SPEC if info.name == MODEL_NAME else None
 
 
-def ask(question: str, docs: Sequence[str | Path], *, preset: str = "balanced",
+def ask(question: str, docs: Sequence[str | Path], *, preset: str | Preset = Preset.BALANCED,
         embedder: Embedder | None = None, **kwargs: Any) -> Answer:
     """One-shot: answer from ``docs`` (paths, or Markdown text with a line break in it).
 
@@ -307,12 +316,13 @@ def ask(question: str, docs: Sequence[str | Path], *, preset: str = "balanced",
     """
     from abstain.oneshot import oneshot_store
 
-    if preset not in PRESETS:
-        raise ConfigError(f"unknown preset {preset!r}; choose from {', '.join(PRESETS)}")
+    chosen, reader = Preset.parse(preset)
+    if reader:
+        kwargs.setdefault("reader", True)
     model = embedder or _default_embedder()
     with oneshot_store(docs, model, chunking=kwargs.get("chunking"),
                        paraphraser=kwargs.get("paraphraser")) as store, Pipeline(
-            store, model, thresholds=PRESETS[preset], **kwargs) as pipe:
+            store, model, thresholds=chosen.thresholds(), **kwargs) as pipe:
         return pipe.ask(question)
 
 

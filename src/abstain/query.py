@@ -6,31 +6,17 @@ unicode word regex and quoted, so no FTS5 or tsquery operator can leak through.
 
 from __future__ import annotations
 
-from abstain.identifiers import find_identifiers
-from abstain.tokens import fold, tokens
+from abstain.text import content_words, find_identifiers, tokens
 
-__all__ = ["MAX_QUERY_TERMS", "STOPWORDS", "fold", "fts5_query", "query_terms", "tokens"]
+__all__ = ["MAX_QUERY_TERMS", "fts5_query", "query_terms"]
 
 MAX_QUERY_TERMS = 32
 
-STOPWORDS = frozenset(
-    """a an and are as at be been but by can could did do does for from had has have how i
-    if in into is it its me my no not of on or our should so than that the their them
-    then there these they this those to was we were what when where which who whom why
-    will with would you your about any all also after before between both each more most
-    other some such only own same very just over under again further once here s t don
-    now tell please give show explain describe list""".split()
-)
-
 
 def query_terms(text: str) -> list[str]:
-    """Content terms of a question: folded, stopwords dropped, order kept, unique."""
-    seen: dict[str, None] = {}
-    for tok in tokens(text):
-        if tok in STOPWORDS or (len(tok) < 2 and not tok.isdigit()):
-            continue
-        seen.setdefault(tok, None)
-    return list(seen)[:MAX_QUERY_TERMS]
+    """The keyword arms' terms: the content words of ``text`` (:func:`abstain.text.content_words`),
+    at most :data:`MAX_QUERY_TERMS`."""
+    return content_words(text)[:MAX_QUERY_TERMS]
 
 
 def fts5_query(text: str) -> str | None:
@@ -38,7 +24,7 @@ def fts5_query(text: str) -> str | None:
 
     Returns None when the text has no searchable term.
     """
-    phrases = [words for ident in find_identifiers(text, quoted=False)
+    phrases = [words for ident in find_identifiers(text)
                if len(words := tokens(ident)) > 1]
     # A version's digits go in as the phrase "1 0 0" only: alone, "1" and "0" match everywhere.
     parts = {w for words in phrases for w in words if w.isdigit()}

@@ -17,8 +17,9 @@ from abstain.errors import UnknownWorkspace
 from abstain.evidence import ArmHit, Evidence
 from abstain.fuse import collapse, rrf
 from abstain.ingest.screen import audit_notes
+from abstain.records import Stage
 from abstain.stores.base import EmbedderInfo, Store
-from abstain.trace import Stage, Trace, ms_since
+from abstain.trace import Trace, ms_since
 
 if TYPE_CHECKING:
     from abstain.rerank import Reranker

@@ -19,8 +19,9 @@ from abstain.align import Focus, focus_evidence, keyword_confidence, phrases
 from abstain.confidence import Calibration, answer_features, chunk_confidence
 from abstain.evidence import Evidence
 from abstain.gate import GateThresholds
+from abstain.records import Stage
 from abstain.stores.base import Store
-from abstain.trace import Stage, Trace, ms_since
+from abstain.trace import Trace, ms_since
 
 
 def score(trace: Trace, store: Store, thresholds: GateThresholds, calibration: Calibration, *,

@@ -9,7 +9,7 @@ Event order, always::
     done                                          exactly once, last (carries the final Answer JSON)
 
 The extractive answerer produces verified sentences at once. LLM generators
-that stream (``streams = True``) are verified sentence by sentence (see
+that stream (``can_stream = True``) are verified sentence by sentence (see
 ``abstain.verify``): each sentence is checked the moment it is complete and
 yielded only if it stays in the answer; the final faithfulness check may still
 withdraw what was shown (``retraction``: ``reason``, ``message``), and the
@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from abstain.answer import Answer, AnswerSentence, Check
+    from abstain.answer import Answer
     from abstain.evidence import Evidence
     from abstain.pipeline import Pipeline
+    from abstain.records import AnswerSentence, Check
     from abstain.trace import Trace
 
 
@@ -76,12 +77,12 @@ def sentence_event(n: int, sentence: AnswerSentence) -> Event:
 def stream_answer(pipe: Pipeline, question: str, workspace: str | None = None
                   ) -> Iterator[Event]:
     """Events for one question. The gate runs before anything is generated."""
-    from abstain.answer import answer_of
     from abstain.generate.stage import generate
+    from abstain.trace import answer_of
     from abstain.verify.outcome import verify
 
-    streams = getattr(pipe.generator, "streams", False)
-    if not streams and not pipe.generator.uses_llm:
+    streaming = pipe.generator.can_stream
+    if not streaming and not pipe.generator.uses_llm:
         yield from _finished(pipe.ask(question, workspace=workspace))
         return
     # meta comes before the LLM call, so that the first event never waits on it
@@ -90,7 +91,7 @@ def stream_answer(pipe: Pipeline, question: str, workspace: str | None = None
         yield from _finished(pipe.observe(answer_of(trace)))
         return
     yield _gated_meta(trace)
-    if streams:
+    if streaming:
         yield from _stream_verified(pipe, trace)
         return
     trace = verify(generate(trace, pipe.generator), pipe.verifier, pipe.strictness)
@@ -110,11 +111,12 @@ def _finished(answer: Answer, *, meta: bool = True) -> Iterator[Event]:
 
 
 def _stream_verified(pipe: Pipeline, trace: Trace) -> Iterator[Event]:
-    from abstain.answer import answer_of
     from abstain.citations import Numbering
-    from abstain.errors import LLMError
+    from abstain.errors import ConfigError, LLMError
+    from abstain.generate.base import streams
     from abstain.generate.prompts import context_texts
     from abstain.generate.stage import failed, generated
+    from abstain.trace import answer_of
     from abstain.verify import SentenceVerdict, check_sentence, keeps
     from abstain.verify.outcome import as_written, verify
 
@@ -123,7 +125,9 @@ def _stream_verified(pipe: Pipeline, trace: Trace) -> Iterator[Event]:
     verdicts: list[SentenceVerdict] = []
     shown = 0
     started = time.perf_counter()
-    sentences = pipe.generator.stream(trace.text, trace.evidence)  # type: ignore[attr-defined]
+    if not streams(pipe.generator):
+        raise ConfigError(f"{pipe.generator.name} does not stream (can_stream is False)")
+    sentences = pipe.generator.stream(trace.text, trace.evidence)
     try:
         while True:
             try:

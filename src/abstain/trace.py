@@ -4,7 +4,7 @@
 stages; each stage returns a new trace with its :class:`Stage` record appended and what it
 decided set (the evidence, the confidence, the tier, …). The first stage that refuses sets
 the :class:`Outcome`, and every later stage passes an ended trace through unchanged.
-:func:`abstain.answer.answer_of` builds the :class:`~abstain.answer.Answer` from the
+:func:`answer_of` builds the :class:`~abstain.answer.Answer` from the
 finished trace, in one place: its checks, LLM calls, notes and timings are the stages'
 records in order.
 """
@@ -16,31 +16,25 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from abstain.answer import AnswerSentence, Check, Citation, LLMCall, Refusal
+from abstain.answer import Answer, display_confidence, triage
 from abstain.citations import number_by_first_use
 from abstain.evidence import Evidence
 from abstain.messages import refusal_message
+from abstain.records import (
+    AnswerFeatures,
+    AnswerSentence,
+    Check,
+    Citation,
+    Generation,
+    LLMCall,
+    Refusal,
+    Sentence,
+)
+from abstain.records import Stage as Stage
 
 if TYPE_CHECKING:
     from abstain.align import Focus
-    from abstain.confidence import AnswerFeatures
-    from abstain.generate.base import Generation, Sentence
     from abstain.mentions import QuestionParts
-
-
-@dataclass(frozen=True, slots=True)
-class Stage:
-    """One stage's record, as the audit trail shows it."""
-
-    name: str
-    """``validate``, ``rewrite``, ``retrieve``, ``rerank``, ``score``, ``gate``, ``clarify``,
-    ``llm_rerank``, ``generate`` or ``verify``."""
-    timings_ms: tuple[tuple[str, float], ...] = ()
-    """``(key, ms)`` pairs for the answer's ``timings_ms``; a key two stages share adds up
-    (scoring counts in ``gate_ms``)."""
-    checks: tuple[Check, ...] = ()
-    calls: tuple[LLMCall, ...] = ()
-    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +90,8 @@ class Trace:
     confidence: float = 0.0
     """The calibrated answer confidence (0–1)."""
     tier: str = "retrieval"
-    """Which signal gated the answer: ``retrieval``, ``reranker`` or ``llm_rerank``."""
+    """Which signal gated the answer: ``retrieval``, ``reranker``, ``llm_rerank``, or
+    ``vocabulary`` (a concept's definition, :mod:`abstain.terminology`)."""
     given_to_generator: bool = False
     generation: Generation | None = None
     outcome: Outcome | None = None
@@ -147,3 +142,31 @@ class Trace:
 def ms_since(started: float) -> float:
     """Milliseconds since ``started`` (a ``time.perf_counter()`` value), to the microsecond."""
     return round((time.perf_counter() - started) * 1000, 3)
+
+
+def answer_of(trace: Trace) -> Answer:
+    """The Answer of a finished trace (every Answer is built here).
+
+    Its checks, LLM calls, notes and timings are the stages' records in order. The display
+    confidence reads the evidence handed to the generator, or for a gate refusal what
+    retrieval found; the triage tier is the confidence's unless the outcome set one.
+    """
+    outcome = trace.outcome
+    if outcome is None:
+        raise ValueError("the question's trace has not ended: no answer or refusal yet")
+    answered = outcome.refusal is None
+    calls = trace.calls
+    shown = trace.evidence if trace.given_to_generator else trace.retrieved
+    return Answer(
+        question=trace.question, answered=answered,
+        text=" ".join(s.rendered() for s in outcome.sentences), refusal=outcome.refusal,
+        confidence=trace.confidence, display_confidence=display_confidence(answered, shown),
+        triage=outcome.triage or triage(trace.confidence), citations=outcome.citations,
+        checks=trace.checks, evidence=trace.evidence, llm_called=bool(calls),
+        timings_ms=trace.timings_ms(), language=trace.language, workspace=trace.workspace,
+        features=trace.features.as_dict() if trace.features is not None else {},
+        generator=trace.generator, tier=trace.tier,
+        unsupported_claims=outcome.unsupported_claims, faithfulness=outcome.faithfulness,
+        faithfulness_components=dict(outcome.faithfulness_components), llm_calls=calls,
+        notes=trace.notes, given_to_generator=trace.given_to_generator,
+        sentences=outcome.sentences)

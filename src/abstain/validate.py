@@ -11,11 +11,11 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from abstain.answer import Check, Refusal
 from abstain.mentions import parse_question
 from abstain.messages import detect_language, refusal_message
+from abstain.records import Check, CheckName, Refusal, RefusalReason, Stage
 from abstain.text import clean
-from abstain.trace import Outcome, Stage, Trace
+from abstain.trace import Outcome, Trace
 
 MAX_QUESTION_CHARS = 4000
 """Longer questions are refused before retrieval (``Pipeline(max_question_chars=…)``)."""
@@ -32,14 +32,14 @@ def validate(question: str, workspace: str, *, generator: str,
     trace = Trace(question, workspace, generator, started, language=language, text=text,
                   query=text)
     if not text:
-        return _refuse(trace, "invalid_question")
+        return _refuse(trace, RefusalReason.INVALID_QUESTION)
     if len(text) > max_chars:
-        return _refuse(replace(trace, question=question[:SHOWN_CHARS]), "question_too_long",
-                       n=len(text), limit=max_chars)
+        return _refuse(replace(trace, question=question[:SHOWN_CHARS]),
+                       RefusalReason.QUESTION_TOO_LONG, n=len(text), limit=max_chars)
     return replace(trace, parts=parse_question(text))
 
 
 def _refuse(trace: Trace, reason: str, **fields: object) -> Trace:
-    check = Check("question", False, None, None, reason.replace("_", " "), reason)
+    check = Check(CheckName.QUESTION, False, None, None, reason.replace("_", " "), reason)
     refusal = Refusal(reason, refusal_message(reason, trace.language, **fields))
     return trace.end(Outcome(refusal, triage="no_match"), Stage("validate", checks=(check,)))

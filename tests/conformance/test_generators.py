@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from abstain.generate import Generation, Generator, Sentence
+from abstain.generate import Generation, Generator, Sentence, streams
 from abstain.generate.extractive import ExtractiveGenerator
 from tests.conformance.common import ANSWERING, QUESTION, UNRELATED, evidence
 
@@ -59,6 +59,15 @@ def test_is_a_generator(generator: Generator) -> None:
     assert isinstance(generator.uses_llm, bool)
 
 
+def test_declares_what_it_can_do_and_has_the_methods_it_declares(generator: Generator) -> None:
+    declared = {"chat": generator.can_chat, "stream": generator.can_stream,
+                "clarify": generator.can_clarify}
+    assert all(isinstance(flag, bool) for flag in declared.values())
+    assert all(callable(getattr(generator, method, None))
+               for method, flag in declared.items() if flag)
+    assert generator.can_chat is generator.uses_llm  # every LLM generator here can chat
+
+
 def test_generation_is_cited_sentences(generation: Generation) -> None:
     assert isinstance(generation, Generation) and generation.model
     assert all(isinstance(s, Sentence) and s.text.strip() for s in generation.sentences)
@@ -75,9 +84,9 @@ def test_llm_calls_are_recorded_exactly_when_an_llm_is_used(generator: Generator
 
 
 def test_the_stream_yields_the_sentences_it_returns(generator: Generator) -> None:
-    if not getattr(generator, "streams", False):
+    if not streams(generator):
         pytest.skip(f"{generator.name} does not stream")
-    stream = generator.stream(QUESTION, EVIDENCE)  # type: ignore[attr-defined]
+    stream = generator.stream(QUESTION, EVIDENCE)
     yielded: list[Sentence] = []
     try:
         while True:

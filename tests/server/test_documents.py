@@ -72,7 +72,19 @@ def test_upload_pdf(scratch: httpx.Client) -> None:
     assert _sources(scratch) == ["backups.pdf"]
 
 
+def test_upload_csv_and_notebook_keep_their_units(scratch: httpx.Client) -> None:
+    notebook = (b'{"nbformat": 4, "metadata": {}, "cells": [{"cell_type": "markdown", '
+                b'"metadata": {}, "source": "# Setup\\n\\nRun the installer."}]}')
+    response = scratch.post(WS, files=[
+        ("file", ("codes.csv", b"code,meaning\nE1,disk full\nE2,token expired\n", "text/csv")),
+        ("file", ("setup.ipynb", notebook, "application/json"))])
+    assert response.status_code == 201, response.text
+    assert _sources(scratch) == ["codes.csv", "setup.ipynb"]
+
+
 @pytest.mark.parametrize(("kwargs", "status", "code"), [
+    ({"files": {"file": ("locked.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600),
+                         "application/octet-stream")}}, 422, "unreadable_document"),
     ({"files": {"file": ("tool.exe", b"MZ\x00", "application/octet-stream")}}, 415,
      "unsupported_media_type"),
     ({"files": {"file": ("empty.md", b"   ", "text/markdown")}}, 422, "unreadable_document"),

@@ -12,6 +12,7 @@ from abstain.cli.common import (
     settings_from,
     store_options,
 )
+from abstain.records import RefusalReason
 
 
 @click.command()
@@ -70,7 +71,8 @@ def render(answer: Answer, *, debug: bool = False) -> None:
         click.secho(f"Refused ({answer.refusal.reason}, confidence "
                     f"{answer.display_confidence:g}/100):", fg="yellow", bold=True)
         click.echo(answer.refusal.message)
-        if answer.refusal.suggestions:
+        if answer.refusal.suggestions and answer.refusal.reason != RefusalReason.UNKNOWN_TERM:
+            # (a clarifying question names its near terms itself, in the question's language)
             click.echo("Did you mean: " + ", ".join(answer.refusal.suggestions) + "?")
     for claim in answer.unsupported_claims:
         click.secho(f"  removed (unsupported): {claim}", fg="red")

@@ -11,6 +11,7 @@ import click
 
 from abstain.config import Settings
 from abstain.errors import AbstainError
+from abstain.presets import Preset
 
 if TYPE_CHECKING:
     from abstain.options import Resolved
@@ -85,7 +86,7 @@ def ask_options(func: F) -> F:
         click.option("--config", "config", metavar="FILE", type=click.Path(dir_okay=False),
                      help="abstain.toml to read [env ABSTAIN_CONFIG; default: ./abstain.toml "
                           "if present]. Flags and environment variables override it."),
-        click.option("--preset", type=click.Choice(["lenient", "balanced", "strict"]),
+        click.option("--preset", type=click.Choice([p.value for p in Preset]),
                      help="Gate thresholds [default: balanced]."),
         click.option("--calibration", type=click.Path(exists=True, dir_okay=False),
                      help="Calibration file written by `abstain calibrate`."),

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from abstain.cli.common import fail, print_json, settings_from, store_options
+from abstain.presets import Preset
 
 F = TypeVar("F", bound=Callable[..., Any])
 DATASET_NAMES = ("squad2", "squad2-calibration", "scifact", "rgb", "qags")
@@ -34,8 +35,9 @@ def run_options(func: F) -> F:
                      help="With --from-log: only entries from then on (2026-05-01, 7d, …)."),
         store_options,
         click.option("--embedder", envvar="ABSTAIN_EMBEDDER", metavar="SPEC",
-                     help="minilm (default), hashing, or openai:MODEL@BASE_URL."),
-        click.option("--preset", type=click.Choice(["lenient", "balanced", "strict"]),
+                     help="minilm (default), e5 (multilingual-e5-small: the multilingual extra), "
+                          "hashing, or openai:MODEL@BASE_URL."),
+        click.option("--preset", type=click.Choice([p.value for p in Preset]),
                      default="balanced", show_default=True, help="Gate thresholds."),
         click.option("--calibration", type=click.Path(exists=True, dir_okay=False),
                      help="Calibration file (as `abstain ask --calibration`)."),
@@ -147,10 +149,13 @@ def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: s
     """Ask labelled questions through the real pipeline and score the refusals.
 
     DATA is JSONL, one question per line: {"question", "expected": "answer" |
-    "refuse", "category", "gold_sources", "gold_answer"}. Malformed lines are
-    reported with their line numbers and skipped. Reports answer rate, false
-    acceptance per category, AUROC / ECE / AURC of the confidence, nDCG@10 and
-    recall@k, and four baseline gates side by side on the same signals.
+    "refuse", "category", "gold_sources", "gold_answer", "answer_keys"}. Malformed
+    lines are reported with their line numbers and skipped. Reports answer
+    precision (right answers / answers given) and right-answer recall (right
+    answers / answerable), where a right answer cites a gold source and holds an
+    answer key (else the gold answer); then answer rate, false acceptance per
+    category, AUROC / ECE / AURC of the confidence, nDCG@10 and recall@k, and four
+    baseline gates side by side on the same signals.
 
     \b
     Examples:

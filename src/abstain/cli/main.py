@@ -20,7 +20,7 @@ def cli() -> None:
     \b
     Get started with the bundled sample corpus:
       abstain demo                          ingest it and ask two questions
-      abstain ingest docs/ --db kb.db       add your own files (.md .txt .html .pdf)
+      abstain ingest docs/ --db kb.db       add your own files (.md .rst .docx .pdf …)
       abstain search "error E1203" --db kb.db
       abstain ask "What does ADR-0007 decide?" --db kb.db --debug
 
@@ -34,7 +34,8 @@ def cli() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @store_options
 @click.option("--embedder", envvar="ABSTAIN_EMBEDDER", metavar="SPEC",
-              help="minilm (default), hashing, or openai:MODEL@BASE_URL.")
+              help="minilm (default), e5 (multilingual-e5-small: the multilingual extra), "
+                   "hashing, or openai:MODEL@BASE_URL.")
 @click.option("--prune", is_flag=True,
               help="Sync each FOLDER: also remove its documents whose files are gone.")
 @click.option("--follow-symlinks", is_flag=True,
@@ -44,7 +45,15 @@ def cli() -> None:
 def ingest(paths: tuple[str, ...], db: str | None, store: str | None, workspace: str,
            embedder: str | None, prune: bool, follow_symlinks: bool, quiet: bool,
            as_json: bool) -> None:
-    """Add files or folders (.md .markdown .txt .html .htm .pdf) to a workspace.
+    """Add files or folders of documents to a workspace.
+
+    \b
+    Formats (docs/INGEST.md):
+      .md .markdown .txt .html .htm .pdf   always
+      .rst .rest .docx .pptx               with pip install 'abstain[formats]'
+      .ipynb .eml .mbox .csv .tsv          always
+    Headings, lists, tables, definitions and code keep their structure: a
+    table row or list item is answered and cited whole.
 
     A file's document is named by its resolved path, so relative and absolute
     spellings are one document (docs/INGEST.md). Unchanged files are skipped;
@@ -225,10 +234,13 @@ def _register() -> None:
     from abstain.cli.config import config
     from abstain.cli.evaluate import calibrate, eval_cmd
     from abstain.cli.log import log_group
+    from abstain.cli.mcp import mcp
     from abstain.cli.pg import pg
     from abstain.cli.serve import keys, serve
+    from abstain.cli.vocab import vocab_group
 
-    for command in (ask, demo, eval_cmd, calibrate, serve, keys, config, pg, log_group):
+    for command in (ask, demo, eval_cmd, calibrate, serve, keys, mcp, config, pg, log_group,
+                    vocab_group):
         cli.add_command(command)
 
 

@@ -16,6 +16,7 @@ def load_embedder(spec: str | None = None, *, api_key: str | None = None) -> Emb
     """Build an embedder from a short spec.
 
     ``None`` or ``"minilm"``: the bundled all-MiniLM-L6-v2 int8 ONNX model.
+    ``"e5"``: multilingual-e5-small, 4-bit (the ``multilingual`` extra).
     ``"hashing"``: the deterministic test embedder (no model, no meaning).
     ``"openai:MODEL@URL"``: an OpenAI-compatible ``/v1/embeddings`` endpoint.
     """
@@ -25,6 +26,10 @@ def load_embedder(spec: str | None = None, *, api_key: str | None = None) -> Emb
         return MiniLMEmbedder()
     if spec == "hashing":
         return HashingEmbedder()
+    if spec in ("e5", "multilingual-e5"):
+        from abstain.embed.e5 import E5Embedder
+
+        return E5Embedder()
     if spec.startswith("openai:"):
         from abstain.embed.openai_http import OpenAIEmbedder
 
@@ -34,5 +39,6 @@ def load_embedder(spec: str | None = None, *, api_key: str | None = None) -> Emb
     from abstain.errors import ConfigError
 
     raise ConfigError(
-        f"unknown embedder {spec!r}: use 'minilm', 'hashing' or 'openai:MODEL@BASE_URL'"
+        f"unknown embedder {spec!r}: use 'minilm', 'e5', 'hashing' or "
+        "'openai:MODEL@BASE_URL'"
     )

@@ -14,7 +14,7 @@ from itertools import pairwise
 import numpy as np
 
 from abstain.embed.base import Vectors, normalise
-from abstain.tokens import tokens
+from abstain.text import tokens
 
 
 class HashingEmbedder:

@@ -22,12 +22,13 @@ from typing import Any
 import numpy as np
 
 from abstain import __version__
-from abstain.confidence import AnswerFeatures, Calibration
+from abstain.confidence import Calibration
 from abstain.evaluate.data import split_groups
 from abstain.evaluate.logistic import cross_validate, fit_logistic, log_loss
 from abstain.evaluate.metrics import _clean, auroc, ece
 from abstain.evaluate.records import CONFIDENCE_CHECK, QuestionRecord
 from abstain.evaluate.risk import RiskControl, control_risk
+from abstain.records import AnswerFeatures
 
 READING_FEATURE = "answerability"
 FEATURES = tuple(f.name for f in fields(AnswerFeatures)

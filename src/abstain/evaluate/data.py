@@ -4,10 +4,13 @@ One JSON object per line::
 
     {"question": "What causes error E1102?", "expected": "answer",
      "category": "answerable", "gold_sources": ["reference/error-codes.md"],
-     "gold_answer": "CRC32C checksum ... does not match"}
+     "gold_answer": "CRC32C checksum ... does not match",
+     "answer_keys": ["CRC32C checksum"]}
 
 ``expected`` is ``answer`` (the documents hold the answer) or ``refuse``;
-``category`` defaults to ``answerable`` / ``refuse``. A malformed line is
+``category`` defaults to ``answerable`` / ``refuse``. ``answer_keys`` (optional) are short
+strings copied from the answering passage; an answer containing one of them answers the
+question (see ``QuestionRecord.correct``). A malformed line is
 reported with its line number and skipped; the rest of the file is read.
 """
 
@@ -36,15 +39,21 @@ class LabelledQuestion:
     group: str | None = None
     """Questions that share a group (e.g. a SQuAD article) are split together by `calibrate`."""
     line: int | None = None
+    answer_keys: tuple[str, ...] = ()
+    """Short strings copied from the answering passage: an answer holding any one of them
+    (folded, whitespace collapsed) answers the question, not just its topic."""
 
     @property
     def should_answer(self) -> bool:
         return self.expected == "answer"
 
     def to_json(self) -> dict[str, Any]:
-        return {"question": self.question, "expected": self.expected,
-                "category": self.category, "gold_sources": list(self.gold_sources),
-                "gold_answer": self.gold_answer, "group": self.group}
+        out: dict[str, Any] = {"question": self.question, "expected": self.expected,
+                               "category": self.category, "gold_sources": list(self.gold_sources),
+                               "gold_answer": self.gold_answer, "group": self.group}
+        if self.answer_keys:
+            out["answer_keys"] = list(self.answer_keys)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +114,14 @@ def parse_record(obj: object, line: int | None = None) -> LabelledQuestion:
     if answer is not None and not isinstance(answer, str):
         answer = str(answer)
     group = obj.get("group")
+    keys = obj.get("answer_keys") or []
+    if isinstance(keys, str):
+        keys = [keys]
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+        raise ValueError("'answer_keys' must be a list of strings")
     return LabelledQuestion(question.strip(), str(expected), category, tuple(gold), answer,
-                            None if group is None else str(group), line)
+                            None if group is None else str(group), line,
+                            tuple(k for k in keys if k.strip()))
 
 
 def read_jsonl(path: str | Path) -> LabelledSet:

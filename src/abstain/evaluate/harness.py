@@ -9,7 +9,7 @@ from typing import Any
 
 from abstain.confidence import Calibration
 from abstain.config import RetrievalConfig, Settings
-from abstain.evaluate.data import LabelledQuestion, LineProblem, read_jsonl, select
+from abstain.evaluate.data import LineProblem, read_jsonl, select
 from abstain.evaluate.loaders import load_dataset
 from abstain.evaluate.records import QuestionRecord
 from abstain.evaluate.runner import ingest_collection, run_questions
@@ -61,7 +61,9 @@ def default_store(dataset: str, embedder: str | None) -> str:
 
 
 def execute(spec: RunSpec, *, progress: bool = True) -> Run:
-    from abstain.pipeline import PRESETS, Pipeline
+    from abstain.pipeline import Pipeline
+    from abstain.pipeline_options import GateOptions, ObservationOptions, ReadingOptions
+    from abstain.presets import Preset
 
     if (spec.data is None) == (spec.dataset is None):
         raise ValueError("give either a labelled JSONL file or --dataset, not both")
@@ -78,7 +80,7 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
     if spec.categories:
         questions = tuple(q for q in questions if q.category in spec.categories)
     chosen = select(questions, spec.limit, sample=spec.sample, seed=spec.seed)
-    thresholds = PRESETS[spec.preset]
+    thresholds = Preset(spec.preset).thresholds()
     if spec.record_all_confidences:
         thresholds = replace(thresholds, min_confidence=0.0)
     candidates = spec.candidates or (SCIFACT_CANDIDATES if spec.dataset == "scifact" else None)
@@ -87,11 +89,11 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
     if spec.record_all_confidences and calibration is not None:
         calibration = replace(calibration, gate_threshold=None)
     chunking = WHOLE_DOCUMENT if spec.dataset == "scifact" else None
-    with Pipeline.from_settings(spec.settings, thresholds=thresholds, retrieval=retrieval,
-                                calibration=calibration, chunking=chunking,
-                                log_queries=False,
-                                **({} if spec.reader is None else {"reader": spec.reader})
-                                ) as pipe:
+    reading = ReadingOptions() if spec.reader is None else ReadingOptions(reader=spec.reader)
+    with Pipeline.from_settings(spec.settings, retrieval=retrieval, chunking=chunking,
+                                gate=GateOptions(thresholds, calibration=calibration),
+                                reading=reading,
+                                observation=ObservationOptions(log_queries=False)) as pipe:
         if collection:
             with _bar(len(collection), "ingest", progress) as bar:
                 ingest_collection(pipe, collection, bar.update)
@@ -110,7 +112,3 @@ def _bar(total: int, desc: str, enabled: bool) -> Any:
 
     return tqdm(total=total, desc=desc, unit="q" if desc == "questions" else "doc",
                 leave=False, disable=None if enabled else True, mininterval=0.5)
-
-
-def questions_of(records: Sequence[QuestionRecord]) -> list[LabelledQuestion]:
-    return [r.item for r in records]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from abstain.evaluate.data import LabelledQuestion, parse_record
-from abstain.tokens import fold
+from abstain.text import fold
 
 CONFIDENCE_CHECK = "calibrated_confidence"
 
@@ -70,25 +70,28 @@ class QuestionRecord:
         return self.item.should_answer
 
     @property
-    def false_accept(self) -> bool:
-        """Answered a question the documents cannot answer."""
-        return self.answered and not self.item.should_answer
-
-    @property
     def correct(self) -> bool | None:
         """For an answer to an answerable question: it cites a gold source (when the labels
-        name any) and contains the gold answer, normalised (when given); None when unanswered
-        or when the labels cannot tell."""
+        name any) and contains one of the answer keys (when given), else the gold answer,
+        normalised; None when unanswered or when the labels cannot tell."""
         if not self.answered or not self.item.should_answer:
             return None
-        if not self.item.gold_sources and not self.item.gold_answer:
+        item = self.item
+        if not item.gold_sources and not item.gold_answer and not item.answer_keys:
             return None
-        if self.item.gold_sources and not any(is_gold(s, self.item.gold_sources)
-                                              for s in self.cited_sources):
+        if item.gold_sources and not any(is_gold(s, item.gold_sources)
+                                         for s in self.cited_sources):
             return False
-        if self.item.gold_answer:
-            return contains_answer(self.answer_text, self.item.gold_answer)
+        if item.answer_keys:
+            return any(contains_key(self.answer_text, k) for k in item.answer_keys)
+        if item.gold_answer:
+            return contains_answer(self.answer_text, item.gold_answer)
         return True
+
+    @property
+    def right(self) -> bool:
+        """An answer that answers: given to an answerable question and judged correct."""
+        return self.correct is True
 
     def check(self, name: str) -> CheckValue | None:
         return next((c for c in self.checks if c.name == name), None)
@@ -152,6 +155,17 @@ def contains_answer(text: str, gold: str) -> bool:
 
     needle = norm(gold)
     return bool(needle) and f" {needle} " in f" {norm(text)} "
+
+
+def contains_key(text: str, key: str) -> bool:
+    """Whether ``text`` contains the answer key ``key``: both folded (case, accents) with
+    whitespace collapsed and the answer's citation markers ``[n]`` removed; punctuation is
+    kept, since keys are often code (``--pk``, ``last_pk``, ``envvar=``)."""
+    def norm(value: str) -> str:
+        return " ".join(fold(value).split())
+
+    needle = norm(key)
+    return bool(needle) and needle in norm(re.sub(r" ?\[\d+\]", "", text))
 
 
 def is_gold(source: str, gold: tuple[str, ...] | list[str]) -> bool:

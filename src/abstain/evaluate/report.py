@@ -40,6 +40,11 @@ def summarize(records: Sequence[QuestionRecord]) -> dict[str, Any]:
         gates[b.name] = metrics
     answered_pos = [r for r in records if r.answered and r.should_answer]
     judged = [r.correct for r in answered_pos if r.correct is not None]
+    given = sum(r.answered for r in records)
+    answerable = sum(pos)
+    right = sum(r.right for r in records)
+    can_judge = any(r.item.answer_keys or r.item.gold_answer or r.item.gold_sources
+                    for r in records if r.should_answer)
     latency = np.asarray([r.latency_ms for r in records] or [math.nan])
     summary: dict[str, Any] = {
         "n": len(records),
@@ -47,6 +52,11 @@ def summarize(records: Sequence[QuestionRecord]) -> dict[str, Any]:
         "ece": _clean(ece_value),
         "aurc": _clean(rc.aurc),
         **gates["abstain"],
+        "answers_given": given,
+        "right_answers": right if can_judge else None,
+        "right_answer_recall": _clean(right / answerable if can_judge and answerable
+                                      else math.nan),
+        "answer_precision": _clean(right / given if can_judge and given else math.nan),
         "answered_correct": _clean(sum(judged) / len(judged) if judged else math.nan),
         "correctness": {"answered_answerable": len(answered_pos), "judged": len(judged),
                         "correct": sum(judged), "wrong": len(judged) - sum(judged)},
@@ -68,7 +78,7 @@ def summarize(records: Sequence[QuestionRecord]) -> dict[str, Any]:
 def _wrong(r: QuestionRecord) -> dict[str, Any]:
     return {"question": r.item.question, "cited_sources": list(r.cited_sources),
             "gold_sources": list(r.item.gold_sources), "gold_answer": r.item.gold_answer,
-            "answer": r.answer_text[:300]}
+            "answer_keys": list(r.item.answer_keys), "answer": r.answer_text[:300]}
 
 
 def retrieval_metrics(records: Sequence[QuestionRecord]) -> dict[str, Any]:
@@ -167,6 +177,11 @@ def format_table(summary: dict[str, Any]) -> str:
     lines = [f"{summary['n']} questions  AUROC {_f(summary['auroc'])}  ECE {_f(summary['ece'])}"
              f"  AURC {_f(summary['aurc'])}  latency p50 {_f(summary['latency_ms']['p50'], 1)}"
              f" ms, p95 {_f(summary['latency_ms']['p95'], 1)} ms"]
+    if summary.get("right_answers") is not None:
+        lines.append(f"answer precision {_f(summary['answer_precision'])} "
+                     f"({summary['right_answers']} right of {summary['answers_given']} answers "
+                     f"given)  right-answer recall {_f(summary['right_answer_recall'])}  "
+                     f"answer rate {_f(summary['answer_rate'])}")
     cats = list(summary["counts_by_category"])
     header = f"{'gate':<10}{'answer rate':>12}{'false acc.':>11}{'refusal acc':>12}" + "".join(
         f"{c[:18]:>20}" for c in cats) + f"{'AUROC':>8}"
@@ -205,7 +220,8 @@ def format_table(summary: dict[str, Any]) -> str:
 
 
 def _correctness_lines(summary: dict[str, Any]) -> list[str]:
-    """Whether the answers were right: a gold source cited and the gold answer contained."""
+    """Whether the answers were right: a gold source cited and an answer key (else the gold
+    answer) contained."""
     c = summary.get("correctness")
     if not c or not c["answered_answerable"]:
         return []
@@ -218,7 +234,8 @@ def _correctness_lines(summary: dict[str, Any]) -> list[str]:
         lines.append(f"  wrong: {w['question']}")
         lines.append(f"         cited {', '.join(w['cited_sources']) or '-'}; gold "
                      f"{', '.join(w['gold_sources']) or '-'}"
-                     + (f"; gold answer {w['gold_answer']!r}" if w["gold_answer"] else ""))
+                     + (f"; keys {w['answer_keys']!r}" if w["answer_keys"] else
+                        f"; gold answer {w['gold_answer']!r}" if w["gold_answer"] else ""))
     return lines
 
 

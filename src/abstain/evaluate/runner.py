@@ -19,8 +19,9 @@ from abstain.evaluate.records import CheckValue, ChunkSignal, QuestionRecord, _n
 from abstain.evidence import ArmHit, ChunkKind
 from abstain.fuse import rrf
 from abstain.ingest import document_id, embedding_text, text_hash
+from abstain.ingest.blocks import ParsedDocument
 from abstain.ingest.chunk import chunk_document
-from abstain.ingest.parse import ParsedDocument, parse_string
+from abstain.ingest.parse import parse_string
 from abstain.pipeline import Pipeline
 from abstain.retrieve import Retrieval, Retriever
 

@@ -6,22 +6,36 @@ generators are :class:`~abstain.generate.openai_chat.OpenAIChatGenerator`
 (any OpenAI-compatible server) and
 :class:`~abstain.generate.local.LocalLLMGenerator` (embedded SmolLM2).
 
-LLM generators also have ``chat`` (:class:`ChatModel`), which the optional query
-rewrite and LLM rerank use; one that sets ``streams = True`` also has
-``stream(question, evidence)``, a generator of sentences whose return value is
-the :class:`Generation`.
+What a generator can do beyond ``generate`` it declares (``generate/base.py``):
+``can_chat`` (LLM generators: ``chat``, :class:`ChatModel`, which the optional query
+rewrite and LLM rerank use), ``can_stream`` (``stream(question, evidence)``, a generator
+of sentences whose return value is the :class:`Generation`) and ``can_clarify``
+(``clarify(question)``, the clarify-only prompt).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from abstain.generate.base import ChatModel, ChatResult, Generation, Generator, Sentence
+from abstain.generate.base import (
+    ChatGenerator,
+    ChatModel,
+    ChatResult,
+    ClarifyingGenerator,
+    Generator,
+    StreamingGenerator,
+    chats,
+    clarifies,
+    streams,
+)
+from abstain.records import Generation, Sentence
 
 if TYPE_CHECKING:
     from abstain.config import Settings
 
-__all__ = ["ChatModel", "ChatResult", "Generation", "Generator", "Sentence", "load_generator"]
+__all__ = ["ChatGenerator", "ChatModel", "ChatResult", "ClarifyingGenerator", "Generation",
+           "Generator", "Sentence", "StreamingGenerator", "chats", "clarifies",
+           "load_generator", "streams"]
 
 
 def load_generator(settings: Settings) -> Generator:

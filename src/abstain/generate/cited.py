@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from abstain.generate.base import Sentence
+from abstain.records import Sentence
 from abstain.text import split_sentences
 
 _MARKER = re.compile(
@@ -62,10 +62,6 @@ def _one(raw: str) -> Sentence | None:
     if body.endswith(".."):
         body = body.rstrip(".") + "."
     return Sentence(body, tuple(cites))
-
-
-def strip_markers(text: str) -> str:
-    return " ".join(_MARKER.sub("", text).split())
 
 
 class SentenceAssembler:

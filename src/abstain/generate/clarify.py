@@ -9,37 +9,36 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from abstain.answer import Check, Refusal
 from abstain.errors import LLMError
-from abstain.generate.base import Generation, Generator
+from abstain.generate.base import Generator, clarifies
 from abstain.generate.cited import is_question
 from abstain.messages import refusal_message
+from abstain.records import Check, CheckName, Generation, Refusal, RefusalReason, Stage
 from abstain.text import truncate
-from abstain.trace import Outcome, Stage, Trace
+from abstain.trace import Outcome, Trace
 
 
 def clarification(trace: Trace, generation: Generation) -> Trace:
     """The model asked a question instead of answering: a refusal that carries it."""
     question = " ".join(s.text for s in generation.sentences if is_question(s))
-    base = refusal_message("needs_clarification", trace.language)
-    check = Check("clarifying_question", False, None, None,
+    base = refusal_message(RefusalReason.NEEDS_CLARIFICATION, trace.language)
+    check = Check(CheckName.CLARIFYING_QUESTION, False, None, None,
                   "no source applied; the model asked a clarifying question",
-                  "needs_clarification")
-    refusal = Refusal("needs_clarification", f"{base} {question}".strip(),
+                  RefusalReason.NEEDS_CLARIFICATION)
+    refusal = Refusal(RefusalReason.NEEDS_CLARIFICATION, f"{base} {question}".strip(),
                       (question,) if question else ())
     return trace.end(Outcome(refusal), Stage("clarify", checks=(check,)))
 
 
 def ask_to_clarify(trace: Trace, generator: Generator) -> Trace:
     """Zero hits: the clarify-only prompt (no documents) turns the gate's refusal into a
-    question. Any other trace passes through."""
-    clarify = getattr(generator, "clarify", None)
+    question. Any other trace passes through, ``unknown_term`` too (it asks already)."""
     ended = trace.outcome
-    if (clarify is None or ended is None or ended.refusal is None or trace.hits
-            or not trace.ran("gate")):
+    if (not clarifies(generator) or ended is None or ended.refusal is None or trace.hits
+            or not trace.ran("gate") or ended.refusal.reason == RefusalReason.UNKNOWN_TERM):
         return trace
     try:
-        generation: Generation = clarify(trace.text)
+        generation = generator.clarify(trace.text)
     except LLMError as exc:
         return trace.then(Stage("clarify", calls=exc.calls,
                                 notes=(f"clarify-only prompt failed: {exc}",)))

@@ -11,6 +11,19 @@ only sentences that carry one are used (when any does).
 A sentence is never an answer when it is a question, or when it adds nothing
 beyond the question's own words (a document that only repeats the question
 does not answer it).
+
+Sentences are the chunk's units (:func:`abstain.text.split_units`): a list item,
+definition, table row or code block is quoted whole, and never next to another
+such unit of the same passage (one row's answer carries no other row's value). A
+heading is quoted only when it carries the date, number or name asked for and no
+sentence of the text does ("When was 5.2.0 released?" from the heading
+"5.2.0 — 2025-02-11").
+
+When the reader has read the evidence (:mod:`abstain.rerank.reading`), the passage that
+decided is the passage that answers: the answer quotes the window(s) the reader found
+answering — the best one, and a second within :data:`READ_KEEP_WITHIN` of it — with the
+sentence before when the window opens on a word that points back ("It", "This" …), rather
+than the sentences with most words in common.
 """
 
 from __future__ import annotations
@@ -19,10 +32,9 @@ from collections.abc import Sequence
 
 from abstain.align import AskedType, holds
 from abstain.evidence import Evidence
-from abstain.generate.base import Generation, Sentence
-from abstain.mentions import Mention, parse_question, stems
-from abstain.query import STOPWORDS, tokens
-from abstain.text import split_sentences, stem
+from abstain.mentions import Mention, parse_question
+from abstain.records import Generation, Sentence
+from abstain.text import content_words, split_sentences, split_units, stem, stems, tokens
 
 RANK_DECAY = 0.15
 """Evidence n's sentences score 1 / (1 + RANK_DECAY·(n − 1)) of the same sentence at [1]."""
@@ -32,12 +44,20 @@ LABEL_CREDIT = 0.5
 """What the chunk's title or heading holds counts this much."""
 RELATED_CREDIT = 0.5
 """A related form (same first letters, not stem-equal) counts this much of a match."""
-_STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
+READ_KEEP_WITHIN = 0.8
+"""A second read window is quoted when its probability is at least this share of the best."""
+READ_WINDOWS_QUOTED = 2
+POINTS_BACK = frozenset({"it", "its", "this", "these", "that", "those", "they", "such",
+                         "then", "otherwise", "also", "however"})
+"""A sentence opening on one of these needs the sentence before it to be understood."""
 
 
 class ExtractiveGenerator:
     name = "extractive"
     uses_llm = False
+    can_chat = False
+    can_stream = False
+    can_clarify = False
 
     def __init__(self, *, max_sentences: int = 3, max_evidence: int = 5,
                  min_overlap: float = 0.2) -> None:
@@ -46,6 +66,10 @@ class ExtractiveGenerator:
         self.min_overlap = min_overlap
 
     def generate(self, question: str, evidence: Sequence[Evidence]) -> Generation:
+        if any(ev.read for ev in evidence[: self.max_evidence]):
+            quoted = self.quote_reading(question, evidence)
+            if quoted.sentences:
+                return quoted
         parts = parse_question(question)
         identifiers = parts.identifiers
         id_words = {w for m in identifiers for w in m.words}
@@ -53,41 +77,86 @@ class ExtractiveGenerator:
         terms = terms or [t.stem for t in parts.terms]
         asked = set(stems(question))
         typed_as = AskedType.of(parts)
-        scored: list[tuple[float, bool, int, int, str]] = []
+        scored: list[tuple[float, bool, int, int, str, bool]] = []
+        from_headings: set[tuple[int, int]] = set()
         for n, ev in enumerate(evidence[: self.max_evidence], start=1):
             label = ev.label
             label_stems = set(stems(label))
-            for position, sentence in enumerate(split_sentences(ev.text)):
+            headings = {*ev.chunk.heading_path, ev.document.title}
+            for position, unit in enumerate(split_units(ev.text)):
+                sentence = unit.text
                 if not answers(sentence, asked):
                     continue
                 overlap = _overlap(terms, identifiers, sentence, label, label_stems)
                 if overlap < self.min_overlap:
                     continue
                 typed = typed_as is not None and typed_as.carried_by(sentence)
+                if sentence in headings:
+                    if not typed:
+                        continue
+                    from_headings.add((n, position))
                 scored.append((overlap / (1 + RANK_DECAY * (n - 1)), typed, n, position,
-                               sentence))
+                               sentence, unit.whole))
         if any(s[1] for s in scored):
             scored = [s for s in scored if s[1]]
-        best: list[tuple[float, bool, int, int, str]] = []
+        if any((s[2], s[3]) not in from_headings for s in scored):
+            scored = [s for s in scored if (s[2], s[3]) not in from_headings]
+        best: list[tuple[float, bool, int, int, str, bool]] = []
         for candidate in sorted(scored, key=lambda s: -s[0]):
             if len(best) == self.max_sentences or (
                     best and candidate[0] < KEEP_WITHIN * best[0][0]):
                 break
+            if candidate[5] and any(kept[5] and kept[2] == candidate[2] for kept in best):
+                continue  # a neighbouring row / item: its values are not this answer's
             if not any(_redundant(candidate[4], kept[4]) for kept in best):
                 best.append(candidate)
         chosen = sorted(best, key=lambda s: (s[2], s[3]))
         return Generation(
-            sentences=tuple(Sentence(text, (n,)) for _, _, n, _, text in chosen),
+            sentences=tuple(Sentence(s[4], (s[2],)) for s in chosen),
             model=self.name,
         )
 
+    def quote_reading(self, question: str, evidence: Sequence[Evidence]) -> Generation:
+        """The window(s) the reader found answering, with what they need to be read."""
+        read = [(w.probability, n, w) for n, ev in enumerate(evidence[: self.max_evidence], 1)
+                for w in ev.read]
+        best = max(p for p, _, _ in read)
+        kept = sorted((r for r in read if r[0] >= READ_KEEP_WITHIN * best),
+                      key=lambda r: -r[0])[:READ_WINDOWS_QUOTED]
+        asked = set(stems(question))
+        chosen: list[tuple[int, int, str]] = []
+        for _, n, window in sorted(kept, key=lambda r: (r[1], r[2].position)):
+            sentences = split_sentences(evidence[n - 1].text)
+            for text in _with_what_it_points_back_to(window.sentences, sentences):
+                position = sentences.index(text) if text in sentences else len(sentences)
+                needed = text not in window.sentences or answers(text, asked)
+                if needed and all(text != c[2] for c in chosen):
+                    chosen.append((n, position, text))
+        chosen.sort(key=lambda c: (c[0], c[1]))
+        return Generation(sentences=tuple(Sentence(text, (n,)) for n, _, text in chosen),
+                          model=self.name,
+                          notes=(f"quoted the reader's answering window(s), best "
+                                 f"{best:.2f}",) if chosen else ())
+
+
+def _with_what_it_points_back_to(window: tuple[str, ...], sentences: list[str]) -> list[str]:
+    """The window's sentences, after the sentence before them when the first points back."""
+    first = window[0] if window else ""
+    words = tokens(first)
+    if words and words[0] in POINTS_BACK and first in sentences:
+        at = sentences.index(first)
+        if at > 0:
+            return [sentences[at - 1], *window]
+    return list(window)
+
 
 def answers(sentence: str, asked: set[str]) -> bool:
-    """A sentence can answer when it is no question and adds a word or number of its own."""
+    """A sentence can answer when it is no question and adds a content word or a number of
+    its own."""
     if sentence.rstrip().endswith("?"):
         return False
-    return any(s not in asked and s not in _STOP_STEMS and (len(s) > 1 or s.isdigit())
-               for s in stems(sentence))
+    return any(stem(w) not in asked for w in content_words(sentence)) or any(
+        t.isdigit() and t not in asked for t in tokens(sentence))
 
 
 def _overlap(terms: list[str], identifiers: tuple[Mention, ...], sentence: str, label: str,

@@ -28,10 +28,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from abstain.answer import LLMCall
 from abstain.errors import ConfigError, LLMError
 from abstain.evidence import Evidence
-from abstain.generate.base import ChatResult, Generation, Sentence
+from abstain.generate.base import ChatResult
 from abstain.generate.cited import SentenceAssembler, is_question, parse_cited
 from abstain.generate.deadline import Deadline, DeadlineExpired
 from abstain.generate.prompts import (
@@ -44,6 +43,7 @@ from abstain.generate.prompts import (
     context_texts,
     fit_context,
 )
+from abstain.records import Generation, LLMCall, Sentence
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_BACKOFF = 0.5
@@ -66,6 +66,10 @@ def api_base(url: str) -> str:
 
 class OpenAIChatGenerator:
     uses_llm = True
+    can_chat = True
+    can_clarify = True
+    can_stream = False
+    """True when made with ``stream=True``: answers arrive sentence by sentence."""
 
     def __init__(self, base_url: str, model: str | None = None, api_key: str | None = None, *,
                  timeout: float = DEFAULT_TIMEOUT, max_retries: int = 2,
@@ -79,7 +83,7 @@ class OpenAIChatGenerator:
         self.base_url = api_base(base_url)
         self.model = model or "default"
         self.name = f"openai:{self.model}"
-        self.streams = stream
+        self.can_stream = stream
         self.timeout, self.max_retries, self.backoff = timeout, max_retries, backoff
         self.temperature, self.max_tokens = temperature, max_tokens
         self.context_tokens = context_tokens
@@ -97,7 +101,7 @@ class OpenAIChatGenerator:
     def generate(self, question: str, evidence: Sequence[Evidence]) -> Generation:
         if not evidence:
             return self.clarify(question)
-        if self.streams:
+        if self.can_stream:
             return _drain(self.stream(question, evidence))
         messages, notes = self._answer_messages(question, evidence)
         result = self.chat(messages, purpose="answer")

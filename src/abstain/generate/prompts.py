@@ -121,7 +121,13 @@ def fit_context(texts: Sequence[str], max_tokens: int) -> Context:
 
 
 def numbered(texts: Sequence[str]) -> str:
-    return "\n\n".join(f"[{n}] {' '.join(t.split())}" for n, t in enumerate(texts, start=1))
+    """Sources as ``[n] text``, one block per line as the chunks hold them (a heading, a
+    list item, a row, code lines), blank lines and runs of spaces dropped."""
+    return "\n\n".join(f"[{n}] {_lines(t)}" for n, t in enumerate(texts, start=1))
+
+
+def _lines(text: str) -> str:
+    return "\n".join(" ".join(line.split()) for line in text.split("\n") if line.strip())
 
 
 def cited_answer_messages(question: str, context: Context, *,

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from abstain.answer import LLMCall
 from abstain.errors import LLMError
 from abstain.generate.base import ChatModel
 from abstain.generate.prompts import parse_rewrite, rewrite_messages
-from abstain.trace import Stage, Trace
+from abstain.records import LLMCall, Stage
+from abstain.trace import Trace
 
 
 @dataclass(frozen=True, slots=True)

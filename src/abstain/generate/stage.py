@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import time
 
-from abstain.answer import Check
 from abstain.errors import LLMError
-from abstain.generate.base import Generation, Generator
-from abstain.trace import Stage, Trace, ms_since
+from abstain.generate.base import Generator
+from abstain.records import Check, CheckName, Generation, RefusalReason, Stage
+from abstain.trace import Trace, ms_since
 
 
 def generate(trace: Trace, generator: Generator) -> Trace:
@@ -37,8 +37,9 @@ def generated(trace: Trace, generation: Generation, started: float) -> Trace:
 
 def failed(trace: Trace, exc: LLMError, started: float) -> Trace:
     """Generation failed: the refusal ``llm_error`` that records the failed calls."""
-    check = Check("generation", False, exc.calls[-1].outcome if exc.calls else "error", "ok",
-                  str(exc), "llm_error")
+    check = Check(CheckName.GENERATION, False,
+                  exc.calls[-1].outcome if exc.calls else "error", "ok", str(exc),
+                  RefusalReason.LLM_ERROR)
     return trace.refuse(Stage("generate", timings_ms=(("generate_ms", ms_since(started)),),
                               checks=(check,), calls=exc.calls,
-                              notes=(f"generation failed: {exc}",)), "llm_error")
+                              notes=(f"generation failed: {exc}",)), RefusalReason.LLM_ERROR)

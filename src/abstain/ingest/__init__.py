@@ -30,12 +30,13 @@ import numpy as np
 from abstain.embed.base import Embedder, embed_texts
 from abstain.errors import IngestError, InputError, SourceConflict
 from abstain.evidence import Chunk, ChunkKind, Document
-from abstain.identifiers import find_identifiers
+from abstain.ingest.blocks import ParsedDocument
 from abstain.ingest.chunk import ChunkingConfig, iter_chunks, paraphrase_chunks
-from abstain.ingest.parse import SUPPORTED_SUFFIXES, ParsedDocument, parse_file, parse_string
+from abstain.ingest.parse import SUPPORTED_SUFFIXES, parse_file, parse_string
 from abstain.ingest.screen import record, screen, summary
 from abstain.ingest.sources import FileSource, Skip, check_paths_exist, iter_sources, roots
 from abstain.stores.base import DocumentInfo, EmbedderInfo, Store, check_workspace
+from abstain.text import find_identifiers
 
 Paraphraser = Callable[[Chunk], Sequence[str]]
 """Returns paraphrases / hypothetical questions for one child chunk (e.g. from an LLM)."""
@@ -95,9 +96,15 @@ def text_hash(text: str) -> str:
 
 
 def embedding_text(title: str, chunk: Chunk) -> str:
-    """What the vector arm sees: title and heading path give a passage its context."""
-    context = " > ".join(dict.fromkeys((title, *chunk.heading_path)))
-    return f"{context}\n{chunk.text}" if context else chunk.text
+    """What the vector arm sees: title and heading path give a passage its context (the
+    heading lines a section's first chunk opens with are not repeated after it)."""
+    names = dict.fromkeys((title, *chunk.heading_path))
+    context = " > ".join(names)
+    lines = chunk.text.split("\n")
+    while len(lines) > 1 and lines[0] in names:
+        lines.pop(0)
+    text = "\n".join(lines)
+    return f"{context}\n{text}" if context else text
 
 
 @dataclass
@@ -206,7 +213,7 @@ class Ingester:
         )
         info = EmbedderInfo(self.embedder.name, self.embedder.dim)
         self.store.discard_staged(doc_id)  # what a killed ingest of it left behind
-        idents: dict[str, None] = dict.fromkeys(find_identifiers(parsed.title, quoted=False))
+        idents: dict[str, None] = dict.fromkeys(find_identifiers(parsed.title))
         batches = self._batches(self._chunks(doc_id, parsed))
         first = next(batches, [])
         second = next(batches, None)
@@ -239,7 +246,7 @@ class Ingester:
         searchable = [c for c in batch if c.kind is not ChunkKind.PARENT]
         for chunk in batch:
             if chunk.kind is ChunkKind.PARENT:
-                idents.update(dict.fromkeys(find_identifiers(chunk.text, quoted=False)))
+                idents.update(dict.fromkeys(find_identifiers(chunk.text)))
         vectors = self._vectors([embedding_text(document.title, c) for c in searchable], report)
         report.chunks += len(searchable)
         self._progress("chunks", len(searchable))

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from abstain.ingest.parse import ParsedDocument, Section
+from abstain.ingest.blocks import Block, BlockKind, ParsedDocument, Section
 from abstain.ingest.visibility import DropKind, Dropped, dropped
 from abstain.text import split_sentences
 
@@ -93,23 +93,30 @@ def stuffed(block: str) -> bool:
 def screen(parsed: ParsedDocument, *, fallback_title: str) -> ParsedDocument:
     """``parsed`` without its keyword stuffing and its sentences, headings and title
     addressed to a model, each one recorded as dropped (the title becomes
-    ``fallback_title``)."""
+    ``fallback_title``). Code blocks are kept as they are; the rows of a format streamed
+    from disk (CSV) are not read here."""
     caught: list[Dropped] = []
     title = parsed.title
     if addressed_to_model(title):
         caught.append(dropped(DropKind.INSTRUCTION, "a title addressed to an AI assistant",
                               title))
         title = fallback_title
+    if not isinstance(parsed.sections, tuple):  # streamed: read once, by the chunker
+        return replace(parsed, title=title, dropped=(*parsed.dropped, *caught)) \
+            if caught else parsed
     sections: list[Section] = []
     for section in parsed.sections:
-        blocks: list[str] = []
+        blocks: list[Block] = []
         for block in section.blocks:
-            if stuffed(block):
-                caught.append(dropped(DropKind.STUFFING, "a few words repeated", block))
+            if block.kind is BlockKind.CODE:
+                blocks.append(block)
+                continue
+            if stuffed(block.text):
+                caught.append(dropped(DropKind.STUFFING, "a few words repeated", block.text))
                 continue
             kept, left = _split_block(block)
             caught.extend(left)
-            if kept:
+            if kept is not None:
                 blocks.append(kept)
         headings = []
         for heading in section.heading_path:
@@ -126,18 +133,21 @@ def screen(parsed: ParsedDocument, *, fallback_title: str) -> ParsedDocument:
                    dropped=(*parsed.dropped, *caught))
 
 
-def _split_block(block: str) -> tuple[str, list[Dropped]]:
-    if not any(p.search(block) for p in INSTRUCTION_PATTERNS):
+def _split_block(block: Block) -> tuple[Block | None, list[Dropped]]:
+    text = block.text
+    if not any(p.search(text) for p in INSTRUCTION_PATTERNS):
         return block, []
     kept: list[str] = []
     left: list[Dropped] = []
-    for sentence in split_sentences(block):
+    for sentence in split_sentences(text):
         if addressed_to_model(sentence):
             left.append(dropped(DropKind.INSTRUCTION, "addressed to an AI assistant", sentence))
         else:
             kept.append(sentence)
-    bullet = "- " if block.startswith("- ") and kept and not kept[0].startswith("- ") else ""
-    return bullet + " ".join(kept), left
+    if not kept:
+        return None, left
+    bullet = "- " if text.startswith("- ") and not kept[0].startswith("- ") else ""
+    return replace(block, text=bullet + " ".join(kept)), left
 
 
 def record(metadata: dict[str, Any], caught: Sequence[Dropped]) -> dict[str, Any]:

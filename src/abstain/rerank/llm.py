@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from abstain.answer import Check, LLMCall
 from abstain.errors import LLMError
 from abstain.evidence import Evidence
 from abstain.generate.base import ChatModel
 from abstain.generate.prompts import RERANK_THRESHOLD, context_texts, parse_rerank, rerank_messages
-from abstain.trace import Stage, Trace
+from abstain.records import Check, CheckName, LLMCall, RefusalReason, Stage
+from abstain.trace import Trace
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +66,10 @@ def rerank_gate(trace: Trace, model: ChatModel, config: RerankConfig) -> Trace:
         return trace.then(Stage("llm_rerank", calls=outcome.calls,
                                 notes=(outcome.note or "LLM rerank failed",)), tier="retrieval")
     passed = bool(outcome.evidence)
-    check = Check("llm_rerank", passed, outcome.best, config.threshold,
+    check = Check(CheckName.LLM_RERANK, passed, outcome.best, config.threshold,
                   f"{len(outcome.evidence)} of {min(len(trace.evidence), config.max_sources)} "
-                  f"sources graded >= {config.threshold} (0–3)", "not_relevant")
+                  f"sources graded >= {config.threshold} (0–3)", RefusalReason.NOT_RELEVANT)
     stage = Stage("llm_rerank", checks=(check,), calls=outcome.calls)
     if not passed:
-        return trace.refuse(stage, "not_relevant", tier="llm_rerank")
+        return trace.refuse(stage, RefusalReason.NOT_RELEVANT, tier="llm_rerank")
     return trace.then(stage, tier="llm_rerank", evidence=outcome.evidence)

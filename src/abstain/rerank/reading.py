@@ -4,7 +4,8 @@ The reader (:class:`~abstain.rerank.reader.OnnxReader`, *answers* head) reads th
 against a few sentence windows of the top kept chunks, in one batched call, and the best
 window's probability is the question's *answerability*. It feeds the gate (check
 ``answerability``; a high one waives the word-level coverage checks, whose job it does
-better) and the calibrated confidence (feature ``answerability``).
+better) and the calibrated confidence (feature ``answerability``); the gate decides when
+to read (:func:`abstain.gate.gate_with_reading`).
 
 Only what the decision needs is read: the first :data:`READ_CHUNKS` kept chunks, and of their
 windows the :data:`READ_WINDOWS` that share the most words with the question (the window
@@ -14,23 +15,17 @@ short pairs, whatever the chunk size.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 
-from abstain.evidence import Evidence
-from abstain.query import query_terms, tokens
+from abstain.evidence import Evidence, ReadWindow
 from abstain.rerank.reader import sigmoid
-from abstain.rerank.windows import sentence_windows
-from abstain.text import stem
-
-if TYPE_CHECKING:
-    from abstain.confidence import Calibration
-    from abstain.gate import Gate, GateInput, GateResult
+from abstain.rerank.windows import windowed_sentences
+from abstain.text import content_words, stem, tokens
 
 READ_CHUNKS = 3
 """Kept chunks read: the answer is built from the first few."""
@@ -59,6 +54,20 @@ class Reading:
     chunks_read: int
     ms: float
     model: str
+    windows: tuple[tuple[int, ReadWindow], ...] = ()
+    """Every window read, with the index of its chunk in the kept evidence."""
+
+    def annotate(self, evidence: Sequence[Evidence]) -> tuple[Evidence, ...]:
+        """The evidence with each read chunk's windows attached, the chunk holding the best
+        window first (what the answer quotes and an LLM reads first)."""
+        read: dict[int, list[ReadWindow]] = {}
+        for chunk, window in self.windows:
+            read.setdefault(chunk, []).append(window)
+        out = [replace(ev, read=tuple(sorted(read.get(i, ()), key=lambda w: w.position)))
+               for i, ev in enumerate(evidence)]
+        if 0 <= self.chunk < len(out):
+            out.insert(0, out.pop(self.chunk))
+        return tuple(out)
 
 
 def read_evidence(reader: PairLogits, question: str, evidence: Sequence[Evidence], *,
@@ -68,54 +77,21 @@ def read_evidence(reader: PairLogits, question: str, evidence: Sequence[Evidence
     read = list(evidence[:chunks])
     if not read or not question.strip():
         return None
-    asked = {stem(t) for t in query_terms(question)}
-    candidates: list[tuple[int, int, int, str]] = []
+    asked = {stem(t) for t in content_words(question)}
+    candidates: list[tuple[int, int, int, str, tuple[str, ...]]] = []
     for c, ev in enumerate(read):
-        for w, text in enumerate(sentence_windows(ev.text)):
+        for w, (text, sentences) in enumerate(windowed_sentences(ev.text)):
             shared = len(asked & {stem(t) for t in tokens(text)})
-            candidates.append((-shared, c, w, text))
-    chosen = sorted(candidates)[:windows]
-    logits = reader.logits([question] * len(chosen), [text for *_, text in chosen])
+            candidates.append((-shared, c, w, text, sentences))
+    chosen = sorted(candidates, key=lambda item: item[:3])[:windows]
+    logits = reader.logits([question] * len(chosen), [item[3] for item in chosen])
     scores = logits[:, ANSWERS_HEAD]
     best = int(np.argmax(scores))
     probability = sigmoid(float(scores[best]))
+    read_windows = tuple(
+        (c, ReadWindow(text, sentences, round(sigmoid(float(score)), 4), w))
+        for (_, c, w, text, sentences), score in zip(chosen, scores, strict=True))
     return Reading(answerability=round(probability, 4), chunk=chosen[best][1],
                    window=chosen[best][3], windows_read=len(chosen), chunks_read=len(read),
-                   ms=round((time.perf_counter() - started) * 1000, 1), model=reader.name)
-
-
-SETTLED_WITHOUT_READING = frozenset({"evidence", "best_distance", "answer_gate",
-                                     "entity_existence", "top_ratio"})
-"""Refusals a reading could not overturn: the gate decides them before the reader runs, so
-they cost nothing extra."""
-
-
-def gate_with_reading(gate: Gate, calibration: Calibration | None, reader: PairLogits | None,
-                      data: GateInput) -> tuple[GateResult, GateInput]:
-    """The gate's verdict, with the reader's reading when it can matter.
-
-    A question the gate refuses on a check no reading overturns (nothing retrieved, nothing
-    close, a name that is not there, a user rule) is not read. Otherwise the kept evidence is
-    read, the answerability joins the features, ``calibration`` (fitted with that feature;
-    None: the shipped ``calibration-reading.json``) gives the confidence, and the gate
-    decides again with the reading.
-    """
-    if reader is not None:  # the gate may run twice: look the workspace's identifiers up once
-        data = replace(data, known_identifiers=functools.cache(data.known_identifiers))
-    result = gate.evaluate(data)
-    if reader is None:
-        return result, data
-    failing = {c.name for c in result.checks if not c.passed}
-    if failing & SETTLED_WITHOUT_READING or any(n.startswith("rule:") for n in failing):
-        return result, data
-    reading = read_evidence(reader, data.question, data.evidence)
-    if reading is None:
-        return result, data
-    if calibration is None:
-        from abstain.confidence import default_calibration
-
-        calibration = default_calibration(reading=True)
-    features = replace(data.features, answerability=reading.answerability)
-    data = replace(data, features=features, confidence=calibration.confidence(features),
-                   min_confidence=calibration.gate_threshold, reading=reading)
-    return gate.evaluate(data), data
+                   ms=round((time.perf_counter() - started) * 1000, 1), model=reader.name,
+                   windows=read_windows)

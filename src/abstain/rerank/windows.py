@@ -20,22 +20,33 @@ MAX_WINDOWS = 24
 def sentence_windows(text: str, *, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS,
                      max_windows: int = MAX_WINDOWS) -> list[str]:
     """Sentences of ``text``, short ones merged forward and long ones cut; never empty."""
-    out: list[str] = []
-    carry = ""
+    return [window for window, _ in windowed_sentences(
+        text, min_words=min_words, max_words=max_words, max_windows=max_windows)]
+
+
+def windowed_sentences(text: str, *, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS,
+                       max_windows: int = MAX_WINDOWS) -> list[tuple[str, tuple[str, ...]]]:
+    """Each window of :func:`sentence_windows` with the sentences of ``text`` it was made
+    from, as they stand in the text (a long sentence cut into several windows is the one
+    sentence of each): what an answer quotes when it quotes a window."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    carry: list[str] = []
     for sentence in split_sentences(text):
-        sentence = f"{carry} {sentence}".strip() if carry else sentence
-        words = sentence.split()
+        group = [*carry, sentence]
+        words = " ".join(group).split()
         if len(words) < min_words:
-            carry = sentence
+            carry = group
             continue
-        carry = ""
+        carry = []
         for start in range(0, len(words), max_words):
-            out.append(" ".join(words[start:start + max_words]))
+            out.append((" ".join(words[start:start + max_words]), tuple(group)))
     if carry:
-        if out and len(carry.split()) < min_words:
-            out[-1] = f"{out[-1]} {carry}"
+        rest = " ".join(carry).strip()
+        if out and len(rest.split()) < min_words:
+            window, last = out[-1]
+            out[-1] = (f"{window} {rest}", (*last, *carry))
         else:
-            out.append(carry)
+            out.append((rest, tuple(carry)))
     if not out:
-        out = [" ".join(text.split()) or " "]
+        out = [(" ".join(text.split()) or " ", (text,))]
     return out[:max_windows]

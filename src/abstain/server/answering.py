@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING
 import anyio
 from starlette.concurrency import run_in_threadpool
 
-from abstain.answer import Answer, answer_of
+from abstain.answer import Answer
 from abstain.generate.stage import generate
 from abstain.stream import Event
+from abstain.trace import answer_of
 from abstain.verify.outcome import verify
 
 if TYPE_CHECKING:

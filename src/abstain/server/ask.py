@@ -41,7 +41,7 @@ async def ask(request: Request, body: AskRequest, ws: Workspace) -> JSONResponse
     svc = services(request)
     await known_workspace(svc, ws)
     pipe = svc.pipeline_for(ws)
-    result = await answering.answer(svc, pipe, body.question, ws)
+    result = await answering.answer(svc, pipe, body.asked(), ws)
     return JSONResponse(result.to_json())
 
 
@@ -67,7 +67,7 @@ async def ask_stream(request: Request, body: AskRequest, ws: Workspace,
     svc = services(request)
     await known_workspace(svc, ws)
     encoder = TextEncoder(started) if format == "text" else SSEEncoder()
-    return await open_stream(svc, body.question, ws, encoder)
+    return await open_stream(svc, body.asked(), ws, encoder)
 
 
 async def open_stream(svc: Services, question: str, ws: str, encoder: Encoder) -> EventStream:

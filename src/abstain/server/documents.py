@@ -20,7 +20,8 @@ from starlette.datastructures import UploadFile
 
 from abstain.errors import IngestError, SourceConflict
 from abstain.ingest import IngestReport, document_id
-from abstain.ingest.parse import SUPPORTED_SUFFIXES, ParsedDocument, decode_text, parse_pdf
+from abstain.ingest.blocks import BlockKind, ParsedDocument
+from abstain.ingest.parse import SUPPORTED_SUFFIXES, decode_text, parse_bytes
 from abstain.ingest.screen import summary
 from abstain.ingest.visibility import Dropped
 from abstain.server.auth import Workspace
@@ -181,8 +182,8 @@ def _decode(source: str, data: bytes) -> tuple[TextDocument, tuple[Dropped, ...]
         raise ApiError(415, "unsupported_media_type",
                        f"{source}: unsupported file type {suffix or '(none)'}; "
                        f"supported: {', '.join(SUPPORTED_SUFFIXES)}")
-    if suffix == ".pdf":
-        parsed = parse_pdf(data, fallback_title=PurePosixPath(source).stem)
+    if suffix not in _FORMATS:  # PDF, reST, Word, notebooks, mail, CSV: parsed here
+        parsed = parse_bytes(data, source)
         return TextDocument(text=_as_markdown(parsed), source=source, format="md",
                             title=parsed.title), parsed.dropped
     text = decode_text(data, source)  # the CLI's decoder: UTF-8 or a reported skip
@@ -193,11 +194,13 @@ def _decode(source: str, data: bytes) -> tuple[TextDocument, tuple[Dropped, ...]
 
 
 def _as_markdown(parsed: ParsedDocument) -> str:
-    """A parsed PDF as Markdown, keeping its headings, for ``ingest_text``."""
+    """A parsed file as Markdown, keeping its headings and blocks, for ``ingest_text``."""
     parts: list[str] = []
     for section in parsed.sections:
-        if section.heading_path:
-            parts.append(f"{'#' * min(len(section.heading_path) + 1, 6)} "
-                         f"{section.heading_path[-1]}")
-        parts.extend(section.blocks)
+        for block in section.blocks:
+            if block.kind is BlockKind.HEADING and block.text in section.heading_path:
+                level = section.heading_path.index(block.text) + 2
+                parts.append(f"{'#' * min(level, 6)} {block.text}")
+            else:
+                parts.append(block.text)
     return "\n\n".join(parts)

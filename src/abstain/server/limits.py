@@ -1,8 +1,10 @@
 """Request body limits, enforced before and while the body is read (413).
 
-A declared ``Content-Length`` over the limit is refused before a byte is read;
-a chunked body is counted as it arrives and refused once it passes the limit,
-so nothing of it reaches the store.
+A declared ``Content-Length`` over the limit is refused before a byte reaches the
+application: the body is read and thrown away (up to ``DRAIN_FACTOR`` times the limit)
+and then the 413 is sent, so that a client still writing its body reads the answer rather
+than a reset connection. A chunked body is counted as it arrives and refused once it
+passes the limit, so nothing of it reaches the store.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from abstain.server.errors import ApiError
 
 _UPLOAD_PATH = re.compile(r"^/v1/workspaces/[^/]+/documents/?$")
+DRAIN_FACTOR = 4
+"""An over-limit body is drained up to this many times the limit before the 413; past it
+the connection is closed without waiting for the rest."""
 
 
 def _too_large(limit: int) -> ApiError:
@@ -64,8 +69,22 @@ def _content_length(scope: Scope) -> int | None:
     return None
 
 
+async def _drain(receive: Receive, cap: int) -> None:
+    """Read and discard the request body, at most ``cap`` bytes of it."""
+    read = 0
+    while read <= cap:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        read += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
+
+
 async def _reject(scope: Scope, receive: Receive, send: Send, limit: int) -> None:
     from fastapi.responses import JSONResponse
+
+    await _drain(receive, DRAIN_FACTOR * limit)
 
     error = _too_large(limit)
     body = {"error": {"code": error.code, "message": error.message}}

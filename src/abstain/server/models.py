@@ -24,16 +24,44 @@ def valid_unicode(value: str) -> str:
     return value
 
 
+class Clarifies(BaseModel):
+    """The clarifying question a user's question answers (a refusal ``unknown_term``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(description="The question that was answered with a clarifying "
+                                      "question (the refusal's `question`).")
+    term: str = Field(description="The term it asked about (the refusal's `missing[0]`).")
+
+    @field_validator("question", "term")
+    @classmethod
+    def _unicode(cls, value: str) -> str:
+        return valid_unicode(value)
+
+
 class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     question: str = Field(description="The question. Longer than 4,000 characters is refused "
                                       "with reason `question_too_long` (HTTP 200).")
+    clarifies: Clarifies | None = Field(
+        default=None, description="Set when `question` is the user's reply to a clarifying "
+        "question (refusal `unknown_term`): a short reply takes the unclear term's place in "
+        "the earlier question, a longer one is added to it, a question replaces it.")
 
     @field_validator("question")
     @classmethod
     def _unicode(cls, value: str) -> str:
         return valid_unicode(value)
+
+    def asked(self) -> str:
+        """The question to answer, with the reply to a clarifying question read in."""
+        if self.clarifies is None:
+            return self.question
+        from abstain.terminology import reply_to_clarification
+
+        return reply_to_clarification(self.clarifies.question, self.clarifies.term,
+                                      self.question)
 
 
 class TextDocument(BaseModel):

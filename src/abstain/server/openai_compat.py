@@ -2,9 +2,12 @@
 
 Chat front ends and the ``openai`` SDK use abstain as a "model": ``base_url`` is
 ``http://host:port/v1``, ``api_key`` an abstain key and ``model`` the workspace. The last
-user message is the question (earlier turns are not used). An answer's
+user message is the question; earlier turns are used only when the assistant's last turn
+asked what a term means (``unknown_term``): the user's reply then completes the question
+before it (:func:`abstain.terminology.reply_to_clarification`). An answer's
 ``message.content`` is the cited answer text; a refusal's ``message.refusal`` is the
-refusal message and ``message.content`` carries the same text, so every UI shows it.
+refusal message and ``message.content`` carries the same text, so every UI shows it; a
+clarifying question (``unknown_term``) is a normal assistant turn in ``content`` only.
 Both carry an ``abstain`` object (answered, reason, confidence, triage, citations,
 evidence). ``stream: true`` sends ``chat.completion.chunk`` events that release only
 verified sentences, then ``data: [DONE]``.
@@ -22,6 +25,8 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from abstain.generate.prompts import approx_tokens
+from abstain.messages import clarified_term
+from abstain.records import RefusalReason
 from abstain.server import answering
 from abstain.server.ask import known_workspace, open_stream
 from abstain.server.auth import api_key
@@ -31,6 +36,10 @@ from abstain.server.keys import ApiKey
 from abstain.server.models import valid_unicode
 from abstain.server.state import services
 from abstain.stream import Event
+from abstain.terminology import reply_to_clarification
+
+CLARIFYING = RefusalReason.UNKNOWN_TERM
+"""The refusal reason whose message is a question to the user (abstain.terminology)."""
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 Key = Annotated[ApiKey, Depends(api_key)]
@@ -66,10 +75,17 @@ class ChatRequest(BaseModel):
     stream: bool = False
 
     def question(self) -> str:
-        for message in reversed(self.messages):
-            if message.role == "user":
-                return message.text()
-        raise ApiError(422, "invalid_request", "messages: no message with role 'user'")
+        turns = [m for m in self.messages if m.role in ("user", "assistant")]
+        users = [i for i, m in enumerate(turns) if m.role == "user"]
+        if not users:
+            raise ApiError(422, "invalid_request", "messages: no message with role 'user'")
+        last = users[-1]
+        reply = turns[last].text()
+        if last >= 2 and turns[last - 1].role == "assistant" and turns[last - 2].role == "user":
+            term = clarified_term(turns[last - 1].text())
+            if term is not None:
+                return reply_to_clarification(turns[last - 2].text(), term, reply)
+        return reply
 
 
 def _workspace(key: ApiKey, name: str) -> str:
@@ -117,7 +133,7 @@ async def chat_completions(request: Request, body: ChatRequest, key: Key) -> Res
     result = await answering.answer(svc, pipe, question, ws)
     payload = result.to_json()
     text = _content(payload)
-    refusal = None if payload["answered"] else text
+    refusal = None if payload["answered"] or _clarifies(payload) else text
     return JSONResponse({
         "id": _id(), "object": "chat.completion", "created": int(time.time()), "model": ws,
         "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
@@ -136,6 +152,11 @@ def abstain_object(payload: dict[str, Any]) -> dict[str, Any]:
             "triage": payload["triage"], "citations": payload["citations"],
             "evidence": payload.get("evidence", []), "llm_called": payload["llm_called"],
             "suggestions": refusal.get("suggestions", [])}
+
+
+def _clarifies(payload: dict[str, Any]) -> bool:
+    """A clarifying question: a normal assistant turn the user answers, not a refusal."""
+    return bool((payload.get("refusal") or {}).get("reason") == CLARIFYING)
 
 
 def _content(payload: dict[str, Any]) -> str:
@@ -183,6 +204,8 @@ class ChunkEncoder:
             return self._chunk({"content": prefix + str(data.get("text", ""))})
         if event.kind == "refusal":
             message = str(data.get("message", ""))
+            if data.get("reason") == CLARIFYING:
+                return self._chunk({"content": message})
             return self._chunk({"content": message, "refusal": message})
         if event.kind == "retraction":
             message = str(data.get("message", ""))

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from abstain.errors import EmbedderMismatch, InputError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
+from abstain.records import TermCounts as TermCounts
 
 WORKSPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 """Workspace names: the CLI, the Python API and the HTTP API all accept exactly these."""
@@ -54,20 +55,6 @@ class StoredChunk:
     chunk: Chunk
     document: Document
     parent_text: str
-
-
-@dataclass(frozen=True, slots=True)
-class TermCounts:
-    """How many searchable chunks of a workspace hold each phrase, and how many there are."""
-
-    total: int
-    counts: dict[str, int]
-    """Phrase -> chunks holding its words in order (stemmed, whole words). Exact up to
-    :data:`TERM_COUNT_CAP`; a store may estimate beyond it (the SQLite store scales its
-    store-wide vocabulary to the workspace) or report the cap."""
-
-    def count(self, phrase: str) -> int:
-        return self.counts.get(phrase, 0)
 
 
 TERM_COUNT_CAP = 200

@@ -26,18 +26,18 @@ from abstain.errors import EmbedderMismatch, MissingDependency, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document, FusedHit
 from abstain.fuse import RRF_K
 from abstain.query import MAX_QUERY_TERMS, query_terms
+from abstain.records import TermCounts
 from abstain.stores import postgres_sql as sql
 from abstain.stores.base import (
     TERM_COUNT_CAP,
     DocumentInfo,
     EmbedderInfo,
     StoredChunk,
-    TermCounts,
     check_staging_id,
     embedder_mismatch,
     vectors_by_chunk,
 )
-from abstain.tokens import tokens
+from abstain.text import tokens
 
 try:
     import psycopg

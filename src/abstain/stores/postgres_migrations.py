@@ -10,7 +10,8 @@ set ``abstain.all_workspaces = 'on'`` (only the store's cross-workspace reads do
 ``list_documents(None)``, ``workspaces()``, ``get_chunks``). Writes must always
 match ``abstain.workspace``. ``meta`` (the embedder binding) and
 ``embedding_cache`` (vectors keyed by model and text hash) are shared. ``query_log``
-(migration 2) has the same policy: a tenant never reads another's questions.
+(migration 2) has the same policy: a tenant never reads another's questions, and so do
+the vocabulary tables (migration 4): a tenant never reads another's terms.
 
 Superusers bypass row-level security, so when a superuser runs the migrations
 they create the NOLOGIN role ``abstain_app`` and hand it the tables; the store
@@ -36,6 +37,7 @@ Conn = psycopg.Connection[tuple[Any, ...]]
 
 APP_ROLE = "abstain_app"
 TENANT_TABLES = ("documents", "chunks", "identifiers")
+VOCABULARY_TABLES = ("vocabularies", "concepts", "concept_labels", "concept_words")
 _LOCK = "abstain.migrate"
 
 _POLICY = """
@@ -155,6 +157,55 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (staging_id, n)
     );
     """ + _POLICY.format(table="staged_chunks"),
+    # 4: controlled vocabularies (SKOS concepts) per workspace, looked up by label key
+    #    (abstain.stores.vocab_base); a vocabulary's concepts and labels go with it
+    """
+    CREATE TABLE vocabularies (
+        workspace text NOT NULL CHECK (workspace <> ''),
+        name text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('file', 'skosmos')),
+        location text NOT NULL,
+        vocid text NOT NULL DEFAULT '',
+        concepts integer NOT NULL,
+        languages text[] NOT NULL DEFAULT '{}',
+        loaded_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (workspace, name)
+    );
+    CREATE TABLE concepts (
+        workspace text NOT NULL,
+        vocabulary text NOT NULL,
+        uri text NOT NULL,
+        data jsonb NOT NULL,
+        PRIMARY KEY (workspace, uri, vocabulary),
+        FOREIGN KEY (workspace, vocabulary) REFERENCES vocabularies (workspace, name)
+            ON DELETE CASCADE
+    );
+    CREATE TABLE concept_labels (
+        workspace text NOT NULL,
+        vocabulary text NOT NULL,
+        uri text NOT NULL,
+        key text COLLATE "C" NOT NULL,
+        initials text NOT NULL,
+        kind text NOT NULL,
+        lang text NOT NULL,
+        label text NOT NULL,
+        FOREIGN KEY (workspace, vocabulary) REFERENCES vocabularies (workspace, name)
+            ON DELETE CASCADE
+    );
+    CREATE TABLE concept_words (
+        workspace text NOT NULL,
+        vocabulary text NOT NULL,
+        word text NOT NULL,
+        uri text NOT NULL,
+        PRIMARY KEY (workspace, word, vocabulary, uri),
+        FOREIGN KEY (workspace, vocabulary) REFERENCES vocabularies (workspace, name)
+            ON DELETE CASCADE
+    );
+    CREATE INDEX concept_labels_uri ON concept_labels (workspace, uri);
+    CREATE INDEX concept_labels_key ON concept_labels (workspace, key);
+    CREATE INDEX concept_labels_initials ON concept_labels (workspace, initials);
+    CREATE INDEX concept_labels_vocabulary ON concept_labels (workspace, vocabulary);
+    """ + "".join(_POLICY.format(table=t) for t in VOCABULARY_TABLES),
 ]
 
 
@@ -215,7 +266,7 @@ def _hand_to_app_role(conn: Conn) -> None:
         GRANT USAGE, CREATE ON SCHEMA public TO {APP_ROLE};
     """.encode())
     for table in ("meta", "schema_migrations", "embedding_cache", *TENANT_TABLES, "query_log",
-                  "staged_chunks"):
+                  "staged_chunks", *VOCABULARY_TABLES):
         conn.execute(f"ALTER TABLE {table} OWNER TO {APP_ROLE}".encode())
 
 

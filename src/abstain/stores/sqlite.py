@@ -23,18 +23,19 @@ import Stemmer
 
 from abstain.errors import EmbedderMismatch, NoDatabase, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
-from abstain.query import fts5_query, tokens
+from abstain.query import fts5_query
+from abstain.records import TermCounts
 from abstain.stores.base import (
     TERM_COUNT_CAP,
     DocumentInfo,
     EmbedderInfo,
     StoredChunk,
-    TermCounts,
     check_staging_id,
     embedder_mismatch,
     vectors_by_chunk,
 )
 from abstain.stores.sqlite_migrations import migrate
+from abstain.text import tokens
 
 _PORTER = Stemmer.Stemmer("porter")
 """The keyword arm's FTS5 ``porter`` tokenizer stems with Porter's original algorithm."""

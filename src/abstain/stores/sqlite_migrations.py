@@ -105,6 +105,55 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (staging_id, n)
     ) WITHOUT ROWID;
     """,
+    # 6: controlled vocabularies (SKOS concepts) per workspace, looked up by label key
+    #    (abstain.stores.vocab_base); a vocabulary's concepts and labels go with it
+    """
+    CREATE TABLE vocabularies (
+        workspace TEXT NOT NULL,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('file', 'skosmos')),
+        location TEXT NOT NULL,
+        vocid TEXT NOT NULL DEFAULT '',
+        concepts INTEGER NOT NULL,
+        languages TEXT NOT NULL DEFAULT '[]',
+        loaded_at TEXT NOT NULL,
+        PRIMARY KEY (workspace, name)
+    ) WITHOUT ROWID;
+    CREATE TABLE concepts (
+        workspace TEXT NOT NULL,
+        vocabulary TEXT NOT NULL,
+        uri TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (workspace, uri, vocabulary),
+        FOREIGN KEY (workspace, vocabulary) REFERENCES vocabularies (workspace, name)
+            ON DELETE CASCADE
+    ) WITHOUT ROWID;
+    CREATE TABLE concept_labels (
+        workspace TEXT NOT NULL,
+        vocabulary TEXT NOT NULL,
+        uri TEXT NOT NULL,
+        key TEXT NOT NULL,
+        initials TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        lang TEXT NOT NULL,
+        label TEXT NOT NULL,
+        FOREIGN KEY (workspace, vocabulary) REFERENCES vocabularies (workspace, name)
+            ON DELETE CASCADE
+    );
+    CREATE TABLE concept_words (
+        workspace TEXT NOT NULL,
+        vocabulary TEXT NOT NULL,
+        word TEXT NOT NULL,
+        uri TEXT NOT NULL,
+        PRIMARY KEY (workspace, word, vocabulary, uri),
+        FOREIGN KEY (workspace, vocabulary) REFERENCES vocabularies (workspace, name)
+            ON DELETE CASCADE
+    ) WITHOUT ROWID;
+    CREATE INDEX concept_labels_uri ON concept_labels (workspace, uri);
+    CREATE INDEX concept_labels_key ON concept_labels (workspace, key);
+    CREATE INDEX concept_labels_initials ON concept_labels (workspace, initials);
+    CREATE INDEX concept_labels_vocabulary ON concept_labels (workspace, vocabulary);
+    """,
 ]
 
 

@@ -23,8 +23,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from abstain.testing.loopback import LoopbackServer
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +60,9 @@ Script = Reply | str
 Responder = Callable[[dict[str, Any]], Script]
 
 
-class ScriptedOpenAIServer:
+class ScriptedOpenAIServer(LoopbackServer):
+    thread_name = "scripted-openai"
+
     def __init__(self, replies: Iterable[Script] = (), *, responder: Responder | None = None,
                  default: Script = "", model: str = "scripted") -> None:
         self._queue: list[Reply] = [_reply(r) for r in replies]
@@ -67,37 +71,11 @@ class ScriptedOpenAIServer:
         self.model = model
         self.requests: list[Request] = []
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # -- lifecycle -------------------------------------------------------------
-    def start(self) -> ScriptedOpenAIServer:
-        handler = type("Handler", (_Handler,), {"owner": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever,
-                                        name="scripted-openai", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> ScriptedOpenAIServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def url(self) -> str:
         """Base URL including ``/v1``."""
-        assert self._httpd is not None, "start() the server first"
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"{self.root_url}/v1"
 
     # -- scripting ---------------------------------------------------------------
     def script(self, *replies: Script) -> None:
@@ -245,3 +223,6 @@ class _Handler(BaseHTTPRequestHandler):
                 for i, v in enumerate(vectors)]
         self._send(200, json.dumps({"object": "list", "data": data, "model": self.owner.model,
                                     "usage": {"prompt_tokens": 0, "total_tokens": 0}}))
+
+
+ScriptedOpenAIServer.handler = _Handler

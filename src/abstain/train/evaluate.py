@@ -123,28 +123,3 @@ def balanced_accuracy(labels: Sequence[int], scores: Sequence[float] | np.ndarra
     tpr = (pred & y).sum() / max(1, y.sum())
     tnr = (~pred & ~y).sum() / max(1, (~y).sum())
     return float((tpr + tnr) / 2)
-
-
-def span_margins(onnx_path: Path, a: Sequence[str], b: Sequence[str],
-                 max_answer: int = 30) -> np.ndarray:
-    """For a model exported with a span head (recipe ``full-span``): per pair, the best answer
-    span's start+end logit minus the [CLS] ("no answer") one — the SQuAD 2.0 reader score."""
-    import onnxruntime as ort
-
-    from abstain.train.fit import collate, encode, tokenizer
-
-    session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
-    tok = tokenizer(128)
-    encoded = encode(tok, a, b)
-    out = np.zeros(len(encoded), dtype=np.float32)
-    for start in range(0, len(encoded), 32):
-        feeds = {k: v.numpy() for k, v in collate(encoded[start:start + 32]).items()}
-        span = session.run(["span_logits"], feeds)[0]
-        s, e = span[..., 0], span[..., 1]
-        valid = (feeds["token_type_ids"] == 1) & (feeds["attention_mask"] == 1)
-        i, j = np.triu_indices(s.shape[1])
-        keep = (j - i) < max_answer
-        i, j = i[keep], j[keep]
-        scores = np.where(valid[:, i] & valid[:, j], s[:, i] + e[:, j], -np.inf)
-        out[start:start + len(feeds["input_ids"])] = scores.max(axis=1) - (s[:, 0] + e[:, 0])
-    return out

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from abstain.answer import Check, Citation
 from abstain.evidence import Evidence
 from abstain.generate.prompts import RERANK_MAX
+from abstain.records import Check, CheckName, Citation, RefusalReason
 from abstain.text import truncate
 from abstain.verify.faithfulness import Strictness, describe, faithfulness
 from abstain.verify.sentences import SentenceVerdict
@@ -65,25 +65,25 @@ def conclude(verdicts: Sequence[SentenceVerdict], evidence: Sequence[Evidence], 
     notes.extend(f"sentence {i} had no [n]; the verifier cited [{v.cites[0]}]"
                  for i, v in enumerate(claims, start=1) if v.auto_cited)
     checks = [_citation_check(claims), Check(
-        "support", not unsupported, len(unsupported), 0,
+        CheckName.SUPPORT, not unsupported, len(unsupported), 0,
         f"{len(claims) - len(unsupported)} of {len(claims)} sentences supported "
-        f"({verifier} verifier, threshold {threshold:g})", "unsupported")]
+        f"({verifier} verifier, threshold {threshold:g})", RefusalReason.UNSUPPORTED)]
     if not kept:
         score, components = faithfulness(0.0, 0.0, logprob, 0.0)
-        checks.append(Check("faithfulness", False, score, strictness.threshold,
-                            "no supported sentence left", "unsupported"))
+        checks.append(Check(CheckName.FAITHFULNESS, False, score, strictness.threshold,
+                            "no supported sentence left", RefusalReason.UNSUPPORTED))
         return Verification((), unsupported, tuple(checks), score, components,
-                            citation_failed, "unsupported", tuple(notes))
+                            citation_failed, RefusalReason.UNSUPPORTED, tuple(notes))
     support = sum(v.support for v in kept) / len(kept)
     retrieval = _retrieval(kept, evidence, fallback_confidence, llm_reranked)
     kept_share = sum(v.supported for v in kept) / len(claims)
     score, components = faithfulness(support, retrieval, logprob, kept_share)
     passed = score >= strictness.threshold
-    checks.append(Check("faithfulness", passed, score, strictness.threshold,
+    checks.append(Check(CheckName.FAITHFULNESS, passed, score, strictness.threshold,
                         f"{describe(components)}; strictness {strictness.value}",
-                        "low_faithfulness"))
+                        RefusalReason.LOW_FAITHFULNESS))
     return Verification(kept, unsupported, tuple(checks), score, components, citation_failed,
-                        None if passed else "low_faithfulness", tuple(notes))
+                        None if passed else RefusalReason.LOW_FAITHFULNESS, tuple(notes))
 
 
 def _retrieval(kept: Sequence[SentenceVerdict], evidence: Sequence[Evidence],
@@ -111,4 +111,5 @@ def _citation_check(claims: Sequence[SentenceVerdict]) -> Check:
         problems.extend(f"[{n}] does not contain {quoted!r}" for n in v.not_found)
     failed = sum(len(v.outside) + len(v.not_found) for v in claims)
     detail = "; ".join(problems) if problems else f"all {total} citations hold"
-    return Check("citations", not problems, failed, 0, detail, "verification_failed")
+    return Check(CheckName.CITATIONS, not problems, failed, 0, detail,
+                 RefusalReason.VERIFICATION_FAILED)

@@ -16,7 +16,7 @@ With the default threshold 0.5 one absent content word already fails a sentence
 ("Members may visit on Sundays" against a source that says Saturdays), and an
 absent name or number always does ("France won the 2018 World Cup" against a
 source that names no winner). Numbers match after normalising ``1,000`` to
-``1000`` and ``two``–``twelve``/``twenty``… to digits; identifiers
+``1000`` and number words (``two``, ``fifteen``, ``seventy``; not ``one``) to digits; identifiers
 (ADR-0050, ``storage.wal_segment_mb``) must occur whole. Words that only frame
 a sentence ("may", "also", "according", "documents") are not content words. A
 sentence without content words gets 1.0 (nothing to check).
@@ -33,21 +33,22 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from abstain.identifiers import find_identifiers, occurs_in
-from abstain.mentions import find_names
-from abstain.query import STOPWORDS, tokens
-from abstain.text import stem
+from abstain.text import (
+    FRAMING_WORDS,
+    content_words,
+    find_identifiers,
+    find_names,
+    number_words,
+    occurs_in,
+    stem,
+    tokens,
+)
 from abstain.verify.base import DEFAULT_SUPPORT_THRESHOLD
 
 NOTE = ("lexical verifier: support is content-word, number and identifier overlap with the "
         "cited text, a stand-in until a trained support scorer is configured")
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_NUMBER_WORDS = {w: str(n) for n, w in enumerate(
-    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-     "eleven", "twelve"]) if n >= 2}
-_NUMBER_WORDS.update({w: str(10 * n) for n, w in enumerate(
-    ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], start=2)})
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|none|neither|nor|without)\b|n['’]t\b",
                        re.IGNORECASE)
 _WINDOW_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -56,24 +57,20 @@ _PLAIN_NUMBER = re.compile(r"v?\d+(?:\.\d+)*")
 
 MISSING_WORD_FACTOR = 0.45
 """Each content word absent from the cited text multiplies support by this (one fails 0.5)."""
-_FRAMING = frozenset(
-    """may might must shall could would should also according document documents source
-    sources text passage passages answer answers state states stated say says said mention
-    mentions mentioned describe describes described note notes noted provide provides
-    provided based following""".split())
 
 
 def content_stems(text: str) -> list[str]:
-    """Stems of the content words of ``text`` (stopwords, framing words, single letters and
-    numbers out)."""
-    return [stem(t) for t in tokens(text)
-            if t not in STOPWORDS and t not in _FRAMING and len(t) > 1 and not t.isdigit()
-            and t not in _NUMBER_WORDS]
+    """Stems of the content words of ``text`` (:func:`abstain.text.content_words`) less the
+    words that frame an answer (:data:`abstain.text.FRAMING_WORDS`) and numbers, which
+    :func:`numbers` checks."""
+    spelled = number_words(text)
+    return [stem(t) for t in content_words(text)
+            if t not in FRAMING_WORDS and not t.isdigit() and t not in spelled]
 
 
 def numbers(text: str) -> set[str]:
     found = {_norm_number(m.group(0)) for m in _NUMBER.finditer(text)}
-    found.update(_NUMBER_WORDS[t] for t in tokens(text) if t in _NUMBER_WORDS)
+    found.update(str(n) for n in number_words(text).values())
     return found
 
 
@@ -134,12 +131,12 @@ class LexicalVerifier:
         source_numbers = numbers(joined)
         missing_numbers = tuple(sorted(numbers(sentence) - source_numbers))
         missing_ids = tuple(
-            i for i in find_identifiers(sentence, quoted=False)
+            i for i in find_identifiers(sentence)
             if not _PLAIN_NUMBER.fullmatch(i) and not occurs_in(i, joined))
         source_tokens = set(tokens(joined))
         missing_names = tuple(
             n for n in find_names(sentence)
-            if not find_identifiers(n, quoted=False)
+            if not find_identifiers(n)
             and not all(t in source_tokens for t in tokens(n)))
         negated = bool(_NEGATION.search(sentence))
         mismatch = bool(claim) and best_window != "" and negated != bool(

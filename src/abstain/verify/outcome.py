@@ -15,13 +15,21 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from abstain.align import generated_type_check
-from abstain.answer import Check, Citation, Refusal
 from abstain.evidence import Evidence
-from abstain.generate.base import Generation, Sentence
 from abstain.generate.clarify import clarification
 from abstain.generate.prompts import context_texts
 from abstain.messages import refusal_message
-from abstain.trace import Outcome, Stage, Trace
+from abstain.records import (
+    Check,
+    CheckName,
+    Citation,
+    Generation,
+    Refusal,
+    RefusalReason,
+    Sentence,
+    Stage,
+)
+from abstain.trace import Outcome, Trace
 from abstain.verify.base import Verifier, support_threshold, verifier_name
 from abstain.verify.correct import conclude
 from abstain.verify.faithfulness import Strictness
@@ -54,7 +62,7 @@ def verify(trace: Trace, verifier: Verifier | None, strictness: Strictness,
     if typed is not None:
         checks = (*checks, typed)
         if not typed.passed:
-            refusal = "answer_type_missing"
+            refusal = RefusalReason.ANSWER_TYPE_MISSING
     stage = Stage("verify", checks=checks, notes=(*((str(note),) if note else ()),
                                                   *result.notes))
     verified = Outcome(triage="verification_failed" if result.citation_failed else None,
@@ -76,9 +84,11 @@ def as_written(sentence: Sentence) -> Sentence:
 
 def _unverified(trace: Trace, generation: Generation) -> Trace:
     if not generation.sentences:
-        check = Check("answer_sentences", False, 0, 1,
-                      "no sentence of the evidence addresses the question", "unsupported")
-        return trace.refuse(Stage("verify", checks=(check,)), "unsupported", triage="no_match")
+        check = Check(CheckName.ANSWER_SENTENCES, False, 0, 1,
+                      "no sentence of the evidence addresses the question",
+                      RefusalReason.UNSUPPORTED)
+        return trace.refuse(Stage("verify", checks=(check,)), RefusalReason.UNSUPPORTED,
+                            triage="no_match")
     return trace.end(Outcome().with_sentences([as_written(s) for s in generation.sentences],
                                               _citations(generation.sentences, trace.evidence)),
                      Stage("verify"))

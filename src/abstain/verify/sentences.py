@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from abstain.generate import Sentence
 from abstain.generate.cited import is_question
+from abstain.records import Sentence
 from abstain.verify.base import Verifier, support_threshold
 from abstain.verify.lexical import best_sentence
 

@@ -1,0 +1,280 @@
+"""The evidence checks: whether the kept evidence holds what the question names and asks
+(entities, informative and passage coverage, answer type), and how identifier questions
+rank and score their evidence."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from abstain.align.question import Focus, compared
+from abstain.align.types import TYPE_STEMS, AskedType
+from abstain.evidence import Evidence
+from abstain.mentions import Kind, Mention, parse_question
+from abstain.records import Check, CheckName, RefusalReason
+from abstain.text import (
+    english_rarity,
+    nearest,
+    occurs_in,
+    split_sentences,
+    stem,
+    stems,
+)
+
+KEYWORD_CONFIDENCE_SCALE = 0.8
+"""Keyword evidence alone tops out at 80/100: a perfect term match is strong, never certain."""
+RARE_NAME = 0.5
+"""A name this rare in the workspace (in under ~√N chunks) must be in the evidence itself
+(flags aside: they are often the user's own illustration):
+"Windows Terminal" in a page about the Windows console is not an answer about it. Names
+common in the workspace ("SDK", "Click") need only exist."""
+UNKNOWN_WORD_RARITY = 0.9
+"""An asked word this rare in English (Zipf ≤ 3.75) that no document holds refuses alone."""
+MISSING_TERM_WEIGHT = 0.5
+"""Absent words at least this informative are named in the refusal."""
+
+
+# -- matching ---------------------------------------------------------------
+
+def _label_text(ev: Evidence) -> str:
+    """What names the whole document: its title, first heading and file name."""
+    return f"{ev.document.title}\n{' '.join(ev.chunk.heading_path[:1])}\n{ev.document.source}"
+
+
+def holds(mention: Mention, text: str, text_stems: Sequence[str] | None = None) -> bool:
+    """Whether ``text`` holds the mention whole: its words in order, stem-equal, no prefix
+    tolerance; versions never match a longer version (1.3 is not 1.3.2); flags keep their
+    dashes."""
+    if mention.why == "version":
+        return occurs_in(mention.text, text)
+    if mention.why == "flag":
+        return re.search(rf"(?<![\w-]){re.escape(mention.text)}(?![\w-])", text,
+                         re.IGNORECASE) is not None
+    wanted = [stem(w) for w in mention.words]
+    if not wanted:
+        return True
+    have = list(text_stems) if text_stems is not None else stems(text)
+    n = len(wanted)
+    return any(have[i:i + n] == wanted for i in range(len(have) - n + 1))
+
+
+def focus_evidence(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
+    """For a question that names identifiers: the chunks that hold at least one of them,
+    those of a document named after them (title, first heading, file name) first, most held
+    first; () when none does or the question names no identifier."""
+    wanted = focus.parts.identifiers
+    if not wanted or not evidence:
+        return ()
+    ranked = []
+    for index, ev in enumerate(evidence):
+        text = ev.labelled_text
+        held = sum(holds(m, text) for m in wanted)
+        labelled = sum(holds(m, _label_text(ev)) for m in wanted)
+        ranked.append((-labelled, -held, index, ev))
+    return tuple(r[3] for r in sorted(ranked, key=lambda r: r[:3]) if r[1] < 0)
+
+
+def keyword_confidence(focus: Focus, ev: Evidence) -> float:
+    """0–100 from keyword evidence, for a chunk the keyword arm found: the informative share
+    of the question it holds, scaled by :data:`KEYWORD_CONFIDENCE_SCALE`. When the question
+    names identifiers, a chunk must hold them all, and holding them is half the score."""
+    if ev.hit.keyword_rank is None:
+        return 0.0
+    text = ev.labelled_text
+    text_stems = stems(text)
+    wanted = focus.parts.identifiers
+    if not all(holds(m, text, text_stems) for m in wanted):
+        return 0.0
+    coverage, _ = informative_coverage(focus, text, text_stems)
+    if wanted:
+        coverage = 0.5 + 0.5 * coverage
+    return round(100.0 * KEYWORD_CONFIDENCE_SCALE * coverage, 1)
+
+
+def informative_coverage(focus: Focus, text: str, text_stems: Sequence[str] | None = None
+                         ) -> tuple[float, tuple[str, ...]]:
+    """Weighted share of what the question asks about that ``text`` holds: its words (by stem,
+    weighted by :meth:`Focus.weight`) and its identifiers (whole, weighted by their rarity in
+    the workspace); the absent ones, most informative first."""
+    have = list(text_stems) if text_stems is not None else stems(text)
+    present = set(have)
+    total = got = 0.0
+    missing: list[tuple[float, str]] = []
+    for word, word_stem, w in focus.weighted:
+        total += w
+        if word_stem in present:
+            got += w
+        else:
+            missing.append((w, word))
+    for mention, w in focus.weighted_identifiers:  # names are counted by their words already
+        total += w
+        if holds(mention, text, have):
+            got += w
+        else:
+            missing.append((w, mention.text))
+    if total <= 0:
+        return 1.0, ()
+    named = [word for w, word in sorted(missing, reverse=True) if w >= MISSING_TERM_WEIGHT]
+    return round(got / total, 4), tuple(named or [m[1] for m in sorted(missing, reverse=True)][:3])
+
+
+# -- the checks -------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class EntityVerdict:
+    check: Check
+    suggestions: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+
+
+def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
+                 known: Callable[[], Sequence[str]]) -> EntityVerdict:
+    """``known``: the workspace's identifiers, asked for only to suggest near ones."""
+    parts = focus.parts
+    wanted = [m for m in parts.mentions if m.kind is not Kind.SOFT]
+    soft = [m.text for m in parts.mentions if m.kind is Kind.SOFT]
+    note = f"; offered as context or comparison: {', '.join(soft)}" if soft else ""
+    if not wanted:
+        return EntityVerdict(Check(CheckName.ENTITY_EXISTENCE, True, "none", "all present",
+                                   "no identifiers or names in the question" + note,
+                                   RefusalReason.UNKNOWN_ENTITY))
+    text = "\n".join(e.labelled_text for e in evidence)
+    text_stems = stems(text)
+    rare_names = [m for m in parts.names if m.why != "flag" and focus.rarity(m) >= RARE_NAME]
+    absent_here = [m for m in [*parts.identifiers, *rare_names]
+                   if not holds(m, text, text_stems)]
+    nowhere = [m for m in wanted if m.kind is Kind.NAME and not focus.exists(m)]
+    nowhere += [m for m in absent_here if not focus.exists(m) and m not in nowhere]
+    elsewhere = [m for m in absent_here if m not in nowhere]
+    shown = ", ".join(m.text for m in wanted)
+    if not nowhere and not elsewhere:
+        return EntityVerdict(Check(CheckName.ENTITY_EXISTENCE, True, shown, "all present",
+                                   "identifiers in the evidence, names in the workspace" + note,
+                                   RefusalReason.UNKNOWN_ENTITY))
+    if not nowhere:
+        names = tuple(m.text for m in elsewhere)
+        return EntityVerdict(
+            Check(CheckName.ENTITY_EXISTENCE, False, ", ".join(names), "all present",
+                  f"{', '.join(names)} exist in the workspace but not in the evidence the answer "
+                  "would be built from" + note, RefusalReason.ENTITY_NOT_IN_EVIDENCE), (), names)
+    names = tuple(m.text for m in nowhere)
+    codes = [m for m in nowhere if m.kind is Kind.IDENTIFIER]
+    pool = list(known()) if codes else []
+    suggestions = tuple(dict.fromkeys(s for m in codes for s in nearest(m.text, pool)))
+    detail = f"not found in the workspace: {', '.join(names)}"
+    if suggestions:
+        detail += f"; did you mean {', '.join(suggestions)}?"
+    return EntityVerdict(Check(CheckName.ENTITY_EXISTENCE, False, ", ".join(names), "all present",
+                               detail + note, RefusalReason.UNKNOWN_ENTITY), suggestions, names)
+
+
+def coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: float
+                   ) -> tuple[Check, tuple[str, ...]]:
+    """Weighted coverage of the question's words by the evidence; and no asked word that is
+    rare in English may be absent from the whole workspace ("thymol" in a beekeeping set)."""
+    text = "\n".join(e.labelled_text for e in evidence)
+    text_stems = stems(text)
+    present = set(text_stems)
+    coverage, missing = informative_coverage(focus, text, text_stems)
+    unknown = tuple(t.word for t in focus.parts.terms
+                    if not t.context and t.stem not in present and focus.counts.count(t.word) == 0
+                    and english_rarity(t.word) >= UNKNOWN_WORD_RARITY and not t.word.isdigit())
+    if unknown:
+        detail = f"in no document of the workspace: {', '.join(unknown)}"
+        missing = tuple(dict.fromkeys((*unknown, *missing)))
+    else:
+        detail = ("missing: " + ", ".join(missing)) if missing else "everything found"
+    check = Check(CheckName.INFORMATIVE_COVERAGE, coverage >= threshold and not unknown, coverage,
+                  threshold, detail + " (terms weighted by rarity in the workspace and in "
+                  "English)", RefusalReason.LOW_COVERAGE)
+    return check, missing
+
+
+def local_coverage(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[float, str]:
+    """The best informative coverage of one passage: two consecutive sentences of a chunk,
+    with its title and headings. What is asked should be said together, not scattered. A
+    comparison ("the difference between A and B") counts only passages that name both."""
+    sides = compared(focus.parts.asked)
+    best, where = 0.0, ""
+    for ev in evidence:
+        label = ev.label
+        label_stems = stems(label)
+        sentences = split_sentences(ev.text) or [ev.text]
+        sentence_stems = [stems(s) for s in sentences]
+        for i in range(max(1, len(sentences) - 1)):
+            window = " ".join(sentences[i:i + 2])
+            have = label_stems + [w for ws in sentence_stems[i:i + 2] for w in ws]
+            if sides and not all(side & set(have) for side in sides):
+                continue
+            coverage, _ = informative_coverage(focus, f"{label}\n{window}", have)
+            if coverage > best:
+                best, where = coverage, window
+    return best, where
+
+
+def local_coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: float
+                         ) -> Check:
+    coverage, where = local_coverage(focus, evidence)
+    detail = f"best passage: {where[:120]}" if where else "no passage holds what is asked"
+    if compared(focus.parts.asked):
+        detail += " (a comparison: the passage must name both sides)"
+    return Check(CheckName.PASSAGE_COVERAGE, coverage >= threshold, coverage, threshold, detail,
+                 RefusalReason.LOW_COVERAGE)
+
+
+def answer_type_check(focus: Focus, evidence: tuple[Evidence, ...]) -> Check:
+    expected = focus.answer_type
+    if expected is None:
+        return Check(CheckName.ANSWER_TYPE, True, "any", "any", "the question asks for no specific "
+                     "type of answer", RefusalReason.ANSWER_TYPE_MISSING)
+    carrier = typed_sentence(focus, evidence)
+    if carrier is None:
+        return Check(CheckName.ANSWER_TYPE, False, "none", expected.value,
+                     f"no evidence sentence on the question's subject holds a {expected.value}",
+                     RefusalReason.ANSWER_TYPE_MISSING)
+    return Check(CheckName.ANSWER_TYPE, True, expected.value, expected.value,
+                 f"found in: {carrier[:120]}", RefusalReason.ANSWER_TYPE_MISSING)
+
+
+def generated_type_check(question: str, sentences: Sequence[str]) -> Check | None:
+    """The answer-type test applied to a generated answer's kept sentences (None when the
+    question asks for no specific type)."""
+    asked = AskedType.of(parse_question(question))
+    if asked is None:
+        return None
+    found = next((s for s in sentences if asked.carried_by(s)), None)
+    detail = (f"found in the answer: {found[:120]}" if found is not None else
+              f"no sentence of the answer states a {asked.expected.value}")
+    return Check(CheckName.GENERATED_ANSWER_TYPE, found is not None,
+                 asked.expected.value if found else "none", asked.expected.value, detail,
+                 RefusalReason.ANSWER_TYPE_MISSING)
+
+
+def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
+    """The first evidence sentence (a chunk's own heading included) on the question's subject
+    that carries the expected answer type."""
+    parts = focus.parts
+    asked = AskedType.of(parts)
+    if asked is None:
+        return None
+    id_words = {w for m in parts.identifiers for w in m.words}
+    subject = {t.stem for t in parts.terms if not t.context and t.word not in id_words}
+    subject -= TYPE_STEMS
+    for ev in evidence:
+        labelled = _labelled(ev, focus)
+        heading = " ".join(ev.chunk.heading_path[-1:])
+        for sentence in ([heading] if heading else []) + split_sentences(ev.text):
+            on_subject = labelled or any(holds(m, sentence) for m in parts.identifiers) or bool(
+                subject & set(stems(sentence)))
+            if on_subject and asked.carried_by(sentence):
+                return sentence
+    return None
+
+
+def _labelled(ev: Evidence, focus: Focus) -> bool:
+    """A chunk whose title or headings hold the question's identifiers is on its subject."""
+    wanted = focus.parts.identifiers
+    return bool(wanted) and all(holds(m, ev.label) for m in wanted)
+
+

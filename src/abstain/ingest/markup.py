@@ -1,0 +1,192 @@
+"""Markdown (markdown-it-py) and HTML (BeautifulSoup) into typed blocks.
+
+Markdown headings of both syntaxes (ATX ``##`` and setext underlines) and HTML
+``h1``–``h6`` open sections; lists, tables, definition lists and code become list
+items (with the paragraph that introduces the list), table rows with their header,
+definitions and code blocks (:mod:`abstain.ingest.blocks`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from abstain.ingest.blocks import (
+    Block,
+    ParsedDocument,
+    SectionBuilder,
+    code,
+    definition,
+    list_item,
+    one_line,
+    paragraph,
+    table_row,
+)
+from abstain.ingest.frontmatter import split_front_matter
+from abstain.ingest.visibility import DropKind, Dropped, dropped, hidden_reason
+
+_TERM = re.compile(r"(?P<term>[^:]{1,60}?):\s+(?P<text>\S.*)")
+"""``term: text`` in a list item: a definition when the term is a few words."""
+
+
+def item_block(text: str, lead: str, marker: str = "-") -> Block | None:
+    """A list item, or a definition when it reads ``term: text``."""
+    match = _TERM.fullmatch(one_line(text))
+    if match and len(match["term"].split()) <= 5:
+        block = definition(match["term"], match["text"])
+        return Block(block.kind, block.text, one_line(lead)) if block else None
+    return list_item(text, lead, marker)
+
+
+def parse_markdown(text: str, *, fallback_title: str, source: str | None = None) -> ParsedDocument:
+    from markdown_it import MarkdownIt
+
+    meta, body = split_front_matter(text, source=source or fallback_title)
+    tokens = MarkdownIt("commonmark").enable("table").parse(body)
+    builder = SectionBuilder()
+    last_paragraph = ""
+    leads: list[str] = []  # the lead of each open list
+    ordered: list[int] = []  # 0 for a bullet list, else the next number
+    item: list[str] | None = None
+    header: list[str] = []
+    row: list[str] = []
+    in_head = False
+
+    def end_item() -> None:
+        nonlocal item
+        if item:
+            marker = f"{ordered[-1]}." if ordered and ordered[-1] else "-"
+            builder.add(item_block(" ".join(item), leads[-1] if leads else "", marker))
+            if ordered and ordered[-1]:
+                ordered[-1] += 1
+        item = None
+
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        kind = tok.type
+        if kind == "heading_open":
+            end_item()
+            builder.heading(int(tok.tag[1:]), _inline_text(tokens[i + 1]))
+            last_paragraph = ""
+            i += 3
+            continue
+        if kind in ("bullet_list_open", "ordered_list_open"):
+            end_item()
+            leads.append(last_paragraph)
+            ordered.append(int(tok.attrs.get("start") or 1) if kind == "ordered_list_open" else 0)
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            end_item()
+            leads.pop()
+            ordered.pop()
+            last_paragraph = ""
+        elif kind == "list_item_open":
+            end_item()
+            item = []
+        elif kind == "list_item_close":
+            end_item()
+        elif kind == "inline" and tokens[i - 1].type == "paragraph_open":
+            content = _inline_text(tok)
+            if item is not None:
+                item.append(content)
+                last_paragraph = content
+            else:
+                builder.add(paragraph(content))
+                last_paragraph = content
+        elif kind in ("fence", "code_block"):
+            end_item()
+            builder.add(code(tok.content))
+        elif kind == "thead_open":
+            in_head, header = True, []
+        elif kind == "thead_close":
+            in_head = False
+        elif kind == "tr_open":
+            row = []
+        elif kind == "inline" and tokens[i - 1].type in ("th_open", "td_open"):
+            row.append(_inline_text(tok))
+        elif kind == "tr_close":
+            if in_head:
+                header = row
+            else:
+                builder.add(table_row(header, row))
+        i += 1
+    end_item()
+    title = str(meta.get("title") or builder.first_heading or fallback_title)
+    return ParsedDocument(title=title, sections=builder.build(), metadata=meta)
+
+
+def _inline_text(token: Any) -> str:
+    parts: list[str] = []
+    for child in token.children or []:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return "".join(parts)
+
+
+_HTML_BLOCKS = ("p", "li", "pre", "tr", "dt", "dd", "blockquote", "figcaption")
+
+
+def parse_html(text: str, *, fallback_title: str) -> ParsedDocument:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(text, "html.parser")
+    for tag in soup(["script", "style", "noscript", "nav", "footer", "template"]):
+        tag.decompose()
+    hidden: list[Dropped] = []
+    for tag in soup.find_all(True):
+        why = None if tag.decomposed else hidden_reason(tag.attrs or {})
+        if why is not None:
+            text = one_line(tag.get_text(" "))
+            if text:
+                hidden.append(dropped(DropKind.HIDDEN, why, text))
+            tag.decompose()
+    builder = SectionBuilder()
+    root = soup.body or soup
+    term = ""
+    for el in root.find_all(["h1", "h2", "h3", "h4", "h5", "h6", *_HTML_BLOCKS]):
+        if el.find_parent(_HTML_BLOCKS):
+            continue  # nested inside a block we already take whole
+        name = el.name or ""
+        if name.startswith("h") and len(name) == 2:
+            builder.heading(int(name[1]), el.get_text(" "))
+        elif name == "tr":
+            builder.add(_html_row(el))
+        elif name == "li":
+            builder.add(item_block(el.get_text(" "), _html_lead(el)))
+        elif name == "pre":
+            builder.add(code(el.get_text()))
+        elif name == "dt":
+            term = el.get_text(" ")
+        elif name == "dd":
+            builder.add(definition(term, el.get_text(" ")))
+        else:
+            builder.add(paragraph(el.get_text(" ")))
+    if not builder.blocks and not builder.sections:
+        for line in root.get_text("\n").split("\n\n"):
+            builder.add(paragraph(line))
+    title_tag = soup.title.get_text(" ").strip() if soup.title else ""
+    title = title_tag or builder.first_heading or fallback_title
+    return ParsedDocument(title=one_line(title), sections=builder.build(),
+                          dropped=tuple(hidden))
+
+
+def _html_row(tr: Any) -> Block | None:
+    cells = tr.find_all(["td", "th"])
+    if cells and all(c.name == "th" for c in cells):
+        return None  # the header: carried by every row
+    table = tr.find_parent("table")
+    head = table.find("tr") if table is not None else None
+    header = ([one_line(c.get_text(" ")) for c in head.find_all("th")]
+              if head is not None and head is not tr else [])
+    return table_row(header, [c.get_text(" ") for c in cells])
+
+
+def _html_lead(li: Any) -> str:
+    """The paragraph just before the item's list."""
+    parent = li.find_parent(["ul", "ol"])
+    before = parent.find_previous_sibling() if parent is not None else None
+    if before is not None and before.name == "p":
+        return str(before.get_text(" "))
+    return ""

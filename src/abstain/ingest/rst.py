@@ -1,0 +1,254 @@
+"""reStructuredText (docutils) into typed blocks.
+
+docutils parses the text into its document tree; sections (over- and underlined titles
+of any adornment) open sections, lists become list items with the paragraph before
+them as their lead, definition lists, field lists and option lists become definitions,
+tables (grid, simple, ``list-table``, ``csv-table``) rows with their header, literal and
+doctest blocks code.
+
+Sphinx is not needed: its roles (``:ref:``, ``:func:``, ``:py:class:`` …) become the
+text they display (``:ref:`label``` the title of the section the label marks when the
+page has it), ``code-block`` is code, ``versionadded`` and the other
+admonition-like directives keep their text, ``autoclass`` and its kin keep the name
+they document, and ``toctree``, ``literalinclude`` and the like drop out. Nothing
+reaches the index as markup noise; errors docutils reports are not shown.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+from abstain.errors import IngestError
+from abstain.ingest.blocks import (
+    ParsedDocument,
+    SectionBuilder,
+    code,
+    definition,
+    one_line,
+    paragraph,
+    table_row,
+)
+from abstain.ingest.markup import item_block
+
+_ROLE = re.compile(r":([A-Za-z][\w.+-]*(?::[\w.+-]+)*):`")
+_DIRECTIVE = re.compile(r"^\s*\.\.\s+([A-Za-z][\w.+-]*(?::[\w.+-]+)*)::", re.MULTILINE)
+_LABEL = re.compile(r"\.\.\s+_([^:`]+):\s*")
+_ADORNMENT = re.compile(r"([=\-~^\"'`#*+<>:._])\1{2,}\s*")
+_EXPLICIT_TITLE = re.compile(r"(?s)(.*?)\s*<([^<>]*)>")
+CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
+                             "testoutput", "ipython", "jupyter-execute", "prompt"})
+DROPPED_DIRECTIVES = frozenset({
+    "toctree", "literalinclude", "include", "image", "figure", "only", "highlight", "index",
+    "currentmodule", "module", "py:module", "py:currentmodule", "tabularcolumns", "program",
+    "cog", "raw", "meta", "contents", "graphviz", "plot", "automodule", "autosummary",
+    "spelling:word-list"})
+VERSION_DIRECTIVES = {"versionadded": "New in version", "versionchanged": "Changed in version",
+                      "deprecated": "Deprecated since version", "versionremoved": "Removed in "
+                      "version"}
+
+
+def parse_rst(text: str, *, fallback_title: str, labels: dict[str, str] | None = None
+              ) -> ParsedDocument:
+    """``labels`` maps the ``.. _label:`` targets of other pages to their section titles
+    (:func:`folder_labels`), for ``:ref:`` across pages."""
+    from docutils import nodes
+    from docutils.core import publish_doctree
+
+    _register_unknown(text)
+    settings = {"report_level": 5, "halt_level": 5, "warning_stream": io.StringIO(),
+                "file_insertion_enabled": False, "raw_enabled": False,
+                "doctitle_xform": False, "sectsubtitle_xform": False, "docinfo_xform": False,
+                "syntax_highlight": "none", "input_encoding": "unicode"}
+    try:
+        tree = publish_doctree(text, settings_overrides=settings)
+    except Exception as exc:  # docutils raises its own error types for broken input
+        raise IngestError(fallback_title, f"not readable reStructuredText ({exc})") from exc
+    for node in list(tree.findall(lambda n: isinstance(
+            n, nodes.problematic | nodes.system_message | nodes.comment
+            | nodes.substitution_definition | nodes.target | nodes.image | nodes.raw)
+            or (isinstance(n, nodes.topic) and "contents" in n["classes"]))):
+        node.parent.remove(node)  # a table of contents is no content
+    _resolve_refs(tree, nodes, labels or {})
+    builder = SectionBuilder()
+    _walk(tree, builder, 0, nodes)
+    return ParsedDocument(title=builder.first_heading or fallback_title,
+                          sections=builder.build())
+
+
+def _walk(node: Any, builder: SectionBuilder, level: int, nodes: Any, lead: str = "") -> None:
+    for child in node.children:
+        if isinstance(child, nodes.section):
+            title = child.next_node(nodes.title)
+            builder.heading(level + 1, title.astext() if title is not None else "")
+            _walk(child, builder, level + 1, nodes)
+        elif isinstance(child, nodes.title | nodes.subtitle):
+            continue  # read by its section
+        elif isinstance(child, nodes.paragraph | nodes.line_block | nodes.rubric):
+            lead = child.astext()
+            builder.add(paragraph(lead))
+        elif isinstance(child, nodes.bullet_list | nodes.enumerated_list):
+            _list(child, builder, level, nodes, lead)
+        elif isinstance(child, nodes.definition_list):
+            for item in child.children:
+                term = " ".join(t.astext() for t in item.findall(nodes.term))
+                body = item.next_node(nodes.definition)
+                builder.add(definition(term, body.astext() if body is not None else ""))
+        elif isinstance(child, nodes.field_list):
+            for field in child.children:
+                builder.add(definition(field[0].astext(), field[1].astext()))
+        elif isinstance(child, nodes.option_list):
+            for item in child.children:
+                builder.add(definition(item[0].astext(), item[1].astext()
+                                       if len(item) > 1 else ""))
+        elif isinstance(child, nodes.table):
+            _table(child, builder, nodes)
+        elif isinstance(child, nodes.literal_block | nodes.doctest_block):
+            builder.add(code(child.astext()))
+        elif isinstance(child, nodes.Element) and child.children:
+            _walk(child, builder, level, nodes, lead)  # admonitions, quotes, containers
+
+
+def _list(node: Any, builder: SectionBuilder, level: int, nodes: Any, lead: str) -> None:
+    ordered = isinstance(node, nodes.enumerated_list)
+    for n, item in enumerate(node.children, start=1):
+        own = [c for c in item.children if not isinstance(
+            c, nodes.bullet_list | nodes.enumerated_list | nodes.literal_block)]
+        text = " ".join(c.astext() for c in own)
+        builder.add(item_block(text, lead, f"{n}." if ordered else "-"))
+        rest = [c for c in item.children if c not in own]
+        if rest:
+            holder = nodes.container()
+            holder.children = rest
+            _walk(holder, builder, level, nodes, one_line(text))
+
+
+def _table(node: Any, builder: SectionBuilder, nodes: Any) -> None:
+    header: list[str] = []
+    head = node.next_node(nodes.thead)
+    if head is not None:
+        rows = list(head.findall(nodes.row))
+        header = [e.astext() for e in rows[-1].children] if rows else []
+    body = node.next_node(nodes.tbody)
+    for row in (body.findall(nodes.row) if body is not None else ()):
+        builder.add(table_row(header, [e.astext() for e in row.children]))
+
+
+def _resolve_refs(tree: Any, nodes: Any, labels: dict[str, str]) -> None:
+    """``:ref:`label``` shows the title of the section ``label`` marks, on this page or
+    (``labels``) another."""
+    titles: dict[str, str] = {k.lower(): v for k, v in labels.items()}
+    for section in tree.findall(nodes.section):
+        title = section.next_node(nodes.title)
+        for name in (*section["names"], *section["ids"]):
+            if title is not None:
+                titles.setdefault(name, title.astext())
+    for ref in list(tree.findall(nodes.literal)):
+        label = ref.get("abstain_ref")
+        if label:
+            shown = titles.get(label.lower()) or titles.get(label.lower().replace("_", "-"))
+            ref.parent.replace(ref, nodes.Text(shown or _humanise(label)))
+
+
+def folder_labels(folder: Path, limit: int = 500) -> dict[str, str]:
+    """The ``.. _label:`` targets of the ``.rst`` pages in ``folder`` and the titles of
+    the sections they mark (read line by line, not parsed; at most ``limit`` pages)."""
+    labels: dict[str, str] = {}
+    for page in sorted(folder.glob("*.rst"))[:limit]:
+        try:
+            lines = page.read_text(encoding="utf-8-sig").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        pending: list[str] = []
+        for n, line in enumerate(lines):
+            target = _LABEL.fullmatch(line)
+            if target:
+                pending.append(target.group(1))
+            elif pending and line.strip() and not _ADORNMENT.fullmatch(line):
+                below = lines[n + 1] if n + 1 < len(lines) else ""
+                if _ADORNMENT.fullmatch(below):
+                    labels.update(dict.fromkeys(pending, line.strip()))
+                pending = []
+    return labels
+
+
+def _humanise(label: str) -> str:
+    return label.replace("_", " ").replace("-", " ").strip()
+
+
+def _register_unknown(text: str) -> None:
+    """Teach docutils the roles and directives ``text`` uses that it does not know."""
+    from docutils.parsers.rst import directives, roles
+
+    known_roles = {*getattr(roles, "_roles", {}), *getattr(roles, "_role_registry", {})}
+    for name in dict.fromkeys(m.group(1).lower() for m in _ROLE.finditer(text)):
+        if name not in known_roles:
+            roles.register_local_role(name, _display_role)
+    known = {*getattr(directives, "_directives", {}),
+             *getattr(directives, "_directive_registry", {})}
+    for name in dict.fromkeys(m.group(1).lower() for m in _DIRECTIVE.finditer(text)):
+        if name not in known or name in CODE_DIRECTIVES:
+            directives.register_directive(name, _generic_directive())
+
+
+def _display_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
+                  options: Any = None, content: Any = None) -> tuple[list[Any], list[Any]]:
+    """What Sphinx would show: the explicit title, or the target (``~a.b.c`` as ``c``)."""
+    from docutils import nodes, utils
+
+    shown = utils.unescape(text)
+    explicit = _EXPLICIT_TITLE.fullmatch(shown)
+    if explicit and explicit.group(1):
+        return [nodes.literal(rawtext, explicit.group(1))], []
+    target = shown.lstrip("!")
+    if target.startswith("~"):
+        target = target[1:].rsplit(".", 1)[-1]
+    if name in ("issue", "pr", "pull"):
+        target = f"#{target}"
+    node = nodes.literal(rawtext, target)
+    if name.split(":")[-1] in ("ref", "doc") and not explicit:
+        node["abstain_ref"] = target
+    return [node], []
+
+
+def _generic_directive() -> Any:
+    from docutils import nodes
+    from docutils.parsers.rst import Directive, directives
+
+    class AnyOptions(dict[str, Any]):
+        def __missing__(self, key: str) -> Any:
+            return directives.unchanged
+
+    class Generic(Directive):  # type: ignore[misc]
+        has_content = True
+        optional_arguments = 1
+        final_argument_whitespace = True
+        option_spec = AnyOptions()
+
+        def run(self) -> list[Any]:
+            name = self.name.lower()
+            argument = " ".join(self.arguments)
+            if name in CODE_DIRECTIVES:
+                return [nodes.literal_block("", "\n".join(self.content))]
+            if name in DROPPED_DIRECTIVES:
+                return []
+            out: list[Any] = []
+            if name.split(":")[-1].startswith("auto"):
+                return [nodes.paragraph("", argument)] if argument else []
+            if name in VERSION_DIRECTIVES:
+                version, rest = [*argument.split(None, 1), ""][:2]
+                out.append(nodes.paragraph("", f"{VERSION_DIRECTIVES[name]} {version}"
+                                           + (f": {rest}" if rest else ".")))
+            elif argument:
+                out.append(nodes.paragraph("", argument))
+            if self.content:
+                holder = nodes.container()
+                self.state.nested_parse(self.content, self.content_offset, holder)
+                out.append(holder)
+            return out
+
+    return Generic
+
+

@@ -1,0 +1,57 @@
+"""What every framework adapter shares: the gate's evidence, or :class:`Refused`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from abstain.answer import Answer
+from abstain.errors import AbstainError
+from abstain.trace import answer_of
+
+if TYPE_CHECKING:
+    from abstain.evidence import Evidence
+    from abstain.pipeline import Pipeline
+
+
+class Refused(AbstainError):
+    """The documents do not answer the question: raised by the adapters' *retrievers*.
+
+    A retriever's contract (return documents) has no room for "no answer here", and an
+    empty list would let the framework's LLM answer from nothing. So the refusal is raised,
+    carrying the refused :class:`~abstain.answer.Answer`: ``reason``, ``message`` and
+    ``suggestions`` are its refusal's. (The answering adapters return the Answer instead.)
+    """
+
+    def __init__(self, answer: Answer) -> None:
+        assert answer.refusal is not None, "only a refused answer is a refusal"
+        super().__init__(f"{answer.refusal.reason}: {answer.refusal.message}")
+        self.answer = answer
+        self.reason = answer.refusal.reason
+        self.message = answer.refusal.message
+        self.suggestions = answer.refusal.suggestions
+
+
+def gated_evidence(pipe: Pipeline, question: str, workspace: str | None = None
+                   ) -> tuple[Evidence, ...]:
+    """The evidence the gate keeps for ``question`` (validate -> retrieve -> score -> gate,
+    :meth:`Pipeline.gate_question`), or :class:`Refused` when the gate refuses (the refusal
+    is observed: logged and, when on, recorded in the query log)."""
+    trace = pipe.gate_question(question, workspace or pipe.workspace)
+    if trace.ended:
+        raise Refused(pipe.observe(answer_of(trace)))
+    return trace.evidence
+
+
+def evidence_metadata(ev: Evidence, n: int) -> dict[str, Any]:
+    """A source's metadata in the frameworks' documents: where it comes from, its scores."""
+    return {"n": n, "source": ev.source, "title": ev.document.title, "chunk_id": ev.chunk.id,
+            "document_id": ev.document.id, "heading_path": list(ev.chunk.heading_path),
+            "fused_score": ev.hit.fused_score, "confidence": ev.confidence}
+
+
+def answer_metadata(answer: Answer) -> dict[str, Any]:
+    """The Answer as frameworks carry it in a response's metadata (``Answer.to_json``
+    without the evidence, which the frameworks carry as their own documents)."""
+    payload = answer.to_json()
+    payload.pop("evidence")
+    return payload

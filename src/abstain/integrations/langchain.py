@@ -1,0 +1,66 @@
+"""LangChain: a retriever and a runnable over a :class:`~abstain.Pipeline`
+(``pip install 'abstain[langchain]'``, which installs ``langchain-core`` only).
+
+::
+
+    from abstain.integrations.langchain import AbstainRetriever, answer_runnable
+
+    answer = answer_runnable(pipeline).invoke("How do I reset the admin password?")
+    answer.answered, answer.refusal, answer.citations      # abstain's Answer
+
+    retriever = AbstainRetriever(pipeline=pipeline)      # in your own chain
+    docs = retriever.invoke("…")     # raises Refused when the documents do not answer
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from abstain.errors import MissingDependency
+from abstain.integrations.base import Refused, evidence_metadata, gated_evidence
+
+try:
+    from langchain_core.callbacks import CallbackManagerForRetrieverRun
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.runnables import RunnableLambda
+    from pydantic import ConfigDict
+except ImportError as exc:
+    raise MissingDependency("langchain-core", "langchain") from exc
+
+if TYPE_CHECKING:
+    from abstain.answer import Answer
+    from abstain.pipeline import Pipeline
+
+__all__ = ["AbstainRetriever", "Refused", "answer_runnable"]
+
+
+class AbstainRetriever(BaseRetriever):
+    """The gate's evidence as LangChain documents (``metadata``: source, title, chunk id,
+    fused score, confidence); raises :class:`Refused` when abstain refuses, so no chain
+    hands its LLM an empty context."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    pipeline: Any
+    """The :class:`~abstain.Pipeline` to ask (typed loosely: pydantic does not check it)."""
+    workspace: str | None = None
+
+    def _get_relevant_documents(self, query: str, *,
+                                run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        evidence = gated_evidence(self.pipeline, query, self.workspace)
+        return [Document(page_content=ev.text, id=ev.chunk.id,
+                         metadata=evidence_metadata(ev, n))
+                for n, ev in enumerate(evidence, start=1)]
+
+
+def answer_runnable(pipeline: Pipeline, *, workspace: str | None = None
+                    ) -> RunnableLambda[str, Answer]:
+    """``Pipeline.ask`` as a runnable: a question in, abstain's
+    :class:`~abstain.answer.Answer` out (answered with citations, or refused with the
+    reason, message and suggestions)."""
+
+    def ask(question: str) -> Answer:
+        return pipeline.ask(question, workspace=workspace)
+
+    return RunnableLambda(ask, name="abstain")

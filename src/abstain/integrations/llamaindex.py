@@ -1,0 +1,101 @@
+"""LlamaIndex: a retriever and a query engine over a :class:`~abstain.Pipeline`
+(``pip install 'abstain[llamaindex]'``, which installs ``llama-index-core`` only).
+
+::
+
+    from abstain.integrations.llamaindex import AbstainQueryEngine, AbstainRetriever
+
+    engine = AbstainQueryEngine(pipeline)
+    response = engine.query("How do I reset the admin password?")
+    response.answer.answered, response.refusal, response.source_nodes
+
+    retriever = AbstainRetriever(pipeline)      # for your own synthesiser / RetrieverQueryEngine
+    nodes = retriever.retrieve("…")             # raises Refused when the documents do not answer
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from abstain.errors import MissingDependency
+from abstain.integrations.base import Refused, answer_metadata, evidence_metadata, gated_evidence
+
+try:
+    from llama_index.core.base.base_query_engine import BaseQueryEngine
+    from llama_index.core.base.base_retriever import BaseRetriever
+    from llama_index.core.base.response.schema import Response
+    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+except ImportError as exc:
+    raise MissingDependency("llama-index-core", "llamaindex") from exc
+
+if TYPE_CHECKING:
+    from abstain.answer import Answer, Refusal
+    from abstain.evidence import Evidence
+    from abstain.pipeline import Pipeline
+
+__all__ = ["AbstainQueryEngine", "AbstainResponse", "AbstainRetriever", "Refused"]
+
+
+def _nodes(evidence: tuple[Evidence, ...]) -> list[NodeWithScore]:
+    return [NodeWithScore(node=TextNode(id_=ev.chunk.id, text=ev.text,
+                                        metadata=evidence_metadata(ev, n)),
+                          score=ev.hit.fused_score)
+            for n, ev in enumerate(evidence, start=1)]
+
+
+class AbstainRetriever(BaseRetriever):
+    """The gate's evidence as nodes (score = the fused RRF score); raises :class:`Refused`
+    when abstain refuses, so no synthesiser is handed an empty context."""
+
+    def __init__(self, pipeline: Pipeline, *, workspace: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.pipeline = pipeline
+        self.workspace = workspace
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return _nodes(gated_evidence(self.pipeline, query_bundle.query_str, self.workspace))
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return await asyncio.to_thread(self._retrieve, query_bundle)
+
+
+@dataclass
+class AbstainResponse(Response):
+    """A LlamaIndex ``Response`` that carries abstain's :class:`~abstain.answer.Answer`.
+
+    ``response`` is the answer text, or for a refusal the refusal's message; ``refusal``
+    is None for an answer; ``metadata["abstain"]`` is the Answer's JSON (docs/SCHEMA.md)."""
+
+    answer: Answer | None = None
+
+    @property
+    def refusal(self) -> Refusal | None:
+        return None if self.answer is None else self.answer.refusal
+
+
+class AbstainQueryEngine(BaseQueryEngine):
+    """``Pipeline.ask`` as a query engine: the answer with its cited sources as
+    ``source_nodes``, or the refusal (``response.refusal``, no source nodes)."""
+
+    def __init__(self, pipeline: Pipeline, *, workspace: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(callback_manager=kwargs.pop("callback_manager", None))
+        self.pipeline = pipeline
+        self.workspace = workspace
+
+    def _query(self, query_bundle: QueryBundle) -> AbstainResponse:
+        answer = self.pipeline.ask(query_bundle.query_str, workspace=self.workspace)
+        refusal = answer.refusal
+        return AbstainResponse(
+            response=answer.text if refusal is None else refusal.message,
+            source_nodes=_nodes(answer.evidence) if answer.given_to_generator else [],
+            metadata={"abstain": answer_metadata(answer)}, answer=answer)
+
+    async def _aquery(self, query_bundle: QueryBundle) -> AbstainResponse:
+        return await asyncio.to_thread(self._query, query_bundle)
+
+    def _get_prompt_modules(self) -> dict[str, Any]:
+        return {}

@@ -1,0 +1,160 @@
+"""The grammar of identifiers and names, and how an identifier is matched.
+
+One grammar serves the documents and the question. In documents, :func:`find_identifiers`
+finds codes (``ADR-0050``, ``E1207``, ``sha256``), versions (``v2.3.1``), dotted and called
+names (``module.Class``, ``db.table()``), ``snake_case`` and ``ENV_NAMES``: ingest stores
+them per chunk, the keyword query keeps multi-word ones as phrases, and the verifier asks
+a generated sentence's ones to be in its source. :mod:`abstain.mentions` reads a question
+with the same :data:`PATTERNS`, plus ``--flags``, quotes, backticks and names.
+
+A name is a capitalised word (:data:`NAME`: ``Kubernetes``, ``SQLCipher``,
+``Saint-Clair``) that is not a stopword or a light word ("Please", "Roughly");
+:func:`capitalised_words` lists them, :func:`find_names` joins a following capitalised
+word ("GitHub Actions").
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+
+from abstain.text.sentences import split_sentences
+from abstain.text.words import LIGHT_WORDS, STOPWORDS, fold
+
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("flag", re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")),
+    ("call", re.compile(r"(?<![\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\([^()]{0,80}\)")),
+    ("dotted", re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w(])")),
+    ("version", re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.]+)?(?![\w.]*\w)")),
+    ("code", re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9]{0,9}-\d{1,6}(?![\w-])")),
+    ("code", re.compile(r"(?<![\w.-])[A-Za-z]+\d+[A-Za-z0-9]*(?![\w-])")),
+    ("env", re.compile(r"(?<![\w.-])_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w-])")),
+    ("snake", re.compile(r"(?<![\w.-])_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])")),
+    ("camel", re.compile(r"(?<![\w.-])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?![\w-])")),
+)
+"""Each kind of identifier a text can hold, by what makes it one; earlier kinds win where
+two overlap."""
+DOCUMENT_KINDS = frozenset({"call", "dotted", "version", "code", "env", "snake"})
+"""The kinds :func:`find_identifiers` finds in running text (flags and CamelCase words are
+read as names there; quotes are ordinary prose)."""
+FILE_EXTENSIONS = (
+    "py|md|txt|csv|tsv|json|jsonl|toml|yaml|yml|ini|cfg|conf|db|sqlite|sqlite3|gz|zip|tar|xlsx|"
+    "xls|jpg|jpeg|png|gif|pdf|html|htm|xml|exe|msi|sh|bat|ps1|env|log|parquet|js|ts|rs|go|c|h")
+FILE = re.compile(rf"(?<![\w/.-])[\w-]*(?:\.[\w-]+)*\.(?:{FILE_EXTENSIONS})(?![\w])",
+                  re.IGNORECASE)
+"""A file name or extension (``data.csv``, ``.env``)."""
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s"})
+
+
+def is_abbreviation(text: str) -> bool:
+    """``e.g.``, ``i.e.``, ``a.m.``: dotted, and no identifier."""
+    return fold(text).rstrip(".") in _ABBREVIATIONS
+
+
+def find_identifiers(text: str) -> list[str]:
+    """The identifiers of running text (:data:`DOCUMENT_KINDS`), in order of appearance,
+    unique; a call is named without its arguments (``db.table``)."""
+    found: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for why, pattern in PATTERNS:
+        if why not in DOCUMENT_KINDS:
+            continue
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if any(s < end and start < e for s, e in taken):
+                continue
+            token = match.group(0)
+            if why == "dotted" and is_abbreviation(token):
+                continue
+            if why == "call":
+                token = token[:token.index("(")]
+            taken.append((start, end))
+            found.append((start, token))
+    return list(dict.fromkeys(token for _, token in sorted(found)))
+
+
+NAME = re.compile(r"(?<![\w'’.-])[A-Z][\w]*(?:[-'’][\w]+)*")
+"""A capitalised word, with its hyphenated or apostrophed parts (Saint-Clair, O'Neil)."""
+_NAME_FOLLOW = re.compile(r" ([A-Z][a-z]\w*)(?![\w'’.-])")
+"""A second capitalised word makes one name: "GitHub Actions", "Windows Terminal"."""
+
+
+def is_name_word(word: str) -> bool:
+    """A capitalised word that may be a name: two characters or more, and no stopword or
+    light word ("The", "Please", "Roughly", "OK")."""
+    folded = fold(word)
+    return len(word) >= 2 and folded not in STOPWORDS and folded not in LIGHT_WORDS
+
+
+def capitalised_words(sentence: str) -> Iterator[tuple[int, str]]:
+    """``(start, word)`` for each capitalised word of ``sentence`` that may be a name, its
+    possessive ending dropped (Hervé's -> Hervé)."""
+    for match in NAME.finditer(sentence):
+        word = re.sub(r"['’]s?$", "", match.group(0))
+        if is_name_word(word) and "_" not in word:
+            yield match.start(), word
+
+
+def names_in(sentence: str) -> list[tuple[int, int, str]]:
+    """Capitalised names of one sentence with their spans: Kubernetes, GraphQL, Saint-Clair,
+    "GitHub Actions" (a second capitalised word joins). The first word of a sentence counts
+    only when it could not be an ordinary capitalised word (CamelCase, ALL CAPS, a digit)."""
+    out: list[tuple[int, int, str]] = []
+    lead = len(sentence) - len(sentence.lstrip("¿¡\"'“(‘ "))
+    for start, word in capitalised_words(sentence):
+        if out and start < out[-1][1]:  # the second word of a name already joined
+            continue
+        special = any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1
+        if start == lead and not special:
+            continue
+        end = start + len(word)
+        follow = _NAME_FOLLOW.match(sentence, end)
+        possessive = sentence[end:end + 1] in ("'", "’")
+        if follow and is_name_word(follow.group(1)) and not possessive:
+            word, end = f"{word} {follow.group(1)}", follow.end()
+        out.append((start, end, word))
+    return out
+
+
+def find_names(text: str) -> list[str]:
+    """Every capitalised name of ``text``, unique, in order (the verifier asks each one of a
+    generated sentence to be in its source)."""
+    return list(dict.fromkeys(name for sentence in split_sentences(text)
+                              for _, _, name in names_in(sentence)))
+
+
+SPELLING_CUTOFF = 0.5
+"""Suggest a known identifier by spelling only when difflib's similarity reaches this: half
+the characters in common, so a typo finds its identifier and an unrelated one is not offered."""
+
+
+def normalise_identifier(token: str) -> str:
+    token = token.strip().casefold()
+    return token[1:] if re.fullmatch(r"v\d+(\.\d+)*", token) else token
+
+
+def occurs_in(identifier: str, text: str) -> bool:
+    """Whole-token, case-insensitive occurrence; v2.3 matches 2.3 and vice versa."""
+    ident = fold(normalise_identifier(identifier))
+    pattern = rf"(?<![\w.-])v?{re.escape(ident)}(?![\w-]|\.\d)"
+    return re.search(pattern, fold(text)) is not None
+
+
+def nearest(identifier: str, known: list[str], *, limit: int = 3) -> list[str]:
+    """Known identifiers closest to ``identifier``: same family first (ADR-…), then by spelling."""
+    ident = normalise_identifier(identifier)
+    prefix = re.match(r"[a-z]+", ident)
+    family = [k for k in known if prefix and normalise_identifier(k).startswith(prefix.group(0))]
+    pool = family or known
+    number = re.search(r"\d+", ident)
+    if family and number:
+        target = int(number.group(0))
+
+        def distance(k: str) -> tuple[int, str]:
+            digits = re.search(r"\d+", k)
+            return (abs(int(digits.group(0)) - target) if digits else 10**9, k)
+
+        return sorted(pool, key=distance)[:limit]
+    close = difflib.get_close_matches(identifier, pool, n=limit, cutoff=SPELLING_CUTOFF)
+    return close or sorted(pool)[:limit]

@@ -1,0 +1,150 @@
+"""Words: folding, tokens, stems and the word lists every stage shares.
+
+Imports nothing from abstain. ``fold`` and ``tokens`` split text the same way for the
+keyword arms, the identifier finder, the gate, the extractive answerer and the verifier;
+``stem`` is the Snowball English stemmer (``PyStemmer``, the C build of Snowball; the same
+family as the Porter stemmer of the SQLite keyword arm), so "released" and "release" are
+stem-equal and "QueuePool" is not "queue".
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from importlib import resources
+
+import Stemmer
+
+# Words of at least one letter or digit; keeps identifiers like ADR-0007 or v2.3.1 apart
+# into their word parts, which is what both full-text engines index.
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STEMMER = Stemmer.Stemmer("english")
+
+
+def fold(text: str) -> str:
+    """Lower-case and strip diacritics (Müller -> muller, café -> cafe)."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def tokens(text: str) -> list[str]:
+    """Folded word tokens, in order, duplicates kept."""
+    return _WORD.findall(fold(text).replace("_", " "))
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Snowball (English) stem of one folded word; digits and codes are kept as they are."""
+    if not word.isalpha():
+        return word
+    return str(_STEMMER.stemWord(word))
+
+
+def stems(text: str) -> list[str]:
+    """Stemmed folded words of ``text``, in order (the unit every match uses)."""
+    return list(_stems(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _stems(text: str) -> tuple[str, ...]:
+    """Cached: the same chunk text is matched by several checks of one question."""
+    return tuple(stem(t) for t in tokens(text))
+
+
+STOPWORDS = frozenset(
+    """a an and are as at be been but by can could did do does for from had has have how i
+    if in into is it its me my no not of on or our should so than that the their them
+    then there these they this those to was we were what when where which who whom why
+    will with would you your about any all also after before between both each more most
+    other some such only own same very just over under again further once here s t don
+    now tell please give show explain describe list""".split()
+)
+LIGHT_WORDS = frozenset(
+    """actually already always anything around automatically basically better built come
+    currently directly else ever exactly fine get gets getting go going got just keep kind
+    like lot make makes making much need needs possible pretty really right still sure
+    thing things try trying use used uses using want wants way ways work works aren couldn
+    didn doesn hadn hasn haven isn mustn needn shan shouldn wasn weren won wouldn ll ve re
+    hello hi hey ok okay yes thanks thank roughly approximately since""".split())
+"""Words that say how a question is asked, not what about: they never count as terms, and a
+capitalised one is no name ("Please", "Roughly")."""
+_REPEATED = re.compile(r"([a-z])\1+")
+"""``vv`` of ``-vv``: a count, not a word."""
+
+
+def content_words(text: str) -> list[str]:
+    """What ``text`` is about, word by word: its folded words less :data:`STOPWORDS`, the
+    :data:`LIGHT_WORDS` that say how something is asked, single letters and letter runs
+    (``vv``); unique, in order. Digits stay, single ones too: the parts of a version
+    (``5.2.0``) are what a question about it is about. The one definition of a content
+    word: the question's terms, the keyword query, the term coverage, the reader's window
+    choice and the verifier's words all read it."""
+    return [t for t in dict.fromkeys(tokens(text))
+            if (len(t) > 1 or t.isdigit()) and t not in STOPWORDS and t not in LIGHT_WORDS
+            and not _REPEATED.fullmatch(t)]
+
+
+NUMBER_WORDS: dict[str, int] = {
+    **{w: n for n, w in enumerate(
+        """zero one two three four five six seven eight nine ten eleven twelve thirteen
+        fourteen fifteen sixteen seventeen eighteen nineteen""".split())},
+    **{w: 10 * n for n, w in enumerate(
+        "twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)},
+}
+"""The cardinal number words and their values."""
+SCALE_WORDS = frozenset(
+    "hundred hundreds thousand thousands million millions billion billions".split())
+QUANTITY_WORDS = frozenset(
+    "once twice single double half quarter dozen dozens unlimited infinite".split())
+"""Words that state an amount without being a cardinal."""
+AMBIGUOUS_NUMBER_WORDS = frozenset({"one"})
+"""Number words more often something else ("one of the options"): never read as a number."""
+
+
+def number_words(text: str) -> dict[str, int]:
+    """The cardinal number words of ``text`` with their values (less the ambiguous ones)."""
+    return {t: NUMBER_WORDS[t] for t in tokens(text)
+            if t in NUMBER_WORDS and t not in AMBIGUOUS_NUMBER_WORDS}
+
+
+def states_an_amount(word: str) -> bool:
+    """A folded word that states a number or an amount: digits, a number word ("fifteen",
+    "hundred"), a quantity ("twice", "unlimited")."""
+    return word.isdigit() or word in NUMBER_WORDS or word in SCALE_WORDS or word in QUANTITY_WORDS
+
+
+FRAMING_WORDS = frozenset(
+    """may might must shall could would should also according document documents source
+    sources text passage passages answer answers state states stated say says said mention
+    mentions mentioned describe describes described note notes noted provide provides
+    provided based following""".split())
+"""Words that frame a generated sentence ("the documents state that …"), not what it says:
+the verifier does not ask the evidence for them."""
+
+
+ZIPF_COMMON = 6.0
+"""English words this frequent (Zipf scale: "out", "use") count :data:`ENGLISH_FLOOR`."""
+ZIPF_RARE = 3.5
+"""English words at most this frequent ("sqlite", "thymol", "yaml") count fully."""
+ENGLISH_FLOOR = 0.05
+
+
+@functools.cache
+def _english_zipf() -> dict[str, float]:
+    raw = resources.files("abstain").joinpath("data/english_zipf.tsv").read_text()
+    return {word: float(z) for word, _, z in (line.partition("\t") for line in raw.splitlines()
+                                              if line and not line.startswith("#"))}
+
+
+def english_rarity(word: str) -> float:
+    """1 for a word rare in general English, down to :data:`ENGLISH_FLOOR` for the commonest:
+    a small documentation set that never says "put" or "inside" makes them rare in the
+    workspace, not informative."""
+    zipf = _english_zipf().get(word)
+    if zipf is None:
+        return 1.0
+    share = (ZIPF_COMMON - zipf) / (ZIPF_COMMON - ZIPF_RARE)
+    return min(1.0, max(ENGLISH_FLOOR, share))

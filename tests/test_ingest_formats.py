@@ -1,0 +1,298 @@
+"""Each format into the document model, and bad input skipped with its reason (documents
+are built here, in the tests)."""
+
+from __future__ import annotations
+
+import json
+import mailbox
+import tracemalloc
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+from abstain.embed import HashingEmbedder
+from abstain.errors import IngestError
+from abstain.evidence import ChunkKind
+from abstain.ingest.blocks import ParsedDocument
+from abstain.ingest.chunk import iter_chunks
+from abstain.ingest.parse import parse_file, parse_string
+from abstain.pipeline import Pipeline
+from abstain.stores.sqlite import SQLiteStore
+
+
+def kinds(doc: ParsedDocument) -> list[tuple[str, str]]:
+    return [(b.kind.value, b.text) for s in doc.sections for b in s.blocks]
+
+
+@pytest.fixture
+def pipe(tmp_path: Path) -> Pipeline:
+    return Pipeline(SQLiteStore(tmp_path / "kb.db"), HashingEmbedder())
+
+
+RST = """\
+=========
+Reference
+=========
+
+Settings
+--------
+
+The service reads these settings:
+
+* ``APP_DB_URL``: PostgreSQL connection string. Required.
+* ``APP_TIMEOUT``: request timeout in seconds. Default 30.
+
+See :ref:`errors` and :func:`~app.db.connect` (:issue:`12`).
+
+.. code-block:: python
+
+    connect(url, timeout=30)
+
+.. versionadded:: 2.1
+   The timeout setting.
+
+.. toctree::
+
+   other
+
+.. _errors:
+
+Errors
+------
+
+:E1001: connection refused
+:E1002: disk full
+
+.. list-table::
+   :header-rows: 1
+
+   * - Code
+     - Meaning
+   * - E1003
+     - token expired
+"""
+
+
+def test_rst_sections_units_roles_and_directives(tmp_path: Path) -> None:
+    f = tmp_path / "ref.rst"
+    f.write_text(RST)
+    doc = parse_file(f)
+    assert doc.title == "Reference"
+    assert [s.heading_path for s in doc.sections] == [("Reference", "Settings"),
+                                                      ("Reference", "Errors")]
+    assert kinds(doc) == [
+        ("heading", "Reference"), ("heading", "Settings"),
+        ("paragraph", "The service reads these settings:"),
+        ("definition", "- APP_DB_URL: PostgreSQL connection string. Required."),
+        ("definition", "- APP_TIMEOUT: request timeout in seconds. Default 30."),
+        ("paragraph", "See Errors and connect (#12)."),
+        ("code", "```\nconnect(url, timeout=30)\n```"),
+        ("paragraph", "New in version 2.1: The timeout setting."),
+        ("heading", "Errors"),
+        ("definition", "- E1001: connection refused"), ("definition", "- E1002: disk full"),
+        ("table_row", "- Code: E1003; Meaning: token expired")]
+
+
+def test_rst_refs_across_pages_and_no_table_of_contents(tmp_path: Path) -> None:
+    (tmp_path / "api.rst").write_text("API\n===\n\n.. contents::\n\n.. _api_counts:\n\n"
+                                      "Cached counts\n-------------\n\nCounts are cached.\n")
+    (tmp_path / "cli.rst").write_text("CLI\n===\n\nSee :ref:`api_counts` and "
+                                      ":ref:`the docs <api_counts>`.\n")
+    api = parse_file(tmp_path / "api.rst")
+    assert kinds(api) == [("heading", "API"), ("heading", "Cached counts"),
+                          ("paragraph", "Counts are cached.")]
+    cli = parse_file(tmp_path / "cli.rst")
+    assert kinds(cli) == [("heading", "CLI"),
+                          ("paragraph", "See Cached counts and the docs.")]
+
+
+def test_setext_and_plain_text_headings_and_lists() -> None:
+    doc = parse_string("Guide\n=====\n\nIntro line one\nwrapped here.\n\nSteps:\n- first\n"
+                       "- second\n\nDetails\n-------\n\nMore.\n", name="g.txt", fmt="txt")
+    assert doc.title == "Guide"
+    assert kinds(doc) == [
+        ("heading", "Guide"), ("paragraph", "Intro line one wrapped here."),
+        ("paragraph", "Steps:"), ("list_item", "- first"), ("list_item", "- second"),
+        ("heading", "Details"), ("paragraph", "More.")]
+    assert doc.sections[0].blocks[3].lead == "Steps:"
+    md = parse_string("Title\n=====\n\nText.\n\nPart\n----\n\n- a\n", name="m.md")
+    assert [s.heading_path for s in md.sections] == [("Title",), ("Title", "Part")]
+
+
+def test_html_headings_definitions_and_rows() -> None:
+    doc = parse_string("<h1>API</h1><p>Codes:</p><table><tr><th>Code</th><th>Meaning</th></tr>"
+                       "<tr><td>E1</td><td>bad</td></tr></table><dl><dt>retry</dt><dd>try "
+                       "again</dd></dl><h3>Deep</h3><pre>x = 1\ny = 2</pre>", name="a", fmt="html")
+    assert kinds(doc) == [("heading", "API"), ("paragraph", "Codes:"),
+                          ("table_row", "- Code: E1; Meaning: bad"),
+                          ("definition", "- retry: try again"), ("heading", "Deep"),
+                          ("code", "```\nx = 1\ny = 2\n```")]
+
+
+def test_docx_headings_lists_and_tables(tmp_path: Path) -> None:
+    docx = pytest.importorskip("docx")
+    document = docx.Document()
+    document.add_heading("Purchasing policy", level=1)
+    document.add_paragraph("Approvals needed:")
+    document.add_paragraph("Orders over 5,000 EUR need the CFO.", style="List Bullet")
+    table = document.add_table(rows=2, cols=2)
+    for cell, text in zip([*table.rows[0].cells, *table.rows[1].cells],
+                          ["Supplier", "Terms", "Acme", "30 days"], strict=True):
+        cell.text = text
+    f = tmp_path / "policy.docx"
+    document.save(str(f))
+    doc = parse_file(f)
+    assert doc.title == "Purchasing policy"
+    assert kinds(doc) == [("heading", "Purchasing policy"), ("paragraph", "Approvals needed:"),
+                          ("list_item", "- Orders over 5,000 EUR need the CFO."),
+                          ("table_row", "- Supplier: Acme; Terms: 30 days")]
+
+
+def test_pptx_slides_are_sections(tmp_path: Path) -> None:
+    pptx = pytest.importorskip("pptx")
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Quarterly plan"
+    body = slide.placeholders[1].text_frame
+    body.text = "Goals:"
+    item = body.add_paragraph()
+    item.text = "Ship 5.2 by March."
+    item.level = 1
+    f = tmp_path / "plan.pptx"
+    deck.save(str(f))
+    doc = parse_file(f)
+    assert kinds(doc) == [("heading", "Quarterly plan"), ("paragraph", "Goals:"),
+                          ("list_item", "- Ship 5.2 by March.")]
+    assert doc.sections[0].blocks[2].lead == "Goals:"
+
+
+def test_pdf_outline_entries_are_headings(tmp_path: Path) -> None:
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=12)
+    pdf.start_section("retention policy for backups")
+    pdf.multi_cell(0, 8, "retention policy for backups", new_x="LMARGIN", new_y="NEXT")
+    pdf.multi_cell(0, 8, "backups are kept for thirty days.", new_x="LMARGIN", new_y="NEXT")
+    f = tmp_path / "r.pdf"
+    pdf.output(str(f))
+    doc = parse_file(f)
+    assert [s.heading_path for s in doc.sections] == [("retention policy for backups",)]
+
+
+def test_password_protected_pdf_is_skipped_as_such(pipe: Pipeline, tmp_path: Path) -> None:
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.set_encryption(owner_password="owner", user_password="secret")
+    pdf.add_page()
+    pdf.set_font("helvetica", size=12)
+    pdf.multi_cell(0, 8, "Secret text.")
+    f = tmp_path / "locked.pdf"
+    pdf.output(str(f))
+    report = pipe.ingest([f])
+    assert report.skipped == [(str(f), "a password-protected PDF; save an unprotected copy "
+                                       "to ingest it")]
+
+
+def test_notebook_cells_without_outputs(tmp_path: Path) -> None:
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Tutorial\n", "\n", "Load it:"]},
+        {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "import app",
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": "x" * 2_000_000}]},
+        {"cell_type": "markdown", "metadata": {}, "source": "## Next\n\nMore."}]}
+    f = tmp_path / "t.ipynb"
+    f.write_text(json.dumps(nb))
+    doc = parse_file(f)
+    assert kinds(doc) == [("heading", "Tutorial"), ("paragraph", "Load it:"),
+                          ("code", "```\nimport app\n```"), ("heading", "Next"),
+                          ("paragraph", "More.")]
+
+
+def mail_message(subject: str, body: str | None, attachment: bool = False) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"] = "ann@example.com"
+    msg["To"] = "ops@example.com"
+    msg["Date"] = "Tue, 11 Feb 2025 10:00:00 +0000"
+    msg["Subject"] = subject
+    if body is not None:
+        msg.set_content(body)
+    if attachment:
+        msg.add_attachment(b"%PDF-1.4", maintype="application", subtype="pdf",
+                           filename="invoice.pdf")
+    return msg
+
+
+def test_eml_headers_as_metadata_quotes_and_signature_dropped(tmp_path: Path) -> None:
+    f = tmp_path / "m.eml"
+    f.write_bytes(bytes(mail_message("Renewal", "The contract renews on 1 March.\n\nOn Mon, Bob "
+                                 "wrote:\n> Old question?\n\n-- \nAnn, Procurement\n")))
+    doc = parse_file(f)
+    assert doc.title == "Renewal"
+    assert doc.metadata["from"] == "ann@example.com"
+    assert kinds(doc) == [("heading", "Renewal"), (
+        "table_row", "- From: ann@example.com; To: ops@example.com; "
+                     "Date: Tue, 11 Feb 2025 10:00:00 +0000"),
+        ("paragraph", "The contract renews on 1 March.")]
+
+
+def test_mbox_messages_are_sections(tmp_path: Path) -> None:
+    f = tmp_path / "box.mbox"
+    box = mailbox.mbox(f)
+    box.add(mail_message("First", "Hello one."))
+    box.add(mail_message("Only a file", None, attachment=True))
+    box.add(mail_message("Second", "Hello two."))
+    box.close()
+    doc = parse_file(f)
+    assert [s.heading_path for s in doc.sections] == [("First",), ("Second",)]
+
+
+def test_csv_rows_carry_their_header(tmp_path: Path) -> None:
+    f = tmp_path / "suppliers.csv"
+    f.write_text("supplier;country;terms\nAcme;DE;30 days\nGlobex;FR;\n")
+    doc = parse_file(f)
+    assert kinds(doc) == [("table_row", "- supplier: Acme; country: DE; terms: 30 days"),
+                          ("table_row", "- supplier: Globex; country: FR")]
+
+
+def test_a_missing_extra_skips_the_file_with_the_pip_install(
+        pipe: Pipeline, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_docutils(name: str, *args: object, **kwargs: object) -> object:
+        if name.startswith("docutils"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", no_docutils)
+    f = tmp_path / "a.rst"
+    f.write_text(RST)
+    report = pipe.ingest([f])
+    assert report.skipped == [(str(f), "reading reStructuredText needs docutils is not "
+                                       "installed; install it with: pip install "
+                                       "'abstain[formats]'")]
+
+
+def test_a_large_csv_is_parsed_and_chunked_as_a_stream(tmp_path: Path) -> None:
+    f = tmp_path / "big.csv"
+    with f.open("w") as out:
+        out.write("sku,name,price\n")
+        for i in range(40_000):
+            out.write(f"SKU-{i},Widget number {i} in the catalogue,{i % 97}.50\n")
+    size = f.stat().st_size
+    tracemalloc.start()
+    parsed = parse_file(f)
+    n = sum(1 for c in iter_chunks("d", parsed) if c.kind is ChunkKind.CHILD)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert n > 1000
+    assert peak < size / 4  # the rows are never all in memory at once
+
+
+def test_parse_errors_are_ingest_errors(tmp_path: Path) -> None:
+    f = tmp_path / "x.ipynb"
+    f.write_text("[1, 2]")
+    with pytest.raises(IngestError, match="not a Jupyter notebook"):
+        parse_file(f)

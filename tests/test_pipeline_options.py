@@ -1,0 +1,64 @@
+"""Pipeline's options: four typed groups, each field also a keyword of its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from abstain.confidence import Calibration
+from abstain.embed import Embedder
+from abstain.errors import ConfigError
+from abstain.gate import GateThresholds
+from abstain.pipeline import Pipeline
+from abstain.pipeline_options import (
+    SHORTHANDS,
+    GateOptions,
+    LLMOptions,
+    ObservationOptions,
+    Options,
+    ReadingOptions,
+    grouped,
+)
+from abstain.stores.sqlite import SQLiteStore
+from abstain.verify import Strictness
+
+
+def test_every_field_of_every_group_has_one_shorthand() -> None:
+    groups = Options()
+    fields = {(group, name) for group in ("gate", "reading", "llm", "observation")
+              for name in getattr(groups, group).__dataclass_fields__}
+    assert sorted(SHORTHANDS.values()) == sorted(fields)
+
+
+def test_shorthands_land_in_their_groups_and_win_over_them() -> None:
+    calibration = Calibration(intercept=0.0, coefficients={})
+    options = grouped(Options(gate=GateOptions(max_question_chars=10)),
+                      {"max_question_chars": 99, "rules": [], "reading_calibration":
+                       calibration, "strictness": "strict", "log_queries": False})
+    assert options == Options(GateOptions(max_question_chars=99),
+                              ReadingOptions(calibration=calibration),
+                              LLMOptions(strictness="strict"),
+                              ObservationOptions(log_queries=False))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'treshold'"):
+        grouped(Options(), {"treshold": 1})
+
+
+def test_groups_and_shorthands_configure_the_same_pipeline(tmp_path: Path,
+                                                           hashing: Embedder) -> None:
+    strict = GateThresholds(answer_gate=55.0)
+    store = SQLiteStore(str(tmp_path / "a.db"))
+    try:
+        grouped_pipe = Pipeline(store, hashing, gate=GateOptions(strict, max_question_chars=50),
+                                llm=LLMOptions(strictness="strict"),
+                                observation=ObservationOptions(log_queries=False))
+        flat_pipe = Pipeline(store, hashing, thresholds=strict, max_question_chars=50,
+                             strictness="strict", log_queries=False)
+        for pipe in (grouped_pipe, flat_pipe):
+            assert pipe.gate.thresholds == strict and pipe.max_question_chars == 50
+            assert pipe.strictness is Strictness.STRICT and pipe.log_queries is False
+        assert grouped_pipe.options == flat_pipe.options
+        with pytest.raises(ConfigError, match="need an LLM generator"):
+            Pipeline(store, hashing, llm=LLMOptions(rewrite_query=True))
+    finally:
+        store.close()

@@ -1,0 +1,132 @@
+"""Answers and citations follow the document's structure (issue 22): a list item, table row
+or definition is answered alone, a heading's date is quotable, a reST page reads clean.
+The documents are written here; the real MiniLM embedder and the default pipeline answer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from abstain.answer import Answer
+from abstain.embed.base import Embedder
+from abstain.pipeline import Pipeline
+from abstain.stores.sqlite import SQLiteStore
+
+HANDBOOK = """\
+# Engineering handbook
+
+## Configuration reference
+
+The service reads these environment variables:
+
+- `APP_DB_URL`: PostgreSQL connection string. Required.
+- `APP_TIMEOUT`: request timeout in seconds. Default 30.
+- `APP_LOG_LEVEL`: how much to log. Default info.
+
+## Error codes
+
+| Code | Meaning | What to do |
+|---|---|---|
+| E1001 | connection refused | check that the database host is reachable |
+| E1002 | disk full | free space on the data volume |
+| E1003 | token expired | log in again |
+
+## Changelog
+
+### 5.2.0 — 2025-02-11
+
+- Fixed the timeout handling of long uploads.
+
+### 5.1.0 — 2024-11-02
+
+- Added the log level setting.
+"""
+
+GUIDE_RST = """\
+Client guide
+============
+
+Installing
+----------
+
+Install the client with :command:`pip`:
+
+.. code-block:: bash
+
+    pip install acme-client
+
+Connecting
+----------
+
+The :func:`~acme.client.connect` function opens a connection to the server; see
+:ref:`retries` for what happens when it fails.
+
+.. _retries:
+
+Retries
+-------
+
+A failed request is retried three times, waiting :math:`2^n` seconds between tries.
+"""
+
+
+@pytest.fixture(scope="module")
+def pipe(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Iterator[Pipeline]:
+    folder = tmp_path_factory.mktemp("docs")
+    (folder / "handbook.md").write_text(HANDBOOK)
+    (folder / "guide.rst").write_text(GUIDE_RST)
+    with Pipeline(SQLiteStore(folder / "kb.db"), minilm) as pipe:
+        report = pipe.ingest([folder / "handbook.md", folder / "guide.rst"])
+        assert not report.skipped, report.skipped
+        yield pipe
+
+
+def quotes_hold(answer: Answer) -> bool:
+    return bool(answer.citations) and all(
+        c.quote in answer.evidence[(c.evidence_n or c.n) - 1].text for c in answer.citations)
+
+
+def test_the_default_of_an_item_without_one_is_never_the_next_items(pipe: Pipeline) -> None:
+    answer = pipe.ask("What is the default value of APP_DB_URL?")
+    assert "30" not in answer.text and "Default" not in answer.text
+    if answer.answered:
+        assert "Required" in answer.text and quotes_hold(answer)
+
+
+def test_a_list_item_is_answered_whole(pipe: Pipeline) -> None:
+    answer = pipe.ask("What is the default value of APP_TIMEOUT?")
+    assert answer.answered
+    assert answer.text == "APP_TIMEOUT: request timeout in seconds. Default 30. [1]"
+    assert quotes_hold(answer)
+
+
+def test_a_table_row_is_answered_alone_with_its_header(pipe: Pipeline) -> None:
+    answer = pipe.ask("What does error E1002 mean?")
+    assert answer.answered
+    assert answer.text == ("Code: E1002; Meaning: disk full; What to do: free space on the "
+                           "data volume [1]")
+    assert quotes_hold(answer)
+
+
+def test_a_changelog_heading_date_is_answered_and_cited(pipe: Pipeline) -> None:
+    answer = pipe.ask("When was 5.2.0 released?")
+    assert answer.answered
+    assert "2025-02-11" in answer.text and "2024-11-02" not in answer.text
+    assert quotes_hold(answer)
+    assert any("2025-02-11" in c.quote for c in answer.citations)
+
+
+def test_a_rst_page_with_roles_and_code_reads_clean(pipe: Pipeline) -> None:
+    answer = pipe.ask("Which function opens a connection to the server?")
+    assert answer.answered and quotes_hold(answer)
+    assert "connect function opens a connection" in answer.text
+    for noise in (":func:", ":ref:", "~acme", "``", ".. "):
+        assert noise not in answer.text
+    retries = pipe.ask("How many times is a failed request retried?")
+    assert retries.answered and "three times" in retries.text and ":math:" not in retries.text
+
+
+def test_a_code_block_is_kept_whole(pipe: Pipeline) -> None:
+    texts = [ev.text for ev in pipe.search("pip install acme-client").evidence]
+    assert any("```\npip install acme-client\n```" in t for t in texts)

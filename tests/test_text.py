@@ -1,0 +1,70 @@
+"""The vocabulary (abstain.text): one definition of each word-level concept, which every
+stage that needs it reads the same way."""
+
+from __future__ import annotations
+
+import pytest
+
+from abstain.align import AnswerType, carries
+from abstain.confidence import answer_features
+from abstain.mentions import parse_question
+from abstain.query import query_terms
+from abstain.text import content_words, find_identifiers, find_names, stem, stems
+from abstain.verify.lexical import content_stems, numbers
+
+QUESTIONS = [
+    "How do I really use the thing?",
+    "How do I insert rows from a CSV file with sqlite-utils?",
+    "Why does my -vv flag print so much? What does the option do exactly?",
+    "Which version added the --strict option to create-table?",
+]
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_every_reader_of_a_question_sees_the_same_content_words(question: str) -> None:
+    words = content_words(question)
+    assert query_terms(question) == words  # the keyword arms
+    assert [t.word for t in parse_question(question).terms] == words  # the gate
+    assert answer_features(question, ()).missing_terms == tuple(words)  # term coverage
+    assert content_stems(question) == [stem(w) for w in words if not w.isdigit()]  # verifier
+
+
+def test_content_words_leave_out_how_a_question_is_asked() -> None:
+    assert content_words("How do I really use the thing?") == []
+    assert content_words("Run -vv, then -v: the 11 rows!") == ["run", "11", "rows"]
+
+
+def test_the_same_word_is_stem_equal() -> None:
+    assert stems("released releases releasing") == ["releas"] * 3
+    assert stem("queuepool") != stem("queue")
+
+
+@pytest.mark.parametrize(("word", "value"), [("zero", "0"), ("fifteen", "15"),
+                                             ("seventy", "70"), ("twelve", "12")])
+def test_the_verifier_and_the_answer_type_read_the_same_number_words(word: str,
+                                                                     value: str) -> None:
+    sentence = f"The pool keeps {word} connections open."
+    assert numbers(sentence) == {value}
+    assert carries(sentence, AnswerType.NUMBER, measure=frozenset({stem("connections")}))
+
+
+def test_one_is_not_read_as_a_number_but_a_quantity_states_an_amount() -> None:
+    assert numbers("Pick one of the options.") == set()
+    assert carries("Retries happen twice.", AnswerType.NUMBER)
+
+
+IDENTIFIED = "Set APP_CACHE_TTL and storage.wal_segment_mb, see ADR-0050, e1207 and v2.3.1."
+
+
+def test_documents_and_questions_read_identifiers_with_one_grammar() -> None:
+    found = ["APP_CACHE_TTL", "storage.wal_segment_mb", "ADR-0050", "e1207", "v2.3.1"]
+    assert find_identifiers(IDENTIFIED) == found  # ingest, keyword query, verifier
+    asked = parse_question(IDENTIFIED.removesuffix(".") + "?")
+    assert [m.text for m in asked.identifiers] == found  # the gate
+    assert find_identifiers("Call db.table(name) e.g. twice.") == ["db.table"]
+
+
+def test_a_name_is_a_capitalised_word_that_is_no_stopword_or_light_word() -> None:
+    question = "Roughly how many rows can Please hold in GitHub Actions, OK?"
+    assert [m.text for m in parse_question(question).names] == ["GitHub Actions"]
+    assert find_names(question) == ["GitHub Actions"]
