@@ -147,6 +147,19 @@ async def run_clients(url: str, keys: list[str], questions: list[dict[str, str]]
     return samples
 
 
+def start_server(db: Path, keys_path: Path, options: list[str]
+                 ) -> tuple[subprocess.Popen[bytes], str]:
+    """`abstain serve` on a free loopback port, ready; (the process, its URL)."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    abstain = Path(sys.executable).with_name("abstain")
+    proc = subprocess.Popen([str(abstain), "serve", "--db", str(db), "--keys", str(keys_path),
+                             "--port", str(port), "--log-level", "warning", *options],
+                            env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    wait_ready(url, proc)
+    return proc, url
+
+
 def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 180) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -246,16 +259,9 @@ def main() -> None:
         keys_path = Path(tmp) / "keys.db"
         keys = prepare(args.db, keys_path, args.clients + args.uploaders)
         keys, upload_keys = keys[:args.clients], keys[args.clients:]
-        port = _free_port()
-        url = f"http://127.0.0.1:{port}"
-        abstain = Path(sys.executable).with_name("abstain")
-        env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-        proc = subprocess.Popen([str(abstain), "serve", "--db", str(args.db), "--keys",
-                                 str(keys_path), "--port", str(port), "--log-level", "warning",
-                                 *(["--no-query-batching"] if args.no_query_batching else [])],
-                                env=env)
+        proc, url = start_server(args.db, keys_path,
+                                 ["--no-query-batching"] if args.no_query_batching else [])
         try:
-            wait_ready(url, proc)
             asyncio.run(run_clients(url, keys[:5], questions, 5.0))  # warm-up
             before = os.getloadavg()[0]
             first = httpx.get(f"{url}/ready", timeout=30).json()

@@ -16,6 +16,7 @@ from abstain.embed.base import Embedder
 from abstain.errors import UnknownWorkspace
 from abstain.evidence import ArmHit, Evidence
 from abstain.fuse import collapse, rrf
+from abstain.ingest.screen import audit_notes
 from abstain.records import Stage
 from abstain.stores.base import EmbedderInfo, Store
 from abstain.trace import Trace, ms_since
@@ -119,8 +120,10 @@ def retrieve(trace: Trace, retriever: Retriever, *, top_k: int,
         depth = max(depth or top_k, IDENTIFIER_DEPTH)
     retrieval = retriever.retrieve(trace.query, workspace=trace.workspace, top_k=depth,
                                    keyword_top=IDENTIFIER_DEPTH if named else 0)
-    trace = trace.then(Stage("retrieve", timings_ms=tuple(retrieval.timings_ms.items())),
-                       hits=retrieval.evidence)
+    screened = audit_notes((ev.source, ev.document.metadata)
+                           for ev in retrieval.evidence[:top_k])
+    trace = trace.then(Stage("retrieve", timings_ms=tuple(retrieval.timings_ms.items()),
+                             notes=screened), hits=retrieval.evidence)
     if reranker is None:
         return trace
     from abstain.rerank import rerank

@@ -88,6 +88,9 @@ def ingest(paths: tuple[str, ...], db: str | None, store: str | None, workspace:
         click.secho(f"skipped {source}: {reason}", fg="yellow", err=True)
     for source in report.removed:
         click.echo(f"removed {source} (file is gone)", err=True)
+    for source, left_out in report.screened:
+        click.secho(f"left out of {source}: {left_out} (docs/INGEST.md#what-is-left-out)",
+                    fg="yellow", err=True)
     click.echo(f"{report.summary()} in workspace {workspace!r}")
 
 

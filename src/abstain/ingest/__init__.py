@@ -16,6 +16,7 @@ becomes visible complete or not at all, also when the process is killed.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import uuid
@@ -32,6 +33,7 @@ from abstain.evidence import Chunk, ChunkKind, Document
 from abstain.ingest.blocks import ParsedDocument
 from abstain.ingest.chunk import ChunkingConfig, iter_chunks, paraphrase_chunks
 from abstain.ingest.parse import SUPPORTED_SUFFIXES, parse_file, parse_string
+from abstain.ingest.screen import record, screen, summary
 from abstain.ingest.sources import FileSource, Skip, check_paths_exist, iter_sources, roots
 from abstain.stores.base import DocumentInfo, EmbedderInfo, Store, check_workspace
 from abstain.text import find_identifiers
@@ -51,6 +53,9 @@ class IngestReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     """Documents deleted by ``prune`` because their file is gone."""
+    screened: list[tuple[str, str]] = field(default_factory=list)
+    """(source, what was left out): hidden text and sentences addressed to a model
+    (:mod:`abstain.ingest.screen`)."""
     chunks: int = 0
     embedded: int = 0
     """Passages actually run through the embedder (cache misses)."""
@@ -62,7 +67,7 @@ class IngestReport:
         return ", ".join(parts)
 
     def merge(self, other: IngestReport) -> None:
-        for name in ("added", "updated", "unchanged", "skipped", "removed"):
+        for name in ("added", "updated", "unchanged", "skipped", "removed", "screened"):
             getattr(self, name).extend(getattr(other, name))
         self.chunks += other.chunks
         self.embedded += other.embedded
@@ -70,7 +75,8 @@ class IngestReport:
     def to_json(self) -> dict[str, object]:
         return {"added": self.added, "updated": self.updated, "unchanged": self.unchanged,
                 "skipped": [{"source": s, "reason": r} for s, r in self.skipped],
-                "removed": self.removed, "chunks": self.chunks, "embedded": self.embedded}
+                "removed": self.removed, "chunks": self.chunks, "embedded": self.embedded,
+                "screened": [{"source": s, "left_out": w} for s, w in self.screened]}
 
 
 def iter_files(paths: Iterable[str | Path], *, follow_symlinks: bool = False
@@ -160,7 +166,7 @@ class Ingester:
             return report
         parsed = parse_string(text, name=title or source, fmt=fmt)
         if title:
-            parsed = ParsedDocument(title, parsed.sections, parsed.metadata)
+            parsed = dataclasses.replace(parsed, title=title)
         self._write(source, digest, parsed, report, origin="text", existed=existing is not None)
         return report
 
@@ -193,10 +199,13 @@ class Ingester:
 
     def _write(self, source: str, digest: str, parsed: ParsedDocument, report: IngestReport,
                *, origin: str, existed: bool) -> None:
+        parsed = screen(parsed, fallback_title=Path(source).stem or source)
         if not parsed.sections:
-            raise IngestError(source, "no text found")
+            raise IngestError(source, "no text found" + (
+                f" that a reader sees (left out: {summary(parsed.dropped)})"
+                if parsed.dropped else ""))
         doc_id = document_id(self.workspace, source)
-        meta = dict(parsed.metadata)
+        meta = record(dict(parsed.metadata), parsed.dropped)
         document = Document(
             id=doc_id, workspace=self.workspace, source=source, title=parsed.title,
             content_hash=digest, curated=bool(meta.pop("curated", False)),
@@ -214,6 +223,8 @@ class Ingester:
         else:
             self._write_staged(document, chain([first, second], batches), idents, report)
         (report.updated if existed else report.added).append(source)
+        if parsed.dropped:
+            report.screened.append((source, summary(parsed.dropped)))
 
     def _write_staged(self, document: Document, batches: Iterable[list[Chunk]],
                       idents: dict[str, None], report: IngestReport) -> None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from abstain.ingest.visibility import Dropped
 from abstain.text import FENCE, clean
 
 _SPACES = re.compile(r"\s+")
@@ -61,6 +62,8 @@ class ParsedDocument:
     sections: Sequence[Section]
     """A tuple, or a re-readable sequence for formats streamed from disk (CSV)."""
     metadata: dict[str, Any] = field(default_factory=dict)
+    dropped: tuple[Dropped, ...] = ()
+    """What a reader does not see, or what addresses a model, left out (ingest/screen.py)."""
 
     @property
     def text(self) -> str:

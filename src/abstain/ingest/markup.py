@@ -23,6 +23,7 @@ from abstain.ingest.blocks import (
     table_row,
 )
 from abstain.ingest.frontmatter import split_front_matter
+from abstain.ingest.visibility import DropKind, Dropped, dropped, hidden_reason
 
 _TERM = re.compile(r"(?P<term>[^:]{1,60}?):\s+(?P<text>\S.*)")
 """``term: text`` in a list item: a definition when the term is a few words."""
@@ -133,6 +134,14 @@ def parse_html(text: str, *, fallback_title: str) -> ParsedDocument:
     soup = BeautifulSoup(text, "html.parser")
     for tag in soup(["script", "style", "noscript", "nav", "footer", "template"]):
         tag.decompose()
+    hidden: list[Dropped] = []
+    for tag in soup.find_all(True):
+        why = None if tag.decomposed else hidden_reason(tag.attrs or {})
+        if why is not None:
+            text = one_line(tag.get_text(" "))
+            if text:
+                hidden.append(dropped(DropKind.HIDDEN, why, text))
+            tag.decompose()
     builder = SectionBuilder()
     root = soup.body or soup
     term = ""
@@ -159,7 +168,8 @@ def parse_html(text: str, *, fallback_title: str) -> ParsedDocument:
             builder.add(paragraph(line))
     title_tag = soup.title.get_text(" ").strip() if soup.title else ""
     title = title_tag or builder.first_heading or fallback_title
-    return ParsedDocument(title=one_line(title), sections=builder.build())
+    return ParsedDocument(title=one_line(title), sections=builder.build(),
+                          dropped=tuple(hidden))
 
 
 def _html_row(tr: Any) -> Block | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import cast
 
@@ -22,6 +22,7 @@ from abstain.ingest.blocks import ParsedDocument
 from abstain.ingest.blocks import Section as Section
 from abstain.ingest.markup import parse_html, parse_markdown
 from abstain.ingest.plain import parse_pdf, parse_text
+from abstain.ingest.visibility import invisible
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 """Files read whole are refused past this; streamed formats (CSV) are not."""
@@ -41,13 +42,22 @@ class Format:
 
 def _text_reader(parse: Callable[..., ParsedDocument]) -> Callable[[Path], ParsedDocument]:
     def read(path: Path) -> ParsedDocument:
-        return parse(decode_text(path.read_bytes(), str(path)), fallback_title=path.stem)
+        text = decode_text(path.read_bytes(), str(path))
+        return _with_invisible(parse(text, fallback_title=path.stem), text)
     return read
 
 
 def _read_markdown(path: Path) -> ParsedDocument:
     text = decode_text(path.read_bytes(), str(path))
-    return parse_markdown(text, fallback_title=path.stem, source=str(path))
+    return _with_invisible(parse_markdown(text, fallback_title=path.stem, source=str(path)),
+                           text)
+
+
+def _with_invisible(parsed: ParsedDocument, text: str) -> ParsedDocument:
+    """``parsed`` with the invisible characters of ``text`` (which cleaning strips)
+    recorded as left out (:mod:`abstain.ingest.visibility`)."""
+    chars = invisible(text)
+    return parsed if chars is None else replace(parsed, dropped=(*parsed.dropped, chars))
 
 
 def _read_pdf(path: Path) -> ParsedDocument:
@@ -120,22 +130,22 @@ def parse_bytes(data: bytes, name: str) -> ParsedDocument:
         path.write_bytes(data)
         try:
             parsed = parse_file(path)
-            return ParsedDocument(parsed.title, tuple(parsed.sections), parsed.metadata)
+            return replace(parsed, sections=tuple(parsed.sections))
         except IngestError as exc:
             raise IngestError(name, exc.reason) from exc
 
 
 def parse_string(text: str, *, name: str = "text", fmt: str = "md") -> ParsedDocument:
     if fmt in ("md", "markdown"):
-        return parse_markdown(text, fallback_title=name, source=name)
+        return _with_invisible(parse_markdown(text, fallback_title=name, source=name), text)
     if fmt == "rst":
         from abstain.ingest.rst import parse_rst
 
-        return parse_rst(text, fallback_title=name)
+        return _with_invisible(parse_rst(text, fallback_title=name), text)
     parser = {"html": parse_html, "txt": parse_text, "text": parse_text}.get(fmt)
     if parser is None:
         raise IngestError(name, f"unknown format {fmt!r}")
-    return parser(text, fallback_title=name)
+    return _with_invisible(parser(text, fallback_title=name), text)
 
 
 def decode_text(data: bytes, source: str) -> str:

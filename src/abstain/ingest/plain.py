@@ -21,6 +21,7 @@ from abstain.ingest.blocks import (
     one_line,
     paragraph,
 )
+from abstain.ingest.visibility import DropKind, Dropped, dropped
 
 _UNDERLINE = re.compile(r"(=+|-+)\s*")
 _ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s+(?P<text>.*)")
@@ -74,7 +75,8 @@ def parse_pdf(data: bytes, *, fallback_title: str) -> ParsedDocument:
         if reader.is_encrypted and not reader.decrypt(""):
             raise IngestError(fallback_title, "a password-protected PDF; save an unprotected "
                                               "copy to ingest it")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        hidden: list[Dropped] = []
+        pages = [_visible_pdf_text(page, hidden) for page in reader.pages]
         info_title = (reader.metadata.title if reader.metadata else None) or ""
         outline = _outline(reader.outline)
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
@@ -94,7 +96,42 @@ def parse_pdf(data: bytes, *, fallback_title: str) -> ParsedDocument:
     if not sections:
         raise IngestError(fallback_title, "the PDF has no extractable text (scanned image?)")
     title = str(info_title).strip() or fallback_title
-    return ParsedDocument(title=title, sections=sections)
+    return ParsedDocument(title=title, sections=sections, dropped=tuple(hidden))
+
+
+def _visible_pdf_text(page: Any, hidden: list[Dropped]) -> str:
+    """The page's text as pypdf extracts it, less what is drawn in white or in the
+    invisible render mode (``3 Tr``), which is added to ``hidden``."""
+    state = {"white": False, "invisible": False}
+    saved: list[dict[str, bool]] = []
+    shown: list[str] = []
+    unseen: list[str] = []
+
+    def operator(op: bytes, args: Any, cm: Any, tm: Any) -> None:
+        if op == b"q":
+            saved.append(dict(state))
+        elif op == b"Q" and saved:
+            state.update(saved.pop())
+        elif op in (b"g", b"rg", b"k", b"sc", b"scn"):
+            values = [float(a) for a in args if isinstance(a, (int, float))]
+            white = (all(v == 0 for v in values) if op == b"k" or len(values) == 4
+                     else all(v >= 0.95 for v in values))
+            state["white"] = bool(values) and white
+        elif op == b"Tr" and args:
+            state["invisible"] = args[0] == 3
+
+    def text(piece: str, cm: Any, tm: Any, font: Any, size: Any) -> None:
+        if piece.strip() and (state["white"] or state["invisible"]):
+            unseen.append(piece)
+        else:
+            shown.append(piece)
+
+    full = page.extract_text(visitor_operand_before=operator, visitor_text=text) or ""
+    if not unseen:
+        return str(full)
+    hidden.append(dropped(DropKind.HIDDEN, "PDF text drawn in white or invisible",
+                          " ".join(unseen)))
+    return "".join(shown)
 
 
 def _outline(items: Any, depth: int = 1) -> dict[str, int]:

@@ -17,7 +17,7 @@ from abstain.server.sse import Encoder, EventStream, SSEEncoder, TextEncoder
 from abstain.server.state import Services, services
 
 router = APIRouter(prefix="/v1/workspaces/{ws}", tags=["ask"])
-_ERRORS = error_responses(400, 401, 403, 404, 413, 422, 429)
+_ERRORS = error_responses(400, 401, 403, 404, 413, 422, 429, 503)
 
 _STREAM_DOC = """Server-Sent Events, in this order: `meta` (evidence, confidence, checks),
 then either `refusal` (reason, message, suggestions; no LLM call) or `sentence` events
@@ -45,10 +45,18 @@ async def ask(request: Request, body: AskRequest, ws: Workspace) -> JSONResponse
     return JSONResponse(result.to_json())
 
 
+_SSE_EVENT = {  # one event of the stream, as an SSE parser reads it (docs/SERVER.md)
+    "type": "object", "required": ["event", "data"],
+    "properties": {"event": {"enum": ["meta", "refusal", "sentence", "retraction", "done",
+                                      "error"]},
+                   "data": {"type": "string", "description": "the event's JSON"}},
+}
+
+
 @router.post("/ask/stream", summary="Stream a verified answer (SSE), or a refusal",
              description=_STREAM_DOC, response_class=EventStream, status_code=200,
              responses={200: {"description": "An event stream",
-                              "content": {"text/event-stream": {"schema": {"type": "string"}},
+                              "content": {"text/event-stream": {"schema": _SSE_EVENT},
                                           "text/plain": {"schema": {"type": "string"}}}},
                         **_ERRORS})
 async def ask_stream(request: Request, body: AskRequest, ws: Workspace,

@@ -22,6 +22,8 @@ from abstain.errors import IngestError, SourceConflict
 from abstain.ingest import IngestReport, document_id
 from abstain.ingest.blocks import BlockKind, ParsedDocument
 from abstain.ingest.parse import SUPPORTED_SUFFIXES, decode_text, parse_bytes
+from abstain.ingest.screen import summary
+from abstain.ingest.visibility import Dropped
 from abstain.server.auth import Workspace
 from abstain.server.errors import ApiError, error_responses
 from abstain.server.models import (
@@ -30,26 +32,35 @@ from abstain.server.models import (
     UPLOAD_BODY,
     TextDocument,
     json_response,
+    link,
 )
 from abstain.server.state import services
 
 router = APIRouter(prefix="/v1/workspaces/{ws}/documents", tags=["documents"])
 MAX_FILES = 20
 MAX_NAME = 255
+_DOCS = "/v1/workspaces/{ws}/documents"
+_UPLOAD_LINKS = {
+    "DeleteDocument": link("DELETE", _DOCS + "/{document_id}", "Delete the first document",
+                           ws="$request.path.ws", document_id="$response.body#/documents/0/id"),
+    "ListDocuments": link("GET", _DOCS, "List the workspace's documents", ws="$request.path.ws"),
+    "Ask": link("POST", "/v1/workspaces/{ws}/ask", "Ask in the workspace", ws="$request.path.ws"),
+}
 _FORMATS = {".md": "md", ".markdown": "md", ".txt": "txt", ".html": "html", ".htm": "html"}
 
 
 @router.post("", status_code=201, summary="Add or replace documents",
              openapi_extra={"requestBody": UPLOAD_BODY},
-             responses={201: json_response(INGEST_SCHEMA, "What was ingested"),
-                        **error_responses(400, 401, 403, 409, 413, 415, 422, 429)})
+             responses={201: json_response(INGEST_SCHEMA, "What was ingested", _UPLOAD_LINKS),
+                        **error_responses(400, 401, 403, 409, 413, 415, 422, 429, 503)})
 async def upload(request: Request, ws: Workspace) -> JSONResponse:
     """Multipart `file` fields (.md .txt .html .pdf), or JSON `{"text", "source", "format",
     "title"}`. Re-sending a source replaces that document; an unchanged one is a no-op."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     skipped: list[tuple[str, str]] = []
+    screened: list[tuple[str, str]] = []  # hidden text of PDFs, left out when parsed
     if content_type == "multipart/form-data":
-        items, skipped = await _files(request)
+        items, skipped, screened = await _files(request)
     elif content_type == "application/json" or content_type.endswith("+json"):
         items = [_text_document(await request.body())]
     else:
@@ -61,7 +72,7 @@ async def upload(request: Request, ws: Workspace) -> JSONResponse:
     pipe = services(request).ready_pipeline()
 
     def ingest() -> IngestReport:
-        report = IngestReport(skipped=list(skipped))
+        report = IngestReport(skipped=list(skipped), screened=list(screened))
         for doc in items:
             report.merge(pipe.ingest_text(doc.text, source=doc.source, fmt=doc.format,
                                           title=doc.title, workspace=ws))
@@ -78,13 +89,14 @@ async def upload(request: Request, ws: Workspace) -> JSONResponse:
         "added": report.added, "updated": report.updated, "unchanged": report.unchanged,
         "skipped": [{"source": s, "reason": r} for s, r in report.skipped],
         "chunks": report.chunks,
+        "screened": [{"source": s, "left_out": w} for s, w in report.screened],
         "documents": [{"id": document_id(ws, s), "source": s} for s in sources],
     }, status_code=201)
 
 
 @router.get("", summary="List documents",
             responses={200: json_response(DOCUMENT_LIST_SCHEMA, "The workspace's documents"),
-                       **error_responses(401, 403, 422, 429)})
+                       **error_responses(401, 403, 422, 429, 503)})
 async def list_documents(request: Request, ws: Workspace) -> JSONResponse:
     pipe = services(request).ready_pipeline()
     rows = await run_in_threadpool(pipe.store.list_documents, ws)
@@ -93,7 +105,7 @@ async def list_documents(request: Request, ws: Workspace) -> JSONResponse:
 
 @router.delete("/{document_id}", status_code=204, summary="Delete a document and its chunks",
                responses={204: {"description": "Deleted"},
-                          **error_responses(401, 403, 404, 422, 429)})
+                          **error_responses(401, 403, 404, 422, 429, 503)})
 async def delete_document(request: Request, ws: Workspace, document_id: str) -> Response:
     pipe = services(request).ready_pipeline()
     if not await run_in_threadpool(pipe.store.delete_document, ws, document_id):
@@ -114,9 +126,11 @@ def _text_document(raw: bytes) -> TextDocument:
         raise ApiError(422, "invalid_request", f"{where}: {first['msg']}") from exc
 
 
-async def _files(request: Request) -> tuple[list[TextDocument], list[tuple[str, str]]]:
-    """The readable files, and (source, reason) for each unreadable one, as the CLI
-    reports them. Two files with one name reject the whole upload."""
+async def _files(request: Request) -> tuple[list[TextDocument], list[tuple[str, str]],
+                                           list[tuple[str, str]]]:
+    """The readable files, (source, reason) for each unreadable one, as the CLI
+    reports them, and (source, what was left out) for PDFs with hidden text. Two files
+    with one name reject the whole upload."""
     try:
         form = await request.form(max_files=MAX_FILES, max_fields=MAX_FILES)
     except ApiError:
@@ -136,12 +150,17 @@ async def _files(request: Request) -> tuple[list[TextDocument], list[tuple[str, 
                            "Rename the files or upload them separately.")
         docs: list[TextDocument] = []
         skipped: list[tuple[str, str]] = []
+        screened: list[tuple[str, str]] = []
         for name, upload in zip(names, uploads, strict=True):
             try:
-                docs.append(_decode(name, await upload.read()))
+                doc, left_out = _decode(name, await upload.read())
             except IngestError as exc:
                 skipped.append((name, exc.reason))
-        return docs, skipped
+                continue
+            docs.append(doc)
+            if left_out:
+                screened.append((name, summary(left_out)))
+        return docs, skipped, screened
     finally:
         await form.close()
 
@@ -156,7 +175,8 @@ def _source_name(filename: str | None) -> str:
     return name or "upload"
 
 
-def _decode(source: str, data: bytes) -> TextDocument:
+def _decode(source: str, data: bytes) -> tuple[TextDocument, tuple[Dropped, ...]]:
+    """The upload as text to ingest, and what parsing a PDF left out (hidden text)."""
     suffix = PurePosixPath(source).suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
         raise ApiError(415, "unsupported_media_type",
@@ -165,11 +185,12 @@ def _decode(source: str, data: bytes) -> TextDocument:
     if suffix not in _FORMATS:  # PDF, reST, Word, notebooks, mail, CSV: parsed here
         parsed = parse_bytes(data, source)
         return TextDocument(text=_as_markdown(parsed), source=source, format="md",
-                            title=parsed.title)
+                            title=parsed.title), parsed.dropped
     text = decode_text(data, source)  # the CLI's decoder: UTF-8 or a reported skip
     if not text.strip():
         raise IngestError(source, "the document is empty")
-    return TextDocument(text=text, source=source, format=_FORMATS[suffix])  # type: ignore[arg-type]
+    fmt = _FORMATS[suffix]
+    return TextDocument(text=text, source=source, format=fmt), ()  # type: ignore[arg-type]
 
 
 def _as_markdown(parsed: ParsedDocument) -> str:

@@ -95,7 +95,8 @@ async def _abstain_error(request: Request, exc: AbstainError) -> JSONResponse:
     if isinstance(exc, InputError):
         return JSONResponse(error_body("invalid_input", str(exc)), status_code=422)
     log.error("abstain error on %s %s: %s", request.method, request.url.path, exc)
-    return JSONResponse(error_body("service_error", str(exc)), status_code=503)
+    return JSONResponse(error_body("service_error", str(exc)), status_code=503,
+                        headers={"Retry-After": "5"})
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -133,6 +133,9 @@ INGEST_SCHEMA: dict[str, Any] = {
         "unchanged": {"type": "array", "items": {"type": "string"}},
         "skipped": {"type": "array", "items": {"type": "object"}},
         "chunks": {"type": "integer"},
+        "screened": {"type": "array", "items": {
+            "type": "object", "properties": {"source": {"type": "string"},
+                                             "left_out": {"type": "string"}}}},
         "documents": {"type": "array", "items": {
             "type": "object", "properties": {"id": {"type": "string"},
                                              "source": {"type": "string"}}}},
@@ -150,5 +153,15 @@ UPLOAD_BODY: dict[str, Any] = {
 }
 
 
-def json_response(schema: dict[str, Any], description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
+def json_response(schema: dict[str, Any], description: str,
+                  links: dict[str, Any] | None = None) -> dict[str, Any]:
+    response = {"description": description, "content": {"application/json": {"schema": schema}}}
+    return {**response, "links": links} if links else response
+
+
+def link(method: str, path: str, description: str, **parameters: str) -> dict[str, Any]:
+    """An OpenAPI link from a response to the operation ``method path`` (what a client,
+    and the stateful fuzzing in tests/server/test_fuzz.py, may call next with it)."""
+    pointer = path.replace("~", "~0").replace("/", "~1")
+    return {"operationRef": f"#/paths/{pointer}/{method.lower()}", "description": description,
+            "parameters": parameters}

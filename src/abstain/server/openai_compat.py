@@ -100,7 +100,7 @@ def _workspace(key: ApiKey, name: str) -> str:
 
 
 @router.get("/models", summary="The workspaces this key may ask, as OpenAI models",
-            responses=error_responses(401, 429))
+            responses=error_responses(401, 429, 503))
 async def models(request: Request, key: Key) -> JSONResponse:
     from starlette.concurrency import run_in_threadpool
 
@@ -111,8 +111,17 @@ async def models(request: Request, key: Key) -> JSONResponse:
         {"id": n, "object": "model", "created": 0, "owned_by": "abstain"} for n in visible]})
 
 
+_CHAT_200 = {"description": "A chat.completion (JSON), or with `stream: true` a stream of "
+                            "chat.completion.chunk events ending with `data: [DONE]`",
+             "content": {"application/json": {"schema": {"type": "object"}},
+                         "text/event-stream": {"schema": {
+                             "type": "object", "required": ["data"],
+                             "properties": {"data": {"type": "string"}}}}}}
+
+
 @router.post("/chat/completions", summary="OpenAI-compatible chat: an answer or a refusal",
-             responses=error_responses(400, 401, 403, 404, 413, 422, 429))
+             responses={200: _CHAT_200,
+                        **error_responses(400, 401, 403, 404, 413, 422, 429, 503)})
 async def chat_completions(request: Request, body: ChatRequest, key: Key) -> Response:
     svc = services(request)
     ws = _workspace(key, body.model)

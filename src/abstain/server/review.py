@@ -19,10 +19,11 @@ from abstain.querylog import LogEntry, QueryLog, open_log
 from abstain.server.auth import Workspace, api_key
 from abstain.server.errors import ApiError, error_responses
 from abstain.server.keys import ApiKey
+from abstain.server.models import link
 from abstain.server.state import services
 
 router = APIRouter(prefix="/v1/workspaces/{ws}/log", tags=["review"])
-_ERRORS = error_responses(401, 403, 404, 422, 429, 503)
+_ERRORS = error_responses(400, 401, 403, 404, 413, 422, 429, 503)
 
 
 class LabelRequest(BaseModel):
@@ -46,7 +47,9 @@ def _log(request: Request) -> QueryLog:
 
 
 @router.get("", summary="Logged questions of the workspace, newest first (admin key)",
-            responses=_ERRORS)
+            responses={200: {"description": "The entries", "links": {"Label": link(
+                "POST", "/v1/workspaces/{ws}/log/{entry_id}/label", "Label the newest entry",
+                ws="$request.path.ws", entry_id="$response.body#/entries/0/id")}}, **_ERRORS})
 async def list_entries(request: Request, ws: AdminWorkspace,
                        decision: Annotated[Literal["all", "answered", "refused"],
                                            Query()] = "all",

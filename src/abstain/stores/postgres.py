@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -55,6 +56,8 @@ Conn = psycopg.Connection[tuple[Any, ...]]
 DEFAULT_EF_SEARCH = 40
 MAX_EF_SEARCH = 1000  # pgvector's upper bound
 CONNECT_TIMEOUT_S = 10
+DOWN_WAIT_S = 1.0
+"""How long a request waits for a connection while the server is known to be unreachable."""
 
 
 class PostgresStore:
@@ -68,6 +71,8 @@ class PostgresStore:
         self.hnsw_ef_construction = int(hnsw_ef_construction)
         self.ef_search = ef_search
         self._embedder: EmbedderInfo | None = None
+        self._down_since: float | None = None
+        """When a connection was last found lost (None while the server answers)."""
         kwargs = _connect_kwargs(url)
         try:
             with psycopg.connect(url, **kwargs) as conn:
@@ -99,14 +104,26 @@ class PostgresStore:
         """One transaction bound to ``workspace`` (None: every workspace, reads only)."""
         if self._pool.closed:
             raise StoreError("the store is closed")
+        # While the server is unreachable, wait only briefly for a connection, so that
+        # every request fails fast (503) instead of each waiting the whole timeout.
+        wait = DOWN_WAIT_S if self._down_since is not None else CONNECT_TIMEOUT_S
         try:
-            with self._pool.connection() as conn:
+            with self._pool.connection(timeout=wait) as conn:
                 conn.execute(_SET_CONFIG, _settings(workspace, settings))
+                self._down_since = None
                 yield conn
-        except PoolTimeout as exc:
-            raise StoreError(f"no connection to PostgreSQL at {self}: {exc}") from exc
-        except psycopg.Error as exc:
-            raise StoreError(f"PostgreSQL at {self}: {_first_line(exc)}") from exc
+        except (PoolTimeout, psycopg.Error) as exc:
+            raise self._failed(exc) from exc
+
+    def _failed(self, exc: PoolTimeout | psycopg.Error) -> StoreError:
+        """The error to raise; a lost server is remembered, so the next requests fail fast."""
+        if isinstance(exc, PoolTimeout):
+            self._down_since = self._down_since or time.monotonic()
+            return StoreError(f"no connection to PostgreSQL at {self}: {exc}")
+        if isinstance(exc, psycopg.OperationalError) and (
+                exc.sqlstate is None or exc.sqlstate.startswith("08")):  # connection lost
+            self._down_since = self._down_since or time.monotonic()
+        return StoreError(f"PostgreSQL at {self}: {_first_line(exc)}")
 
     def _read(self, workspace: str, statement: str, params: dict[str, Any],
               **settings: str) -> list[tuple[Any, ...]]:
@@ -128,13 +145,14 @@ class PostgresStore:
             if rows is not None:
                 return rows
             self.replicas.reads["primary"] += 1
+        wait = DOWN_WAIT_S if self._down_since is not None else CONNECT_TIMEOUT_S
         try:
-            with self._pool.connection() as conn:
-                return run(conn)
-        except PoolTimeout as exc:
-            raise StoreError(f"no connection to PostgreSQL at {self}: {exc}") from exc
-        except psycopg.Error as exc:
-            raise StoreError(f"PostgreSQL at {self}: {_first_line(exc)}") from exc
+            with self._pool.connection(timeout=wait) as conn:
+                rows = run(conn)
+            self._down_since = None
+            return rows
+        except (PoolTimeout, psycopg.Error) as exc:
+            raise self._failed(exc) from exc
 
     def _wrote(self) -> None:
         """Note the primary's WAL position after a write, for read-your-writes on replicas."""

@@ -104,13 +104,21 @@ class SQLiteStore(VectorArm):
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; a write the disk cannot hold (full, a file size limit)
+        is rolled back whole and raised as a StoreError that says so."""
         conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.execute("BEGIN IMMEDIATE")
             yield conn
             conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
+        except BaseException as exc:
+            if conn.in_transaction:  # SQLite may have rolled back already (disk full)
+                conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError) and _no_room(exc):
+                raise StoreError(
+                    f"cannot write to {self.path}: {exc}. Nothing of this write was kept; "
+                    "what was stored before is intact. Free disk space (or raise the file "
+                    "size limit) and try again.") from exc
             raise
 
     def close(self) -> None:
@@ -411,3 +419,9 @@ def _bump(conn: sqlite3.Connection, workspace: str) -> None:
     conn.execute("INSERT INTO generations (workspace, generation) VALUES (?, 1)"
                  " ON CONFLICT (workspace) DO UPDATE SET generation = generation + 1",
                  (workspace,))
+
+
+def _no_room(exc: sqlite3.OperationalError) -> bool:
+    """Is this SQLite's "database or disk is full" (or a file size limit, EFBIG)?"""
+    text = str(exc).lower()
+    return "disk is full" in text or "file too large" in text or "disk i/o error" in text
