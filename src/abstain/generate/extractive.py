@@ -23,7 +23,8 @@ When the reader has read the evidence (:mod:`abstain.rerank.reading`), the passa
 decided is the passage that answers: the answer quotes the window(s) the reader found
 answering — the best one, and a second within :data:`READ_KEEP_WITHIN` of it — with the
 sentence before when the window opens on a word that points back ("It", "This" …), rather
-than the sentences with most words in common.
+than the sentences with most words in common. A quoted unit that ends on a colon is followed
+by the unit it introduces (a code block, a list item).
 """
 
 from __future__ import annotations
@@ -111,8 +112,10 @@ class ExtractiveGenerator:
             if not any(_redundant(candidate[4], kept[4]) for kept in best):
                 best.append(candidate)
         chosen = sorted(best, key=lambda s: (s[2], s[3]))
+        units = [(s[2], s[3], s[4]) for s in chosen]
         return Generation(
-            sentences=tuple(Sentence(s[4], (s[2],)) for s in chosen),
+            sentences=tuple(Sentence(text, (n,)) for n, _, text in
+                            _with_what_they_introduce(units, evidence)),
             model=self.name,
         )
 
@@ -137,6 +140,23 @@ class ExtractiveGenerator:
                           model=self.name,
                           notes=(f"quoted the reader's answering window(s), best "
                                  f"{best:.2f}",) if chosen else ())
+
+
+def _with_what_they_introduce(chosen: list[tuple[int, int, str]],
+                               evidence: Sequence[Evidence]) -> list[tuple[int, int, str]]:
+    """The chosen units, each one that ends on a colon ("Example implementation:", "This is
+    useful for password input:") followed by the unit it introduces — a code block, a list
+    item, the next sentence — which a reader needs to make sense of it."""
+    out: list[tuple[int, int, str]] = []
+    taken = {(n, position) for n, position, _ in chosen}
+    for n, position, text in chosen:
+        out.append((n, position, text))
+        if text.rstrip().endswith(":") and (n, position + 1) not in taken:
+            units = split_units(evidence[n - 1].text)
+            if position + 1 < len(units):
+                out.append((n, position + 1, units[position + 1].text))
+                taken.add((n, position + 1))
+    return out
 
 
 def _with_what_it_points_back_to(window: tuple[str, ...], sentences: list[str]) -> list[str]:
