@@ -267,9 +267,9 @@ def test_a_unit_ending_on_a_colon_brings_what_it_introduces() -> None:
     from abstain.generate.extractive import ExtractiveGenerator
 
     lead = "Plugins register additional commands with the CLI like this:"
-    [ev] = _evidence([f"The weather is mild.\n{lead}\n```\ndef register_commands(cli):\n"
-                      "    cli.add_command(hello)\n```\nThe kitchen is cleaned on Fridays."])
+    [ev] = _evidence([f"The weather is mild.\n{lead}\n```\ndef setup(app):\n"
+                      "    app.attach(greet)\n```\nThe kitchen is cleaned on Fridays."])
     generation = ExtractiveGenerator().generate(
         "How do plugins register additional commands?", [ev])
     texts = [s.text for s in generation.sentences]
-    assert texts == [lead, "def register_commands(cli):\n    cli.add_command(hello)"]
+    assert texts == [lead, "def setup(app):\n    app.attach(greet)"]
