@@ -122,7 +122,8 @@ def start(root: str | Path, *, port: int | None = None, fsync: bool = True,
 def start_replica(root: str | Path, primary: EmbeddedServer, *, fsync: bool = True,
                   timeout: int = 60) -> EmbeddedServer:
     """A streaming replica of ``primary`` in ``root`` (copied with ``pg_basebackup``
-    the first time), started; returns it."""
+    the first time, after a fast checkpoint: a spread one can keep it waiting minutes),
+    started; returns it."""
     root = Path(root).expanduser().resolve()
     if not (root / "data" / "PG_VERSION").exists():
         bins = bin_dir()
@@ -133,6 +134,7 @@ def start_replica(root: str | Path, primary: EmbeddedServer, *, fsync: bool = Tr
             shutil.chown(root, RUN_AS)
         _run(bins, as_root, root, "pg_basebackup", "-D", str(root / "data"), "-h", "127.0.0.1",
              "-p", str(primary.port), "-U", SUPERUSER, "-X", "stream", "-R", "--no-sync",
+             "--checkpoint=fast",
              what="copy the primary for a replica")
     return start(root, fsync=fsync, timeout=timeout)
 
