@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -66,7 +67,10 @@ class SQLiteStore(VectorArm):
             except OSError as exc:
                 raise StoreError(f"cannot create the folder for {self.path}: {exc}") from exc
         self._local = threading.local()
-        self._conns: list[sqlite3.Connection] = []
+        self._conns: list[tuple[weakref.ref[threading.Thread], sqlite3.Connection]] = []
+        """Each thread's open connection. A server's worker threads come and go: the
+        connections of threads that have ended are closed when a new one opens, so neither
+        file descriptors nor memory grow with them; ``close`` closes the rest."""
         self._lock = threading.RLock()
         self._index: dict[str, tuple[int, _Index | AnnIndex | None]] = {}
         """workspace -> (write generation it was loaded at, its vectors)"""
@@ -99,7 +103,14 @@ class SQLiteStore(VectorArm):
                 raise StoreError(f"cannot open {self.path} as a SQLite database: {exc}") from exc
             self._local.conn = conn
             with self._lock:
-                self._conns.append(conn)
+                live = []
+                for thread, other in self._conns:
+                    ended = thread()
+                    if ended is None or not ended.is_alive():
+                        other.close()
+                    else:
+                        live.append((thread, other))
+                self._conns = [*live, (weakref.ref(threading.current_thread()), conn)]
         return conn
 
     @contextmanager
@@ -125,7 +136,7 @@ class SQLiteStore(VectorArm):
         with self._lock:
             if not self._closed:
                 self._save_indexes(every=True)
-            for conn in self._conns:
+            for _, conn in self._conns:
                 conn.close()
             self._conns = []
             self._closed = True
