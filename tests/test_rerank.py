@@ -273,3 +273,16 @@ def test_a_unit_ending_on_a_colon_brings_what_it_introduces() -> None:
         "How do plugins register additional commands?", [ev])
     texts = [s.text for s in generation.sentences]
     assert texts == [lead, "def setup(app):\n    app.attach(greet)"]
+
+
+def test_a_reading_that_quotes_nothing_falls_back_visibly() -> None:
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    [ev] = _evidence(["Which port does replication use? Replication uses TCP port 7400."])
+    window = ReadWindow("Which port does replication use?",
+                        ("Which port does replication use?",), 0.9, 0)
+    generation = ExtractiveGenerator().generate("Which port does replication use?",
+                                                [replace(ev, read=(window,))])
+    assert [s.text for s in generation.sentences] == ["Replication uses TCP port 7400."]
+    assert any("word overlap instead" in note for note in generation.notes)

@@ -35,7 +35,7 @@ from abstain.align import AskedType, holds
 from abstain.evidence import Evidence
 from abstain.mentions import Mention, parse_question
 from abstain.records import Generation, Sentence
-from abstain.text import content_words, split_sentences, split_units, stem, stems, tokens
+from abstain.text import Unit, content_words, split_sentences, split_units, stem, stems, tokens
 
 RANK_DECAY = 0.15
 """Evidence n's sentences score 1 / (1 + RANK_DECAY·(n − 1)) of the same sentence at [1]."""
@@ -67,10 +67,13 @@ class ExtractiveGenerator:
         self.min_overlap = min_overlap
 
     def generate(self, question: str, evidence: Sequence[Evidence]) -> Generation:
+        notes: tuple[str, ...] = ()
         if any(ev.read for ev in evidence[: self.max_evidence]):
             quoted = self.quote_reading(question, evidence)
             if quoted.sentences:
                 return quoted
+            notes = ("the reader's answering windows held no sentence that answers; "
+                     "quoted by word overlap instead",)
         parts = parse_question(question)
         identifiers = parts.identifiers
         id_words = {w for m in identifiers for w in m.words}
@@ -80,11 +83,12 @@ class ExtractiveGenerator:
         typed_as = AskedType.of(parts)
         scored: list[tuple[float, bool, int, int, str, bool]] = []
         from_headings: set[tuple[int, int]] = set()
-        for n, ev in enumerate(evidence[: self.max_evidence], start=1):
+        units_of = [split_units(ev.text) for ev in evidence[: self.max_evidence]]
+        for n, (ev, units) in enumerate(zip(evidence, units_of, strict=False), start=1):
             label = ev.label
             label_stems = set(stems(label))
             headings = {*ev.chunk.heading_path, ev.document.title}
-            for position, unit in enumerate(split_units(ev.text)):
+            for position, unit in enumerate(units):
                 sentence = unit.text
                 if not answers(sentence, asked):
                     continue
@@ -112,11 +116,11 @@ class ExtractiveGenerator:
             if not any(_redundant(candidate[4], kept[4]) for kept in best):
                 best.append(candidate)
         chosen = sorted(best, key=lambda s: (s[2], s[3]))
-        units = [(s[2], s[3], s[4]) for s in chosen]
+        quoted_units = [(s[2], s[3], s[4]) for s in chosen]
         return Generation(
             sentences=tuple(Sentence(text, (n,)) for n, _, text in
-                            _with_what_they_introduce(units, evidence)),
-            model=self.name,
+                            _with_what_they_introduce(quoted_units, units_of)),
+            model=self.name, notes=notes,
         )
 
     def quote_reading(self, question: str, evidence: Sequence[Evidence]) -> Generation:
@@ -143,7 +147,7 @@ class ExtractiveGenerator:
 
 
 def _with_what_they_introduce(chosen: list[tuple[int, int, str]],
-                               evidence: Sequence[Evidence]) -> list[tuple[int, int, str]]:
+                               units_of: list[list[Unit]]) -> list[tuple[int, int, str]]:
     """The chosen units, each one that ends on a colon ("Example implementation:", "This is
     useful for password input:") followed by the unit it introduces — a code block, a list
     item, the next sentence — which a reader needs to make sense of it."""
@@ -152,7 +156,7 @@ def _with_what_they_introduce(chosen: list[tuple[int, int, str]],
     for n, position, text in chosen:
         out.append((n, position, text))
         if text.rstrip().endswith(":") and (n, position + 1) not in taken:
-            units = split_units(evidence[n - 1].text)
+            units = units_of[n - 1]
             if position + 1 < len(units):
                 out.append((n, position + 1, units[position + 1].text))
                 taken.add((n, position + 1))
