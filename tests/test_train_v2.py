@@ -241,3 +241,42 @@ def test_device_side_needs_only_what_the_machine_has() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=False)
     assert result.stdout.strip() == "ok", result.stderr
+
+
+@needs_torch
+def test_resumed_run_schedules_from_the_recipes_rate(tmp_path: Path) -> None:
+    """A run resumed with the optimizer's saved state (its moments, and the rate of the step it
+    stopped at) goes on with the recipe's peak rate under the new schedule, not the saved rate
+    scaled once more; a recipe of the same pairs can train a prepared set."""
+    import torch
+
+    from abstain.train import device, fit, loop, minibert
+
+    torch.set_num_threads(1)
+    data, prepared = _data(tmp_path / "data"), tmp_path / "device"
+    prepared.mkdir()
+    trainset.write(data, TINY, 13, prepared)
+    minibert.pack(fit.base_model_dir(), prepared)
+    ts = cache.load(prepared / cache.FILE)
+    recipe = dataclasses.replace(TINY, max_steps=4, lr=1e-4)
+    first, second = tmp_path / "first", tmp_path / "second"
+    loop.train(ts, recipe, prepared / "base.npz", first, seed=0, device="cpu",
+               save_optimizer=True, log=lambda s: None)
+    saved = torch.load(first / "optimizer.pt")["param_groups"]
+    assert saved[0]["lr"] == pytest.approx(1e-4 * 1 / (4 - 1))  # the last step's rate
+    state = json.loads((first / "state.json").read_text())
+    (first / "state.json").write_text(json.dumps(state | {"total": 8}))
+    _, after = loop.train(ts, recipe, prepared / "base.npz", second, seed=0, device="cpu",
+                          resume=first, save_optimizer=True, log=lambda s: None)
+    assert after["step"] == 8
+    groups = torch.load(second / "optimizer.pt")["param_groups"]
+    assert groups[0]["lr"] == pytest.approx(1e-4 * 1 / (8 - 1))
+    assert groups[1]["lr"] == pytest.approx(20e-4 * 1 / (8 - 1))
+    with pytest.raises(SystemExit, match="other pairs"):
+        device.train(prepared, tmp_path / "third", device="cpu", budget_s=60, resume=None,
+                     max_steps=1, recipe_name="squad2-cpu")
+
+
+def test_docs_cpu_long_trains_docs_cpu_pairs() -> None:
+    assert recipes.same_pairs(recipes.RECIPES["docs-cpu-long"], recipes.RECIPES["docs-cpu"])
+    assert recipes.RECIPES["docs-cpu-long"].max_steps == 840

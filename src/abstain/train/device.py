@@ -82,7 +82,7 @@ def run_call(budget_s: float) -> str:
 
 def train(folder: Path, out: Path, *, device: str, budget_s: float | None,
           resume: Path | None, max_steps: int | None,
-          save_optimizer: bool = False) -> dict[str, Any]:
+          save_optimizer: bool = False, recipe_name: str | None = None) -> dict[str, Any]:
     import dataclasses
 
     import numpy as np
@@ -94,6 +94,11 @@ def train(folder: Path, out: Path, *, device: str, budget_s: float | None,
     out.mkdir(parents=True, exist_ok=True)
     ts = cache.load(folder / cache.FILE)
     recipe = recipes.for_set(ts.meta["recipe"])
+    if recipe_name is not None:  # another recipe of the same pairs (e.g. a longer schedule)
+        named = recipes.RECIPES[recipe_name]
+        if not recipes.same_pairs(named, recipe):
+            raise SystemExit(f"{recipe_name} builds other pairs than the set's {recipe.name}")
+        recipe = named
     if budget_s is not None:
         recipe = dataclasses.replace(recipe, time_budget_s=budget_s)
     if max_steps is not None:
@@ -191,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m abstain.train.device", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["prepare", "train", "assemble"])
-    parser.add_argument("--recipe", default="squad2-full")
+    parser.add_argument("--recipe", default=None,
+                        help="prepare: the recipe (default squad2-full); train: another recipe "
+                             "of the same pairs to train the prepared set with")
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--cache", default=CARRY, help="the prepared folder")
@@ -215,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "prepare":
         from abstain.train import data_dir
 
+        args.recipe = args.recipe or "squad2-full"
         report = prepare(args.recipe, data_dir(args.data_dir), Path(args.cache), args.seed,
                          reuse=args.reuse)
         print(json.dumps(report, indent=2))
@@ -233,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(args.out or os.environ.get("OUT") or ".data/reader/device")
         train(Path(args.cache), out, device=args.device, budget_s=args.budget,
               resume=Path(args.resume) if args.resume else None, max_steps=args.max_steps,
-              save_optimizer=args.save_optimizer)
+              save_optimizer=args.save_optimizer, recipe_name=args.recipe)
         return 0
     print(assemble(Path(args.out or "."), Path(args.to) if args.to else None))
     return 0

@@ -95,9 +95,9 @@ def train(ts: cache.TrainSet, recipe: Recipe, base: Path, out: Path, *, seed: in
     optim = torch.optim.AdamW([{"params": body, "lr": recipe.lr},
                                {"params": head, "lr": recipe.lr * 20}], weight_decay=0.01,
                               fused=True if cuda else None)
+    base_lrs = [g["lr"] for g in optim.param_groups]  # the recipe's, not a saved step's
     if resume is not None and (resume / "optimizer.pt").exists():
         optim.load_state_dict(torch.load(resume / "optimizer.pt", map_location=device))
-    base_lrs = [g["lr"] for g in optim.param_groups]
     lengths = ts.lengths(ts.train, recipe.max_lengths())
     epochs = [cache.buckets(lengths, recipe.batch_size, random.Random(seed + e))
               for e in range(recipe.epochs)]

@@ -7,7 +7,7 @@ metadata with nothing but the standard library.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 
@@ -84,6 +84,13 @@ RECIPES = {
         val_questions=400,
         extra={"docs": 1.0}),
 }
+RECIPES["docs-cpu-long"] = replace(
+    RECIPES["docs-cpu"], name="docs-cpu-long",
+    notes="docs-cpu's pairs, trained on from its step-257 checkpoint (weights and AdamW moments) "
+    "with a fresh linear decay from the peak rate to zero at max_steps, sized to a 65-minute "
+    "budget on 2 shared CPU cores (s/step measured in the run's first minutes)",
+    max_steps=840, time_budget_s=3900.0)
+"""Same pairs as docs-cpu (``same_pairs``), so it trains docs-cpu's saved set."""
 
 
 PAIR_FIELDS = ("max_articles", "holdout", "own_negatives", "mined_negatives", "perturbations",
