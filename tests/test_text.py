@@ -9,6 +9,7 @@ from abstain.align import AnswerType, carries
 from abstain.confidence import answer_features
 from abstain.mentions import parse_question
 from abstain.query import query_terms
+from abstain.question import Question
 from abstain.text import content_words, find_identifiers, find_names, stem, stems
 from abstain.verify.lexical import content_stems, numbers
 
@@ -25,7 +26,9 @@ def test_every_reader_of_a_question_sees_the_same_content_words(question: str) -
     words = content_words(question)
     assert query_terms(question) == words  # the keyword arms
     assert [t.word for t in parse_question(question).terms] == words  # the gate
-    assert answer_features(question, ()).missing_terms == tuple(words)  # term coverage
+    read = Question.parse(question)  # what the stages of one ask read
+    assert read.keywords.terms == read.words == tuple(words)
+    assert answer_features(read, ()).missing_terms == tuple(words)  # term coverage
     assert content_stems(question) == [stem(w) for w in words if not w.isdigit()]  # verifier
 
 
