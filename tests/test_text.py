@@ -62,12 +62,12 @@ IDENTIFIED = "Set APP_CACHE_TTL and storage.wal_segment_mb, see ADR-0050, e1207 
 def test_documents_and_questions_read_identifiers_with_one_grammar() -> None:
     found = ["APP_CACHE_TTL", "storage.wal_segment_mb", "ADR-0050", "e1207", "v2.3.1"]
     assert find_identifiers(IDENTIFIED) == found  # ingest, keyword query, verifier
-    asked = parse_question(IDENTIFIED.removesuffix(".") + "?")
+    asked = Question.parse(IDENTIFIED.removesuffix(".") + "?")
     assert [m.text for m in asked.identifiers] == found  # the gate
     assert find_identifiers("Call db.table(name) e.g. twice.") == ["db.table"]
 
 
 def test_a_name_is_a_capitalised_word_that_is_no_stopword_or_light_word() -> None:
     question = "Roughly how many rows can Please hold in GitHub Actions, OK?"
-    assert [m.text for m in parse_question(question).names] == ["GitHub Actions"]
+    assert [m.text for m in Question.parse(question).names] == ["GitHub Actions"]
     assert find_names(question) == ["GitHub Actions"]
