@@ -358,3 +358,27 @@ def test_calibration_set_is_the_train_articles_the_reader_never_saw(tmp_path: Pa
     assert {q.group for q in ds.questions} == set(kept)
     assert [d.source.split("/")[1] for d in ds.collection] == kept[::2]  # even-indexed
     assert {q.category for q in ds.questions} == {"answerable", "out_of_collection"}
+
+
+def test_reader_model_reads_with_the_given_file(hashing_db: str, tmp_path: Path) -> None:
+    """--reader-model: the questions are read with that file (a candidate model compared on
+    the same questions); a file that is no model, or --no-reader beside it, is a clear error."""
+    from abstain.rerank.reader import model_file
+
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n".join(QUESTIONS.read_text().splitlines()[:4]) + "\n")
+    out = tmp_path / "run.jsonl"
+    result = CliRunner().invoke(cli, ["eval", str(path), "--db", hashing_db, "-q", "--json",
+                                      "--reader-model", str(model_file()),
+                                      "--save-records", str(out)])
+    assert result.exit_code == 0, result.output
+    records = load_records(out)
+    assert any("answerability" in r.features for r in records)
+    assert all(r.error is None for r in records)
+    for extra, message in ((["--reader-model", str(path)], "not a reader model"),
+                           (["--reader-model", str(model_file()), "--no-reader"],
+                            "drop --no-reader")):
+        result = CliRunner().invoke(cli, ["eval", str(path), "--db", hashing_db, "-q",
+                                          *extra])
+        assert result.exit_code == 1
+        assert message in result.stderr

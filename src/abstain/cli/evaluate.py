@@ -57,6 +57,12 @@ def run_options(func: F) -> F:
         click.option("--reader/--no-reader", default=None,
                      help="Read the kept evidence with abstain's reading-level model, or "
                           "not [default: the pipeline's default]."),
+        click.option("--reader-model", type=click.Path(exists=True, dir_okay=False),
+                     metavar="FILE",
+                     help="Read with this int8 ONNX reader file instead of the shipped one "
+                          "(implies --reader): to compare a candidate model on the same "
+                          "questions (docs/EXPERIMENTS.md). The reading calibration stays "
+                          "the shipped one."),
         click.option("--save-records", type=click.Path(dir_okay=False), metavar="FILE",
                      help="Write every question's recorded signals as JSONL."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bars."),
@@ -93,7 +99,7 @@ def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) ->
         preset=p["preset"],
         calibration=Calibration.load(p["calibration"]) if p["calibration"] else None,
         categories=tuple(p["categories"]), limit=p["limit"], sample=p["sample"],
-        seed=p["seed"], candidates=p["candidates"], reader=p["reader"],
+        seed=p["seed"], candidates=p["candidates"], reader=_reader(p),
         record_all_confidences=for_calibration)
     run = execute(spec, progress=not p["quiet"])
     for problem in run.problems:
@@ -101,6 +107,22 @@ def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) ->
     if p["save_records"]:
         save_records(run.records, p["save_records"])
     return run
+
+
+def _reader(p: dict[str, Any]) -> Any:
+    """--reader / --no-reader, or the reader file of --reader-model, loaded."""
+    if not p["reader_model"]:
+        return p["reader"]
+    if p["reader"] is False:
+        fail("--reader-model reads with that file; drop --no-reader")
+    from abstain.rerank.reader import OnnxReader
+
+    reader = None
+    try:
+        reader = OnnxReader(p["reader_model"])
+    except Exception as exc:  # onnxruntime's errors name no common type
+        fail(f"{p['reader_model']}: not a reader model ({type(exc).__name__}: {exc})")
+    return reader
 
 
 def _from_log(p: dict[str, Any]) -> Any:

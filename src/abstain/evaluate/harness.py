@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from abstain.confidence import Calibration
 from abstain.config import RetrievalConfig, Settings
@@ -14,6 +14,9 @@ from abstain.evaluate.loaders import load_dataset
 from abstain.evaluate.records import QuestionRecord
 from abstain.evaluate.runner import ingest_collection, run_questions
 from abstain.ingest.chunk import ChunkingConfig
+
+if TYPE_CHECKING:
+    from abstain.rerank.reading import PairLogits
 
 SCIFACT_CANDIDATES = 300
 WHOLE_DOCUMENT = ChunkingConfig(parent_chars=12_000, child_chars=12_000)
@@ -36,8 +39,9 @@ class RunSpec:
     sample: bool = False
     seed: int = 0
     candidates: int | None = None
-    reader: bool | None = None
-    """Read the kept evidence with abstain's reader (None: the pipeline's default)."""
+    reader: bool | PairLogits | None = None
+    """Read the kept evidence with abstain's reader, or with this one (None: the pipeline's
+    default)."""
     record_all_confidences: bool = False
     """Disable only the calibrated-confidence check (for `calibrate`): every other decision,
     including generation, is then observed for every question."""
