@@ -38,7 +38,7 @@ Counts = Mapping[str, Mapping[str, Sequence[int]]]
 
 
 @functools.cache
-def _shipped() -> Counts:
+def shipped_counts() -> Counts:
     raw = json.loads(resources.files("abstain").joinpath("data", RATES_FILE).read_text())
     domains: Counts = raw["domains"]
     return domains
@@ -49,7 +49,7 @@ def refusal_rate(check: str, domains: Counts | None = None) -> float:
     from ``domains``' counts (None: the shipped ones), summed over the domains; shrunk towards
     the pooled share of all checks (itself with a uniform prior)."""
     answerable = refused = total_a = total_n = 0
-    for counts in (_shipped() if domains is None else domains).values():
+    for counts in (shipped_counts() if domains is None else domains).values():
         for name, (a, n) in counts.items():
             total_a, total_n = total_a + a, total_n + n
             if name == check:

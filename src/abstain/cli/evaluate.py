@@ -57,6 +57,11 @@ def run_options(func: F) -> F:
         click.option("--reader/--no-reader", default=None,
                      help="Read the kept evidence with abstain's reading-level model, or "
                           "not [default: the pipeline's default]."),
+        click.option("--answer-all", is_flag=True,
+                     help="Run every gate check but refuse on none: each question is answered "
+                          "as if it had passed, and its record keeps every check's verdict "
+                          "(to fit and judge the answer confidence on what answering would "
+                          "have said; the summary then scores those answers)."),
         click.option("--save-records", type=click.Path(dir_okay=False), metavar="FILE",
                      help="Write every question's recorded signals as JSONL."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bars."),
@@ -94,7 +99,7 @@ def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) ->
         calibration=Calibration.load(p["calibration"]) if p["calibration"] else None,
         categories=tuple(p["categories"]), limit=p["limit"], sample=p["sample"],
         seed=p["seed"], candidates=p["candidates"], reader=p["reader"],
-        record_all_confidences=for_calibration)
+        record_all_confidences=for_calibration, answer_all=p["answer_all"])
     run = execute(spec, progress=not p["quiet"])
     for problem in run.problems:
         click.secho(f"{p['data']}: {problem} (skipped)", fg="yellow", err=True)

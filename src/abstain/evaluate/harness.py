@@ -41,6 +41,9 @@ class RunSpec:
     record_all_confidences: bool = False
     """Disable only the calibrated-confidence check (for `calibrate`): every other decision,
     including generation, is then observed for every question."""
+    answer_all: bool = False
+    """Run every check but refuse on none (:mod:`abstain.evaluate.answer_all`): each record
+    holds the checks' verdicts and the answer the pipeline would have given."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +97,10 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
                                 gate=GateOptions(thresholds, calibration=calibration),
                                 reading=reading,
                                 observation=ObservationOptions(log_queries=False)) as pipe:
+        if spec.answer_all:
+            from abstain.evaluate.answer_all import observing
+
+            pipe.gate = observing(pipe.gate)
         if collection:
             with _bar(len(collection), "ingest", progress) as bar:
                 ingest_collection(pipe, collection, bar.update)
@@ -103,7 +110,8 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
                 "embedder": pipe.embedder.name, "workspace": pipe.workspace,
                 "calibration": pipe.calibration.name, "candidates": pipe.retrieval.candidates,
                 "top_k": pipe.retrieval.top_k, "questions": len(chosen),
-                "of": len(questions), "sampled": spec.sample}
+                "of": len(questions), "sampled": spec.sample,
+                "answer_all": spec.answer_all}
     return Run(name, records, problems, meta)
 
 
