@@ -32,7 +32,7 @@ def main() -> None:
                         help="Comma-separated signals (abstain.answer_confidence.SIGNALS).")
     parser.add_argument("--alpha", type=float, default=None,
                         help="One risk level for the balanced preset only (default: "
-                             "strict 0.2, balanced 0.3, lenient 0.4): the largest share of "
+                             "strict 0.3, balanced 0.42, lenient 0.45): the largest share of "
                              "the questions whose answer would be wrong that get answered.")
     parser.add_argument("--delta", type=float, default=0.05)
     parser.add_argument("--write", metavar="FILE", help="Write the model and its report.")

@@ -54,10 +54,9 @@ def test_answer_all_keeps_the_gates_verdicts_and_gives_the_answer_it_would_have(
         before = gated[record.item.question]
         # the gate's checks with the same values and verdicts: it decided what it did before
         assert _gate_checks(record) == _gate_checks(before)
-        assert gate_decision(record) == gate_decision(before)
-        if gate_decision(before) is not None:
+        if not before.answered and before.reason in {c.reason for c in before.checks
+                                                      if not c.passed}:
             refused_by_gate += 1
-            assert not before.answered
         elif before.answered:  # what the gate passed is answered the same way
             assert record.answered and record.answer_text == before.answer_text
     # the refused questions reached the generator: some have an answer now
@@ -66,7 +65,10 @@ def test_answer_all_keeps_the_gates_verdicts_and_gives_the_answer_it_would_have(
 
 
 def _gate_checks(record: QuestionRecord) -> list[tuple[str, bool, float | None]]:
-    return [(c.name, c.passed, c.value) for c in record.checks if c.name in GATE_CHECKS]
+    """The gate's checks but the confidence (the answer-all run records the retrieval
+    calibration's there: the one the answer confidence is fitted beside)."""
+    return [(c.name, c.passed, c.value) for c in record.checks
+            if c.name in GATE_CHECKS and c.name != CheckName.CALIBRATED_CONFIDENCE]
 
 
 def _checks(**verdicts: tuple[bool, float | str | None]) -> list[Check]:
@@ -125,6 +127,51 @@ def test_the_fit_judges_each_domain_on_a_model_that_did_not_see_it(
     lodo = model.report["leave_one_domain_out"]
     assert set(lodo) == {"a", "b"}
     assert lodo["a"]["questions"] == 30 and lodo["b"]["questions"] == 30
-    assert model.report["veto_confidence"] < 0.2  # vetoed questions are almost never right
+    for half in ("a", "b"):
+        judged = lodo[half]["answer_confidence"]
+        assert 0 <= judged["ece"] <= 1 and judged["auroc"] is not None
     assert set(model.report["outcomes"]["before"]) == {"a", "b"}
-    assert CheckName.ENTITY_EXISTENCE not in model.coefficients
+    assert model.report["preset_thresholds"]["balanced"] == model.threshold
+
+
+def test_the_gate_decides_on_the_answer_confidence(sample_pipeline: object) -> None:
+    from abstain.pipeline import Pipeline
+
+    assert isinstance(sample_pipeline, Pipeline)
+    model = shipped_answer_confidence()
+    answer = sample_pipeline.ask("What is the default value of storage.cache_mb?")
+    check = next(c for c in answer.checks if c.name == CheckName.CALIBRATED_CONFIDENCE)
+    assert answer.answered and check.passed
+    assert check.threshold == model.threshold
+    assert check.value == pytest.approx(answer.confidence, abs=1e-4)
+    assert check.detail.startswith("P(right) from answer-confidence")
+    # a check that fails still refuses, and the answer confidence is below the threshold
+    refused = sample_pipeline.ask("How many engineers maintain the qsctl admin "
+                                  "reset-password command?")
+    assert refused.refusal is not None and refused.refusal.reason == "answer_type_missing"
+    assert refused.confidence < model.threshold
+
+
+def test_presets_take_their_certified_thresholds() -> None:
+    from abstain.presets import ANSWER_CONFIDENCE, Preset
+
+    certified = shipped_answer_confidence().report["preset_thresholds"]
+    assert {p: t for p, t in certified.items() if p != "balanced"} == ANSWER_CONFIDENCE
+    assert Preset.STRICT.thresholds().min_answer_confidence == certified["strict"]
+    assert Preset.LENIENT.thresholds().min_answer_confidence == certified["lenient"]
+    assert Preset.BALANCED.thresholds().min_answer_confidence is None  # the model's own
+    assert shipped_answer_confidence().threshold == certified["balanced"]
+    assert certified["lenient"] <= certified["balanced"] <= certified["strict"]
+
+
+def test_a_calibration_file_keeps_the_retrieval_confidence(sample_db: str, minilm: object
+                                                           ) -> None:
+    from abstain.confidence import default_calibration
+    from abstain.embed.base import Embedder
+    from abstain.pipeline import Pipeline
+
+    assert isinstance(minilm, Embedder)
+    with Pipeline(SQLiteStore(sample_db), minilm, calibration=default_calibration()) as pipe:
+        answer = pipe.ask("What is the default value of storage.cache_mb?")
+    check = next(c for c in answer.checks if c.name == CheckName.CALIBRATED_CONFIDENCE)
+    assert check.detail.startswith("logistic over") and check.threshold == 0.5

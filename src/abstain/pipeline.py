@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from abstain.answer import Answer
+from abstain.answer_confidence import shipped_answer_confidence
 from abstain.confidence import default_calibration
 from abstain.config import RetrievalConfig, Settings
 from abstain.embed import Embedder, load_embedder
@@ -112,7 +113,8 @@ class Pipeline:
         thresholds = g.thresholds
         if r.answerability_threshold is not None:
             thresholds = replace(thresholds, min_answerability=r.answerability_threshold)
-        self.gate = Gate(thresholds, g.rules)
+        self.gate = Gate(thresholds, g.rules, None if g.calibration is not None
+                         else shipped_answer_confidence())
         self.calibration = g.calibration or default_calibration()
         self.reading_calibration = (r.calibration or g.calibration
                                     or default_calibration(reading=True))

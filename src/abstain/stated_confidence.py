@@ -81,7 +81,8 @@ def stated(confidence: float, checks: Sequence[Check], *, answered: bool,
     deciding = next((c for c in checks if not c.passed
                      and (reason is None or reason in (c.reason, c.name))), None)
     out = confidence
+    own = next((c for c in checks if c.name == CheckName.CALIBRATED_CONFIDENCE), None)
     if deciding is not None and deciding.name not in NOT_ABOUT_THE_EVIDENCE | {
-            CheckName.CALIBRATED_CONFIDENCE}:
+            CheckName.CALIBRATED_CONFIDENCE} and (own is None or own.passed):
         out = min(out, refusal_rate(deciding.name, domains))
     return out if floor is None else min(out, floor)

@@ -32,9 +32,14 @@ class ObservingGate(Gate):
         return replace(result, passed=True, failed=None)
 
 
+    def weigh(self, result: GateResult, data: GateInput) -> tuple[GateResult, float]:
+        """The checks' own verdicts, unweighed (what the answer confidence is fitted on)."""
+        return result, data.confidence
+
+
 def observing(gate: Gate) -> ObservingGate:
     """The same thresholds and rules, never refusing."""
-    return ObservingGate(gate.thresholds, gate.rules)
+    return ObservingGate(gate.thresholds, gate.rules, gate.answer_confidence)
 
 
 def gate_decision(record: QuestionRecord) -> str | None:

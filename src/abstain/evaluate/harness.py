@@ -89,8 +89,10 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
     candidates = spec.candidates or (SCIFACT_CANDIDATES if spec.dataset == "scifact" else None)
     retrieval = RetrievalConfig() if candidates is None else RetrievalConfig(candidates=candidates)
     calibration = spec.calibration
-    if spec.record_all_confidences and calibration is not None:
-        calibration = replace(calibration, gate_threshold=None)
+    if spec.record_all_confidences:  # the retrieval calibration's own check decides
+        from abstain.confidence import default_calibration
+
+        calibration = replace(calibration or default_calibration(), gate_threshold=None)
     chunking = WHOLE_DOCUMENT if spec.dataset == "scifact" else None
     reading = ReadingOptions() if spec.reader is None else ReadingOptions(reader=spec.reader)
     with Pipeline.from_settings(spec.settings, retrieval=retrieval, chunking=chunking,
