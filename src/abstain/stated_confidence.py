@@ -1,17 +1,20 @@
 """The one confidence an answer states: P(this answer is right), or for a refusal P(answering
 would have been right).
 
-The calibrated confidence (:mod:`abstain.confidence`) estimates the first from the
-retrieval (and reading) features; it knows nothing of the word-level checks. So:
+The gate's ``calibrated_confidence`` check holds the estimate: the answer confidence
+(:mod:`abstain.answer_confidence`, P(right) from every other check's value and verdict), or
+with a calibration file or a reading the retrieval calibration (:mod:`abstain.confidence`).
+So:
 
-* an **answer** states the calibrated confidence, which passed the gate's
-  ``calibrated_confidence`` check and so is at or above its threshold. A curated close match
-  is exempt from that check; its confidence is raised to the threshold.
-* a **refusal by the calibrated confidence** states that confidence (below the threshold).
+* an **answer** states that confidence, which passed the check and so is at or above its
+  threshold. A curated close match is exempt from that check; its confidence is raised to
+  the threshold.
+* a **refusal by the confidence** states that confidence (below the threshold), also when
+  a check before it failed too.
 * a **refusal by any other check** states the share of questions refused by that check that
   the documents could in fact answer, measured on labelled data (``data/refusal_rates.json``,
-  written by ``bench/refusal_rates.py``), when that is lower than the calibrated confidence,
-  and never more than the gate threshold. Each check's share is shrunk towards the pooled
+  written by ``bench/refusal_rates.py``), when that is lower than the confidence, and never
+  more than the gate threshold. Each check's share is shrunk towards the pooled
   share of all checks by :data:`PRIOR_WEIGHT` pseudo-questions, so a check seen rarely borrows
   from the others.
 
