@@ -15,7 +15,6 @@ from abstain.answer_confidence import (
     signals,
 )
 from abstain.cli.main import cli
-from abstain.embed import HashingEmbedder
 from abstain.errors import ConfigError
 from abstain.evaluate.answer_all import GATE_CHECKS, gate_decision
 from abstain.evaluate.answer_fit import fit_answer_confidence
@@ -29,12 +28,9 @@ QUESTIONS = Path(__file__).parent / "data" / "sample_questions.jsonl"
 
 @pytest.fixture(scope="module")
 def hashing_db(tmp_path_factory: pytest.TempPathFactory) -> str:
-    from tests.conftest import SAMPLE_CORPUS
+    from tests.conftest import ingest_sample_hashing
 
-    path = tmp_path_factory.mktemp("answerall") / "sample-hashing.db"
-    with Pipeline(SQLiteStore(path), HashingEmbedder()) as pipe:
-        assert not pipe.ingest([SAMPLE_CORPUS]).skipped
-    return str(path)
+    return ingest_sample_hashing(tmp_path_factory.mktemp("answerall"))
 
 
 def _run(db: str, out: Path, *extra: str) -> None:
@@ -135,7 +131,6 @@ def test_the_fit_judges_each_domain_on_a_model_that_did_not_see_it(
 
 
 def test_the_gate_decides_on_the_answer_confidence(sample_pipeline: object) -> None:
-    from abstain.pipeline import Pipeline
 
     assert isinstance(sample_pipeline, Pipeline)
     model = shipped_answer_confidence()
@@ -168,7 +163,6 @@ def test_a_calibration_file_keeps_the_retrieval_confidence(sample_db: str, minil
                                                            ) -> None:
     from abstain.confidence import default_calibration
     from abstain.embed.base import Embedder
-    from abstain.pipeline import Pipeline
 
     assert isinstance(minilm, Embedder)
     with Pipeline(SQLiteStore(sample_db), minilm, calibration=default_calibration()) as pipe:

@@ -241,7 +241,14 @@ class Pipeline:
         from abstain.observe import observe
 
         return observe(answer, log_to=self.store if self.log_queries else None,
-                       calibration=self.calibration.name, observers=self.observers)
+                       calibration=self.confidence_name, observers=self.observers)
+
+    @property
+    def confidence_name(self) -> str:
+        """The name of the confidence the answers state: the answer confidence's, else the
+        calibration file's (the query log and ``abstain eval`` record it)."""
+        model = self.gate.answer_confidence
+        return self.calibration.name if model is None else model.name
 
     # -- lifecycle ---------------------------------------------------------
     def close(self) -> None:

@@ -110,7 +110,7 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
             records = run_questions(pipe, chosen, progress=bar.update)
         meta = {"name": name, "protocol": protocol, "preset": spec.preset,
                 "embedder": pipe.embedder.name, "workspace": pipe.workspace,
-                "calibration": pipe.calibration.name, "candidates": pipe.retrieval.candidates,
+                "calibration": pipe.confidence_name, "candidates": pipe.retrieval.candidates,
                 "top_k": pipe.retrieval.top_k, "questions": len(chosen),
                 "of": len(questions), "sampled": spec.sample,
                 "answer_all": spec.answer_all}
