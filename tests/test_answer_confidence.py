@@ -169,3 +169,10 @@ def test_a_calibration_file_keeps_the_retrieval_confidence(sample_db: str, minil
         answer = pipe.ask("What is the default value of storage.cache_mb?")
     check = next(c for c in answer.checks if c.name == CheckName.CALIBRATED_CONFIDENCE)
     assert check.detail.startswith("logistic over") and check.threshold == 0.5
+
+
+def test_calibrate_refuses_answer_all(hashing_db: str, tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["calibrate", str(QUESTIONS), "--db", hashing_db, "-q",
+                                      "-o", str(tmp_path / "c.json"), "--answer-all"])
+    assert result.exit_code != 0 and "--answer-all records" in result.output
+    assert not (tmp_path / "c.json").exists()
