@@ -131,7 +131,8 @@ def fit(data: Sequence[Row], names: Sequence[str], l2: float) -> AnswerConfidenc
                          weights=_weights(data))
     return AnswerConfidence(round(model.intercept, 6),
                             {n: round(w, 6) for n, w in zip(names, model.coefficients,
-                                                            strict=True)}, threshold=0.5)
+                                                            strict=True)}, threshold=0.5,
+                            report={"l2": l2})
 
 
 def stated_under(model: AnswerConfidence, row: Row, threshold: float | None = None) -> float:
@@ -200,6 +201,8 @@ def judge(data: Sequence[Row], fits: Mapping[str, AnswerConfidence], threshold: 
         test = [r for r in data if r.domain == held]
         y = [r.right for r in test]
         out[held] = {"questions": len(test), "right_if_answered": sum(y),
+                     "fit_on": sorted(d for d in fits if d != held),
+                     "l2": model.report.get("l2"),
                      "answer_confidence": _scores([stated_under(model, r, threshold)
                                                    for r in test], y),
                      "before": _scores([r.before for r in test], y)}
