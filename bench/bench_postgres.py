@@ -34,6 +34,7 @@ from abstain.stores.postgres import PostgresStore
 DIM = 384
 CHILDREN, PARENTS = 20, 4
 LATENT = 24
+_BLOCK = 8192
 WS = "bench"
 _SYLLABLES = ("ka", "lo", "mi", "nu", "pe", "ra", "si", "to", "vu", "ze")
 VOCAB = [f"{a}{b}{c}{d}" for a in _SYLLABLES
@@ -52,8 +53,13 @@ def corpus(rows: int, seed: int = 0) -> tuple[np.ndarray, list[str]]:
     bases = rng.normal(size=(clusters, LATENT, DIM)).astype(np.float32)
     labels = rng.integers(0, clusters, size=rows)
     latent = rng.normal(size=(rows, LATENT)).astype(np.float32)
-    vectors = centres[labels] + 0.15 * np.einsum("rl,rld->rd", latent, bases[labels])
-    vectors += 0.1 * rng.normal(size=(rows, DIM)).astype(np.float32)
+    vectors = np.empty((rows, DIM), dtype=np.float32)
+    blocks = [slice(s, min(rows, s + _BLOCK)) for s in range(0, rows, _BLOCK)]
+    for b in blocks:  # in blocks: bases[labels] alone would take 37 KB per row
+        vectors[b] = centres[labels[b]] + 0.15 * np.einsum(
+            "rl,rld->rd", latent[b], bases[labels[b]])
+    for b in blocks:  # the same draws as one (rows, DIM) call, without its float64 copy
+        vectors[b] += 0.1 * rng.normal(size=(b.stop - b.start, DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     weights = 1.0 / np.arange(1, len(VOCAB) + 1)
     words = rng.choice(len(VOCAB), size=(rows, 40), p=weights / weights.sum())
