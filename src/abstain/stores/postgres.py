@@ -47,6 +47,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise MissingDependency(exc.name or "psycopg", "postgres") from exc
 
+from abstain.stores.postgres_bulk import copy_documents
 from abstain.stores.postgres_migrations import APP_ROLE, is_privileged, migrate
 from abstain.stores.postgres_replicas import WAIT_S, ReplicaSet
 
@@ -216,6 +217,21 @@ class PostgresStore:
                 cur.executemany(
                     "INSERT INTO identifiers (document_id, workspace, token) VALUES (%s, %s, %s)"
                     " ON CONFLICT DO NOTHING", [(document.id, ws, t) for t in identifiers])
+        self._embedder = embedder
+        self._wrote()
+
+    def write_documents(self, items: Sequence[tuple[Document, Sequence[Chunk], Vector]],
+                        embedder: EmbedderInfo) -> None:
+        """Bulk load: ``write_document`` for each item, through ``COPY``, in one transaction
+        per workspace (see :mod:`abstain.stores.postgres_bulk`)."""
+        by_workspace: dict[str, list[tuple[Document, Sequence[Chunk], dict[str, Vector]]]] = {}
+        for document, chunks, vectors in items:
+            by_workspace.setdefault(document.workspace, []).append(
+                (document, chunks, vectors_by_chunk(chunks, vectors, embedder)))
+        for ws, batch in by_workspace.items():
+            with self._tx(ws) as conn:
+                self._bind_embedder(conn, embedder)
+                copy_documents(conn, ws, batch)
         self._embedder = embedder
         self._wrote()
 
