@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 import shutil
-from dataclasses import replace
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
