@@ -13,7 +13,6 @@ it returns what ``abstain.fuse.collapse`` + ``rrf`` return on the two arms.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -49,7 +48,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
 from abstain.stores.postgres_bulk import copy_documents
 from abstain.stores.postgres_migrations import APP_ROLE, is_privileged, migrate
-from abstain.stores.postgres_replicas import WAIT_S, ReplicaSet
+from abstain.stores.postgres_replicas import WAIT_S, ReplicaSet, redacted
 
 Vector = npt.NDArray[np.float32]
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -92,7 +91,7 @@ class PostgresStore:
                                    pool_size=pool_size, wait_s=replica_wait_s) if replicas else None
 
     def __str__(self) -> str:
-        return re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", self.url)
+        return redacted(self.url)
 
     def _configure(self, conn: Conn) -> None:
         if self._set_role:
