@@ -22,6 +22,7 @@ from typing import Any
 
 from _common import ROOT, data_dir, machine, percentiles, write_section
 
+from abstain.question import Question
 from abstain.rerank.reader import OnnxReader
 
 OUT = ROOT / ".data" / "reader" / "bench"
@@ -54,7 +55,7 @@ def speed(model: str | None) -> dict[str, Any]:
         evidence = _as_evidence(["a", "b", "c"], {
             "a": q.context, "b": questions[i - 1].context, "c": questions[i - 2].context})
         t0 = time.perf_counter()
-        read_evidence(reader, q.text, evidence)
+        read_evidence(reader, Question.parse(q.text), evidence)
         reading_ms.append((time.perf_counter() - t0) * 1000)
     p50, p95 = percentiles(reading_ms[5:])
     result["reading_stage_ms"] = {"p50": round(p50, 1), "p95": round(p95, 1),

@@ -10,15 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from abstain.align import (
-    AnswerType,
-    carries,
-    compared,
-    english_rarity,
-    expected_type,
-    holds,
-    measured,
-)
+from abstain.align import AnswerType, carries, english_rarity, holds
+from abstain.asked import compared, expected_type, measured
 from abstain.embed.base import Embedder
 from abstain.mentions import Kind, Mention, parse_question
 from abstain.pipeline import Pipeline

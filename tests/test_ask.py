@@ -163,15 +163,17 @@ def test_each_threshold_can_flip_its_check(sample_db: str, minilm: Embedder) -> 
 def test_no_evidence_check() -> None:
     from abstain.confidence import answer_features
     from abstain.gate import Gate
+    from abstain.question import Question
 
-    data = GateInput("anything", (), (), answer_features("anything", ()), 0.0)
+    question = Question.parse("anything")
+    data = GateInput(question, (), (), answer_features(question, ()), 0.0)
     result = Gate().evaluate(data)
     assert result.failed is not None and result.failed.reason == "no_evidence"
 
 
 def test_user_rules_can_refuse(sample_db: str, minilm: Embedder) -> None:
     def no_passwords(data: GateInput) -> Check | None:
-        if "password" in data.question.lower():
+        if "password" in data.question.text.lower():
             return Check("no_passwords", False, "password", None, "policy: ask the help desk",
                          "policy")
         return None

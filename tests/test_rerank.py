@@ -13,6 +13,7 @@ from abstain.answer import Answer
 from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
 from abstain.gate import GateThresholds
 from abstain.pipeline import Pipeline
+from abstain.question import Question
 from abstain.rerank import Reranker, rerank
 from abstain.rerank.reader import MODEL_NAME, OnnxReader, model_file, shared_reader
 from abstain.rerank.reading import READ_WINDOWS, read_evidence
@@ -94,13 +95,13 @@ def _ask(db: Path, embedder: object, question: str, **kwargs: object) -> Answer:
 
 def test_read_evidence_reads_the_windows_that_share_words(reader: OnnxReader) -> None:
     long = " ".join(f"Sentence {i} is about the weather in the hills." for i in range(30))
-    reading = read_evidence(reader, "Which port does replication use?",
+    reading = read_evidence(reader, Question.parse("Which port does replication use?"),
                             _evidence([long, f"{WEATHER} {PORT}"]))
     assert reading is not None
     assert reading.windows_read == READ_WINDOWS and reading.chunks_read == 2
     assert reading.chunk == 1 and "7400" in reading.window
     assert reading.answerability > 0.5
-    assert read_evidence(reader, "Which port?", []) is None
+    assert read_evidence(reader, Question.parse("Which port?"), []) is None
 
 
 def test_the_reader_refuses_what_the_evidence_does_not_answer(tmp_path: Path,
@@ -256,8 +257,8 @@ def test_a_window_opening_on_it_brings_the_sentence_before() -> None:
     window = ReadWindow("It can be changed with the --replication-port flag on every node.",
                         ("It can be changed with the --replication-port flag on every node.",),
                         0.9, 1)
-    generation = ExtractiveGenerator().generate("How do I change the replication port?",
-                                                [replace(ev, read=(window,))])
+    generation = ExtractiveGenerator().generate(
+        Question.parse("How do I change the replication port?"), [replace(ev, read=(window,))])
     assert [s.text for s in generation.sentences] == [
         "Each node listens on TCP port 7400 by default.",
         "It can be changed with the --replication-port flag on every node."]
@@ -270,7 +271,7 @@ def test_a_unit_ending_on_a_colon_brings_what_it_introduces() -> None:
     [ev] = _evidence([f"The weather is mild.\n{lead}\n```\ndef setup(app):\n"
                       "    app.attach(greet)\n```\nThe kitchen is cleaned on Fridays."])
     generation = ExtractiveGenerator().generate(
-        "How do plugins register additional commands?", [ev])
+        Question.parse("How do plugins register additional commands?"), [ev])
     texts = [s.text for s in generation.sentences]
     assert texts == [lead, "def setup(app):\n    app.attach(greet)"]
 
@@ -282,7 +283,7 @@ def test_a_reading_that_quotes_nothing_falls_back_visibly() -> None:
     [ev] = _evidence(["Which port does replication use? Replication uses TCP port 7400."])
     window = ReadWindow("Which port does replication use?",
                         ("Which port does replication use?",), 0.9, 0)
-    generation = ExtractiveGenerator().generate("Which port does replication use?",
-                                                [replace(ev, read=(window,))])
+    generation = ExtractiveGenerator().generate(
+        Question.parse("Which port does replication use?"), [replace(ev, read=(window,))])
     assert [s.text for s in generation.sentences] == ["Replication uses TCP port 7400."]
     assert any("word overlap instead" in note for note in generation.notes)

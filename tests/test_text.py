@@ -9,6 +9,7 @@ from abstain.align import AnswerType, carries
 from abstain.confidence import answer_features
 from abstain.mentions import parse_question
 from abstain.query import query_terms
+from abstain.question import Question
 from abstain.text import content_words, find_identifiers, find_names, stem, stems
 from abstain.verify.lexical import content_stems, numbers
 
@@ -25,7 +26,9 @@ def test_every_reader_of_a_question_sees_the_same_content_words(question: str) -
     words = content_words(question)
     assert query_terms(question) == words  # the keyword arms
     assert [t.word for t in parse_question(question).terms] == words  # the gate
-    assert answer_features(question, ()).missing_terms == tuple(words)  # term coverage
+    read = Question.parse(question)  # what the stages of one ask read
+    assert read.keywords.terms == read.words == tuple(words)
+    assert answer_features(read, ()).missing_terms == tuple(words)  # term coverage
     assert content_stems(question) == [stem(w) for w in words if not w.isdigit()]  # verifier
 
 
@@ -59,12 +62,12 @@ IDENTIFIED = "Set APP_CACHE_TTL and storage.wal_segment_mb, see ADR-0050, e1207 
 def test_documents_and_questions_read_identifiers_with_one_grammar() -> None:
     found = ["APP_CACHE_TTL", "storage.wal_segment_mb", "ADR-0050", "e1207", "v2.3.1"]
     assert find_identifiers(IDENTIFIED) == found  # ingest, keyword query, verifier
-    asked = parse_question(IDENTIFIED.removesuffix(".") + "?")
+    asked = Question.parse(IDENTIFIED.removesuffix(".") + "?")
     assert [m.text for m in asked.identifiers] == found  # the gate
     assert find_identifiers("Call db.table(name) e.g. twice.") == ["db.table"]
 
 
 def test_a_name_is_a_capitalised_word_that_is_no_stopword_or_light_word() -> None:
     question = "Roughly how many rows can Please hold in GitHub Actions, OK?"
-    assert [m.text for m in parse_question(question).names] == ["GitHub Actions"]
+    assert [m.text for m in Question.parse(question).names] == ["GitHub Actions"]
     assert find_names(question) == ["GitHub Actions"]

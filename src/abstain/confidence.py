@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -22,8 +23,9 @@ from typing import Any
 from abstain.errors import ConfigError
 from abstain.evidence import Evidence
 from abstain.fuse import RRF_K, max_fused_score
+from abstain.question import Question
 from abstain.records import AnswerFeatures as AnswerFeatures
-from abstain.text import content_words, stem, stems
+from abstain.text import stem, stems
 
 DISTANCE_CEILING = 0.65
 
@@ -37,13 +39,13 @@ def chunk_confidence(distance: float | None, ceiling: float = DISTANCE_CEILING) 
     return round((1.0 - distance) * 100.0, 1)
 
 
-def answer_features(question: str, evidence: tuple[Evidence, ...], *, rrf_k: int = RRF_K
+def answer_features(question: Question, evidence: tuple[Evidence, ...], *, rrf_k: int = RRF_K
                     ) -> AnswerFeatures:
     if not evidence:
-        return AnswerFeatures(0.0, 0.0, 0.0, 0.0, tuple(content_words(question)))
+        return AnswerFeatures(0.0, 0.0, 0.0, 0.0, question.words)
     top = evidence[0].hit
     distances = [e.hit.vector_distance for e in evidence if e.hit.vector_distance is not None]
-    coverage, missing = term_coverage(question, evidence)
+    coverage, missing = term_coverage(question.words, evidence)
     return AnswerFeatures(
         top_fused_norm=min(1.0, top.fused_score / max_fused_score(rrf_k)),
         in_both=1.0 if top.in_both else 0.0,
@@ -53,10 +55,11 @@ def answer_features(question: str, evidence: tuple[Evidence, ...], *, rrf_k: int
     )
 
 
-def term_coverage(question: str, evidence: tuple[Evidence, ...]) -> tuple[float, tuple[str, ...]]:
-    """Share of the question's content words present in the evidence (stem-equal: the same
-    word as everywhere in abstain)."""
-    terms = content_words(question)
+def term_coverage(terms: Sequence[str], evidence: Sequence[Evidence]
+                  ) -> tuple[float, tuple[str, ...]]:
+    """Share of the question's content words (:attr:`abstain.question.Question.words`)
+    present in the evidence (stem-equal: the same word as everywhere in abstain), and the
+    absent ones."""
     if not terms:
         return 0.0, ()
     present: set[str] = set()

@@ -17,7 +17,6 @@ when one fails, ends it with the refusal that check names.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -34,8 +33,9 @@ from abstain.align import (
 from abstain.confidence import DISTANCE_CEILING
 from abstain.errors import ConfigError
 from abstain.evidence import Evidence
-from abstain.mentions import parse_question
+from abstain.mentions import Kind
 from abstain.messages import refusal_message
+from abstain.question import Question
 from abstain.records import (
     AnswerFeatures,
     Check,
@@ -114,7 +114,8 @@ class GateThresholds:
 
 @dataclass(frozen=True, slots=True)
 class GateInput:
-    question: str
+    question: Question
+    """The question read once (``question.text`` is its text)."""
     evidence: tuple[Evidence, ...]
     """After the chunk filter, curated first."""
     retrieved: tuple[Evidence, ...]
@@ -143,6 +144,9 @@ class GateResult:
     failed: Check | None
     suggestions: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
+    findings: tuple[tuple[CheckName, Finding | None], ...] = ()
+    """Each row of :data:`CHECKS` with its finding before any waiver (None: it did not
+    apply): a second evaluation with the reader's reading reuses those that do not read it."""
 
 
 @dataclass(slots=True)
@@ -196,6 +200,9 @@ class GateCheck:
     reading outranks."""
     settled_without_reading: bool = False
     """A refusal no reading could overturn: the gate decides it before the reader runs."""
+    reads: bool = False
+    """It reads the reader's reading or the confidence computed with it: evaluated again
+    once the evidence is read; every other check's finding is reused."""
 
 
 def _evidence(c: _Scene) -> Finding:
@@ -312,9 +319,10 @@ CHECKS: tuple[GateCheck, ...] = (
               waivable=True),
     GateCheck(CheckName.TOP_RATIO, (RefusalReason.NO_CLEAR_WINNER,), _top_ratio,
               settled_without_reading=True),
-    GateCheck(CheckName.ANSWERABILITY, (RefusalReason.UNANSWERABLE,), _answerability),
+    GateCheck(CheckName.ANSWERABILITY, (RefusalReason.UNANSWERABLE,), _answerability,
+              reads=True),
     GateCheck(CheckName.CALIBRATED_CONFIDENCE, (RefusalReason.LOW_CONFIDENCE,),
-              _calibrated_confidence, curated_exempt=True),
+              _calibrated_confidence, curated_exempt=True, reads=True),
 )
 """The gate's checks, in the order they run (docs/SCHEMA.md's table is kept in step with
 it by a test); user rules run after them."""
@@ -334,15 +342,22 @@ class Gate:
         self.thresholds = thresholds or GateThresholds()
         self.rules = list(rules)
 
-    def evaluate(self, data: GateInput) -> GateResult:
-        """Run :data:`CHECKS` in order, then the user rules; the first failing check decides."""
+    def evaluate(self, data: GateInput, earlier: GateResult | None = None) -> GateResult:
+        """Run :data:`CHECKS` in order, then the user rules; the first failing check decides.
+
+        ``earlier``: this question's evaluation before its evidence was read; its findings
+        are reused but for the checks that read the reading (:attr:`GateCheck.reads`)."""
         t = self.thresholds
         scene = _Scene(data, t, any(e.document.curated for e in data.evidence))
         waive = (data.reading is not None and t.waive_lexical_at is not None
                  and data.reading.answerability >= t.waive_lexical_at)
+        reused = dict(earlier.findings) if earlier is not None else {}
+        ran: list[tuple[CheckName, Finding | None]] = []
         findings: list[Finding] = []
         for row in CHECKS:
-            finding = row.run(scene)
+            finding = (reused[row.name] if row.name in reused and not row.reads
+                       else row.run(scene))
+            ran.append((row.name, finding))
             if finding is None:
                 continue
             check = finding.check
@@ -367,7 +382,7 @@ class Gate:
         failing = [f for f in findings if not f.check.passed]
         missing = next((f.missing for f in failing if f.missing), ())
         suggestions = next((f.suggestions for f in failing if f.suggestions), ())
-        return GateResult(failed is None, checks, failed, suggestions, missing)
+        return GateResult(failed is None, checks, failed, suggestions, missing, tuple(ran))
 
 
 def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: PairLogits | None,
@@ -378,10 +393,9 @@ def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: Pa
     close, a name that is not there, a user rule) is not read. Otherwise the kept evidence is
     read, the answerability joins the features, ``calibration`` (fitted with that feature;
     None: the shipped ``calibration-reading.json``) gives the confidence, and the gate
-    decides again with the reading.
+    decides again with the reading: the checks that read it are run again, the others'
+    findings reused.
     """
-    if reader is not None:  # the gate may run twice: look the workspace's identifiers up once
-        data = replace(data, known_identifiers=functools.cache(data.known_identifiers))
     result = checker.evaluate(data)
     if reader is None:
         return result, data
@@ -400,7 +414,7 @@ def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: Pa
     features = replace(data.features, answerability=reading.answerability)
     data = replace(data, features=features, confidence=calibration.confidence(features),
                    min_confidence=calibration.gate_threshold, reading=reading)
-    return checker.evaluate(data), data
+    return checker.evaluate(data, earlier=result), data
 
 
 def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
@@ -416,10 +430,10 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
     """
     if trace.ended:
         return trace
-    assert trace.features is not None
+    assert trace.features is not None and trace.parsed is not None
     started = time.perf_counter()
     result, gated = gate_with_reading(checker, reading_calibration, reader, GateInput(
-        question=trace.text, evidence=trace.evidence, retrieved=trace.retrieved,
+        question=trace.parsed, evidence=trace.evidence, retrieved=trace.retrieved,
         features=trace.features, confidence=trace.confidence, min_confidence=min_confidence,
         known_identifiers=known_identifiers, focus=trace.focus))
     timings: tuple[tuple[str, float], ...] = (("gate_ms", ms_since(started)),)
@@ -457,23 +471,20 @@ def refusal_fields(reason: str, result: GateResult) -> dict[str, object]:
     return {}
 
 
-def _local_focus(question: str, retrieved: tuple[Evidence, ...]) -> Focus:
+def _local_focus(question: Question, retrieved: tuple[Evidence, ...]) -> Focus:
     """Without workspace statistics, the retrieved chunks stand in for the workspace."""
-    parts = parse_question(question)
     chunk_words = [set(tokens(e.labelled_text)) for e in retrieved]
     counts = {}
-    for phrase in phrases(parts):
+    for phrase in phrases(question):
         words = tokens(phrase)
         counts[phrase] = sum(all(w in have for w in words) for have in chunk_words)
-    return Focus.of(parts, TermCounts(len(retrieved), counts))
+    return Focus.of(question, TermCounts(len(retrieved), counts))
 
 
 def _without_names(focus: Focus) -> Focus:
-    from abstain.mentions import Kind, QuestionParts
-
-    parts = focus.parts
-    kept = tuple(m for m in parts.mentions if m.kind is not Kind.NAME)
-    return replace(focus, parts=QuestionParts(kept, parts.terms, parts.asked))
+    question = focus.question
+    kept = tuple(m for m in question.mentions if m.kind is not Kind.NAME)
+    return replace(focus, question=replace(question, mentions=kept))
 
 
 def _ratio_check(evidence: tuple[Evidence, ...], threshold: float) -> Check:

@@ -67,18 +67,12 @@ class Term:
 
 @dataclass(frozen=True, slots=True)
 class QuestionParts:
+    """What :func:`parse_question` reads; :meth:`abstain.question.Question.parse` keeps it."""
+
     mentions: tuple[Mention, ...]
     terms: tuple[Term, ...]
     asked: str
     """The asked sentences, the part whose answer type counts."""
-
-    @property
-    def identifiers(self) -> tuple[Mention, ...]:
-        return tuple(m for m in self.mentions if m.kind is Kind.IDENTIFIER)
-
-    @property
-    def names(self) -> tuple[Mention, ...]:
-        return tuple(m for m in self.mentions if m.kind is Kind.NAME)
 
 
 _BACKTICK = re.compile(r"`([^`]{1,120})`")

@@ -69,6 +69,7 @@ def find_log(store: Store) -> QueryLog | None:
 def entry_of(answer: Answer, *, redact: bool, calibration: str = "") -> NewEntry:
     """The log entry of a finished answer."""
     from abstain.confidence import term_coverage
+    from abstain.text import content_words
 
     q_hash = question_hash(answer.question)
     checks = [{**c.to_json(), "reason": c.reason} for c in answer.checks]
@@ -83,7 +84,7 @@ def entry_of(answer: Answer, *, redact: bool, calibration: str = "") -> NewEntry
         "cited_sources": list(dict.fromkeys(c.source for c in answer.citations)),
         "answer": None if redact or not answer.answered else answer.text,
         "chunks": chunks,
-        "retrieved_coverage": term_coverage(answer.question, answer.evidence)[0],
+        "retrieved_coverage": term_coverage(content_words(answer.question), answer.evidence)[0],
         "curated": evidence_passed and any(e.document.curated for e in answer.evidence),
         "timings_ms": {k: round(v, 2) for k, v in answer.timings_ms.items()},
         "llm_calls": [c.to_json() for c in answer.llm_calls],

@@ -18,6 +18,7 @@ from abstain.errors import UnknownWorkspace
 from abstain.evidence import ArmHit, Evidence
 from abstain.fuse import collapse, rrf
 from abstain.ingest.screen import audit_notes
+from abstain.query import KeywordQuery
 from abstain.records import Stage
 from abstain.stores import notes as store_notes
 from abstain.stores.base import EmbedderInfo, Store
@@ -58,9 +59,12 @@ class Retriever:
         self._pool.shutdown(wait=False)
 
     def retrieve(self, question: str, *, workspace: str, top_k: int | None = None,
-                 check_workspace: bool = True, keyword_top: int = 0) -> Retrieval:
+                 check_workspace: bool = True, keyword_top: int = 0,
+                 keywords: KeywordQuery | None = None) -> Retrieval:
         """The fused top k, plus (``keyword_top``) the keyword arm's best hits that fusion
-        ranked below them: an exact identifier match that the vector arm missed."""
+        ranked below them: an exact identifier match that the vector arm missed.
+        ``keywords``: the question's keyword query when already read (else read from
+        ``question``)."""
         if check_workspace:
             known = self.store.workspaces()
             if workspace not in known:
@@ -84,7 +88,8 @@ class Retriever:
 
         def keyword_arm() -> list[ArmHit]:
             t0 = time.perf_counter()
-            hits = self.store.search_text(question, workspace=workspace, limit=cfg.candidates,
+            hits = self.store.search_text(keywords or question, workspace=workspace,
+                                          limit=cfg.candidates,
                                           published_only=cfg.published_only)
             timings["keyword_ms"] = ms_since(t0)
             return hits
@@ -119,13 +124,16 @@ def retrieve(trace: Trace, retriever: Retriever, *, top_k: int,
     through. An unknown workspace raises :class:`~abstain.errors.UnknownWorkspace`."""
     if trace.ended:
         return trace
-    assert trace.parts is not None
-    named = bool(trace.parts.identifiers)
+    assert trace.parsed is not None
+    named = bool(trace.parsed.identifiers)
     depth = None if reranker is None else max(rerank_depth, top_k)
     if named:  # look deeper for the chunks that hold what the question names
         depth = max(depth or top_k, IDENTIFIER_DEPTH)
+    # The question's keyword query, read once; an LLM's rewrite of it is a text of its own.
+    keywords = trace.parsed.keywords if trace.query == trace.parsed.text else None
     retrieval = retriever.retrieve(trace.query, workspace=trace.workspace, top_k=depth,
-                                   keyword_top=IDENTIFIER_DEPTH if named else 0)
+                                   keyword_top=IDENTIFIER_DEPTH if named else 0,
+                                   keywords=keywords)
     screened = audit_notes((ev.source, ev.document.metadata)
                            for ev in retrieval.evidence[:top_k])
     trace = trace.then(Stage("retrieve", timings_ms=tuple(retrieval.timings_ms.items()),

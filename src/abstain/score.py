@@ -30,11 +30,11 @@ def score(trace: Trace, store: Store, thresholds: GateThresholds, calibration: C
     ``gate_ms``."""
     if trace.ended:
         return trace
-    assert trace.parts is not None
+    assert trace.parsed is not None
     started = time.perf_counter()
-    parts = trace.parts
-    focus = Focus.of(parts, store.term_counts(trace.workspace, phrases(parts),
-                                              published_only=published_only))
+    question = trace.parsed
+    focus = Focus.of(question, store.term_counts(trace.workspace, phrases(question),
+                                                 published_only=published_only))
     every = tuple(
         e.with_scores(confidence=max(
             chunk_confidence(e.hit.vector_distance, thresholds.distance_ceiling),
@@ -44,7 +44,7 @@ def score(trace: Trace, store: Store, thresholds: GateThresholds, calibration: C
     scored = every[:top_k]
     filtered = curated_first_and_filtered(scored, thresholds.chunk_filter)
     held = focus_evidence(focus, curated_first_and_filtered(every, thresholds.chunk_filter))
-    features = answer_features(trace.text, filtered or scored, rrf_k=rrf_k)
+    features = answer_features(question, filtered or scored, rrf_k=rrf_k)
     return trace.then(Stage("score", timings_ms=(("gate_ms", ms_since(started)),)),
                       retrieved=scored, evidence=held[:top_k] or filtered, focus=focus,
                       features=features, confidence=calibration.confidence(features))

@@ -129,7 +129,8 @@ def _stream_verified(pipe: Pipeline, trace: Trace) -> Iterator[Event]:
     started = time.perf_counter()
     if not streams(pipe.generator):
         raise ConfigError(f"{pipe.generator.name} does not stream (can_stream is False)")
-    sentences = pipe.generator.stream(trace.text, trace.evidence)
+    assert trace.parsed is not None
+    sentences = pipe.generator.stream(trace.parsed, trace.evidence)
     try:
         while True:
             try:

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING
 
 from abstain.answer import AnswerSentence, Citation
 from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
-from abstain.mentions import Kind, parse_question
+from abstain.mentions import Kind
 from abstain.messages import refusal_message
+from abstain.question import Question
 from abstain.records import Check, CheckName, Refusal, RefusalReason
 from abstain.stores.vocab_base import Concept, LabelKind, LabelMatch, LangText, pick
 from abstain.text import find_identifiers, stems
@@ -195,7 +196,8 @@ def _normalised(trace: Trace, found: list[Span], by_key: dict[str, list[LabelMat
                   checks=(check,), notes=tuple(notes))
     if text == trace.text:
         return trace.then(stage)
-    return trace.then(stage, text=text, query=text, parts=parse_question(text))
+    # The preferred labels make a new question text: read it as a new question.
+    return trace.then(stage, text=text, query=text, parsed=Question.parse(text, trace.language))
 
 
 def clarify(trace: Trace, terms: Terminology | None) -> Trace:
@@ -236,8 +238,8 @@ def _hinges_on(trace: Trace, refusal: Refusal) -> list[str]:
     term = asked_term(trace.text)
     if term is not None and not find_identifiers(term):
         out.append(term)
-    if refusal.reason == "unknown_entity" and trace.parts is not None:
-        out += [m.text for m in trace.parts.mentions
+    if refusal.reason == "unknown_entity" and trace.parsed is not None:
+        out += [m.text for m in trace.parsed.mentions
                 if m.kind is Kind.NAME and m.why == "name" and m.text in refusal.missing]
     elif refusal.reason == "low_coverage":
         out += list(refusal.missing)

@@ -35,7 +35,7 @@ from abstain.stated_confidence import stated
 
 if TYPE_CHECKING:
     from abstain.align import Focus
-    from abstain.mentions import QuestionParts
+    from abstain.question import Question
 
 
 VERIFICATION_FAILED = "verification_failed"
@@ -78,8 +78,9 @@ class Trace:
     language: str = "en"
     text: str = ""
     """The cleaned question every stage reads."""
-    parts: QuestionParts | None = None
-    """What the question names and asks for (:func:`abstain.mentions.parse_question`)."""
+    parsed: Question | None = None
+    """The question read once (:meth:`abstain.question.Question.parse`): what it names and
+    asks for, its keyword query; every later stage reads it."""
     query: str = ""
     """What retrieval searches: ``text``, or the LLM's rewrite of it."""
     stages: tuple[Stage, ...] = ()

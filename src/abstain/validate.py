@@ -1,7 +1,8 @@
 """The first stage: a question abstain can read, or the refusal that says why not.
 
 The question is cleaned (:func:`abstain.text.clean`), its language detected for the
-refusal messages, and what it names and asks for parsed once for the later stages. An
+refusal messages, and the question read once (:class:`abstain.question.Question`) for the
+later stages. An
 empty question is refused ``invalid_question``, one longer than ``max_chars``
 ``question_too_long``; neither reaches retrieval.
 """
@@ -11,8 +12,8 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from abstain.mentions import parse_question
 from abstain.messages import detect_language, refusal_message
+from abstain.question import Question
 from abstain.records import Check, CheckName, Refusal, RefusalReason, Stage
 from abstain.text import clean
 from abstain.trace import Outcome, Trace
@@ -36,7 +37,7 @@ def validate(question: str, workspace: str, *, generator: str,
     if len(text) > max_chars:
         return _refuse(replace(trace, question=question[:SHOWN_CHARS]),
                        RefusalReason.QUESTION_TOO_LONG, n=len(text), limit=max_chars)
-    return replace(trace, parts=parse_question(text))
+    return replace(trace, parsed=Question.parse(text, language))
 
 
 def _refuse(trace: Trace, reason: str, **fields: object) -> Trace:

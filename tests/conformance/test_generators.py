@@ -14,6 +14,7 @@ import pytest
 
 from abstain.generate import Generation, Generator, Sentence, streams
 from abstain.generate.extractive import ExtractiveGenerator
+from abstain.question import Question
 from tests.conformance.common import ANSWERING, QUESTION, UNRELATED, evidence
 
 EVIDENCE = evidence(ANSWERING, UNRELATED)
@@ -50,7 +51,7 @@ def generator(request: pytest.FixtureRequest) -> Iterator[Generator]:
 
 @pytest.fixture(scope="module")
 def generation(generator: Generator) -> Generation:
-    return generator.generate(QUESTION, EVIDENCE)
+    return generator.generate(Question.parse(QUESTION), EVIDENCE)
 
 
 def test_is_a_generator(generator: Generator) -> None:
@@ -86,7 +87,7 @@ def test_llm_calls_are_recorded_exactly_when_an_llm_is_used(generator: Generator
 def test_the_stream_yields_the_sentences_it_returns(generator: Generator) -> None:
     if not streams(generator):
         pytest.skip(f"{generator.name} does not stream")
-    stream = generator.stream(QUESTION, EVIDENCE)
+    stream = generator.stream(Question.parse(QUESTION), EVIDENCE)
     yielded: list[Sentence] = []
     try:
         while True:

@@ -47,12 +47,12 @@ from abstain.align.checks import (
     local_coverage_check,
     typed_sentence,
 )
-from abstain.align.question import Focus, compared, phrases
-from abstain.align.types import AnswerType, AskedType, carries, expected_type, measured
+from abstain.align.question import Focus, phrases
+from abstain.align.types import AskedType, carries
+from abstain.asked import AnswerType
 from abstain.text import english_rarity
 
 __all__ = ["AnswerType", "AskedType", "EntityVerdict", "Focus", "answer_type_check", "carries",
-           "compared", "coverage_check", "english_rarity", "entity_check", "expected_type",
-           "focus_evidence", "generated_type_check", "holds", "informative_coverage",
-           "keyword_confidence", "local_coverage", "local_coverage_check", "measured",
-           "phrases", "typed_sentence"]
+           "coverage_check", "english_rarity", "entity_check", "focus_evidence",
+           "generated_type_check", "holds", "informative_coverage", "keyword_confidence",
+           "local_coverage", "local_coverage_check", "phrases", "typed_sentence"]

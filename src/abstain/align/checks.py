@@ -8,10 +8,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from abstain.align.question import Focus, compared
+from abstain.align.question import Focus
 from abstain.align.types import TYPE_STEMS, AskedType
 from abstain.evidence import Evidence
-from abstain.mentions import Kind, Mention, parse_question
+from abstain.mentions import Kind, Mention
+from abstain.question import Question
 from abstain.records import Check, CheckName, RefusalReason
 from abstain.text import (
     english_rarity,
@@ -63,7 +64,7 @@ def focus_evidence(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[Eviden
     """For a question that names identifiers: the chunks that hold at least one of them,
     those of a document named after them (title, first heading, file name) first, most held
     first; () when none does or the question names no identifier."""
-    wanted = focus.parts.identifiers
+    wanted = focus.question.identifiers
     if not wanted or not evidence:
         return ()
     ranked = []
@@ -83,7 +84,7 @@ def keyword_confidence(focus: Focus, ev: Evidence) -> float:
         return 0.0
     text = ev.labelled_text
     text_stems = stems(text)
-    wanted = focus.parts.identifiers
+    wanted = focus.question.identifiers
     if not all(holds(m, text, text_stems) for m in wanted):
         return 0.0
     coverage, _ = informative_coverage(focus, text, text_stems)
@@ -131,9 +132,9 @@ class EntityVerdict:
 def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
                  known: Callable[[], Sequence[str]]) -> EntityVerdict:
     """``known``: the workspace's identifiers, asked for only to suggest near ones."""
-    parts = focus.parts
-    wanted = [m for m in parts.mentions if m.kind is not Kind.SOFT]
-    soft = [m.text for m in parts.mentions if m.kind is Kind.SOFT]
+    question = focus.question
+    wanted = [m for m in question.mentions if m.kind is not Kind.SOFT]
+    soft = [m.text for m in question.mentions if m.kind is Kind.SOFT]
     note = f"; offered as context or comparison: {', '.join(soft)}" if soft else ""
     if not wanted:
         return EntityVerdict(Check(CheckName.ENTITY_EXISTENCE, True, "none", "all present",
@@ -141,8 +142,8 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
                                    RefusalReason.UNKNOWN_ENTITY))
     text = "\n".join(e.labelled_text for e in evidence)
     text_stems = stems(text)
-    rare_names = [m for m in parts.names if m.why != "flag" and focus.rarity(m) >= RARE_NAME]
-    absent_here = [m for m in [*parts.identifiers, *rare_names]
+    rare_names = [m for m in question.names if m.why != "flag" and focus.rarity(m) >= RARE_NAME]
+    absent_here = [m for m in [*question.identifiers, *rare_names]
                    if not holds(m, text, text_stems)]
     nowhere = [m for m in wanted if m.kind is Kind.NAME and not focus.exists(m)]
     nowhere += [m for m in absent_here if not focus.exists(m) and m not in nowhere]
@@ -177,7 +178,7 @@ def coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: floa
     text_stems = stems(text)
     present = set(text_stems)
     coverage, missing = informative_coverage(focus, text, text_stems)
-    unknown = tuple(t.word for t in focus.parts.terms
+    unknown = tuple(t.word for t in focus.question.terms
                     if not t.context and t.stem not in present and focus.counts.count(t.word) == 0
                     and english_rarity(t.word) >= UNKNOWN_WORD_RARITY and not t.word.isdigit())
     if unknown:
@@ -195,7 +196,7 @@ def local_coverage(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[float,
     """The best informative coverage of one passage: two consecutive sentences of a chunk,
     with its title and headings. What is asked should be said together, not scattered. A
     comparison ("the difference between A and B") counts only passages that name both."""
-    sides = compared(focus.parts.asked)
+    sides = focus.question.sides
     best, where = 0.0, ""
     for ev in evidence:
         label = ev.label
@@ -217,14 +218,14 @@ def local_coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold
                          ) -> Check:
     coverage, where = local_coverage(focus, evidence)
     detail = f"best passage: {where[:120]}" if where else "no passage holds what is asked"
-    if compared(focus.parts.asked):
+    if focus.question.sides:
         detail += " (a comparison: the passage must name both sides)"
     return Check(CheckName.PASSAGE_COVERAGE, coverage >= threshold, coverage, threshold, detail,
                  RefusalReason.LOW_COVERAGE)
 
 
 def answer_type_check(focus: Focus, evidence: tuple[Evidence, ...]) -> Check:
-    expected = focus.answer_type
+    expected = focus.question.answer_type
     if expected is None:
         return Check(CheckName.ANSWER_TYPE, True, "any", "any", "the question asks for no specific "
                      "type of answer", RefusalReason.ANSWER_TYPE_MISSING)
@@ -237,10 +238,10 @@ def answer_type_check(focus: Focus, evidence: tuple[Evidence, ...]) -> Check:
                  f"found in: {carrier[:120]}", RefusalReason.ANSWER_TYPE_MISSING)
 
 
-def generated_type_check(question: str, sentences: Sequence[str]) -> Check | None:
+def generated_type_check(question: Question, sentences: Sequence[str]) -> Check | None:
     """The answer-type test applied to a generated answer's kept sentences (None when the
     question asks for no specific type)."""
-    asked = AskedType.of(parse_question(question))
+    asked = AskedType.of(question)
     if asked is None:
         return None
     found = next((s for s in sentences if asked.carried_by(s)), None)
@@ -254,18 +255,18 @@ def generated_type_check(question: str, sentences: Sequence[str]) -> Check | Non
 def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
     """The first evidence sentence (a chunk's own heading included) on the question's subject
     that carries the expected answer type."""
-    parts = focus.parts
-    asked = AskedType.of(parts)
+    question = focus.question
+    asked = AskedType.of(question)
     if asked is None:
         return None
-    id_words = {w for m in parts.identifiers for w in m.words}
-    subject = {t.stem for t in parts.terms if not t.context and t.word not in id_words}
+    id_words = {w for m in question.identifiers for w in m.words}
+    subject = {t.stem for t in question.terms if not t.context and t.word not in id_words}
     subject -= TYPE_STEMS
     for ev in evidence:
         labelled = _labelled(ev, focus)
         heading = " ".join(ev.chunk.heading_path[-1:])
         for sentence in ([heading] if heading else []) + split_sentences(ev.text):
-            on_subject = labelled or any(holds(m, sentence) for m in parts.identifiers) or bool(
+            on_subject = labelled or any(holds(m, sentence) for m in question.identifiers) or bool(
                 subject & set(stems(sentence)))
             if on_subject and asked.carried_by(sentence):
                 return sentence
@@ -274,7 +275,7 @@ def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
 
 def _labelled(ev: Evidence, focus: Focus) -> bool:
     """A chunk whose title or headings hold the question's identifiers is on its subject."""
-    wanted = focus.parts.identifiers
+    wanted = focus.question.identifiers
     return bool(wanted) and all(holds(m, ev.label) for m in wanted)
 
 

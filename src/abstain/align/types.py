@@ -1,31 +1,22 @@
-"""Answer types: what type of answer a question asks for (a date, a number, a name) and
-whether a sentence carries one."""
+"""Answer types: whether a sentence carries the type of answer a question asks for (a date,
+a number, a name); what the question asks for is read once with it
+(:mod:`abstain.asked`, :class:`abstain.question.Question`)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import StrEnum
 
-from abstain.mentions import QuestionParts
+from abstain.asked import UNITS_ONLY, AnswerType
+from abstain.question import Question
 from abstain.text import (
     STOPWORDS,
-    content_words,
     english_rarity,
     fold,
     states_an_amount,
     stem,
-    tokens,
 )
 from abstain.text.grammar import capitalised_words
-
-
-class AnswerType(StrEnum):
-    """What a when / how-many / who question asks for."""
-
-    DATE = "date"
-    NUMBER = "number"
-    NAME = "name"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,13 +32,13 @@ class AskedType:
     measure: frozenset[str]
 
     @classmethod
-    def of(cls, parts: QuestionParts) -> AskedType | None:
-        expected = expected_type(parts.asked)
+    def of(cls, question: Question) -> AskedType | None:
+        expected = question.answer_type
         if expected is None:
             return None
-        return cls(expected, frozenset(t for t in tokens(parts.asked) if t.isdigit()),
-                   not any(m.why == "version" for m in parts.identifiers)
-                   and not _CALENDAR.search(parts.asked), measured(parts.asked))
+        return cls(expected, question.numbers,
+                   not any(m.why == "version" for m in question.identifiers)
+                   and not question.calendar, question.measure)
 
     def carried_by(self, sentence: str) -> bool:
         return carries(sentence, self.expected, exclude=self.exclude, versions=self.versions,
@@ -56,22 +47,6 @@ class AskedType:
 
 # -- answer types -----------------------------------------------------------
 
-_WHEN = re.compile(
-    r"\bwhen\s+(?:was|were|will|did)\b"
-    r"|\bwhen\s+(?:is|are|does|do)\b[^?]*\b(?:release|released|releasing|ship|ships|shipped|due"
-    r"|out|launch|launched|scheduled|planned|expected|deprecated|removed|end|ends|start|starts)\b"
-    r"|\b(?:what|which)\s+(?:year|date|day|month|time)\b|\bsince when\b|\bhow long ago\b",
-    re.IGNORECASE)
-_HOW_MANY = re.compile(
-    r"\bhow\s+(?:many|much|long|large|big|small|fast|slow|often|far|old|high|low|wide|deep"
-    r"|heavy|tall)\b|\bwhat\s+(?:percentage|percent|proportion|fraction|ratio|number|amount)\b"
-    r"|\b(?:maximum|minimum|max|min|largest|smallest|biggest|highest|lowest)\s+(?:number|size"
-    r"|value|length|limit|count|amount)\b"
-    r"|\b(?:what|which)(?:'s|\s+is)?\s+(?:the\s+)?(?:\w+\s+){0,2}(?:size|timeout|limit|port"
-    r"|count|length|threshold|interval|delay|capacity|version)\b", re.IGNORECASE)
-_WHO = re.compile(r"^\W*(?:who|whom)\b|\bwho\s+(?:is|are|was|were|wrote|made|created|maintains"
-                  r"|won|owns|runs|built|founded|invented)\b", re.IGNORECASE)
-_CALENDAR = re.compile(r"\b(?:what|which)\s+(?:year|date|day|month)\b", re.IGNORECASE)
 TYPE_STEMS = frozenset(stem(w) for w in (
     "year date day month time release released many much long large big number size timeout "
     "limit count length version percentage").split())
@@ -100,23 +75,12 @@ _ROLE_WORDS = frozenset(
     staff department""".split())
 
 
-def expected_type(asked: str) -> AnswerType | None:
-    """The type of answer a question asks for, from its asked sentences."""
-    if _WHO.search(asked):
-        return AnswerType.NAME
-    if _WHEN.search(asked):
-        return AnswerType.DATE
-    if _HOW_MANY.search(asked):
-        return AnswerType.NUMBER
-    return None
-
-
 def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = frozenset(),
             versions: bool = True, measure: frozenset[str] = frozenset()) -> bool:
     """Whether ``sentence`` holds an answer of the type: numbers of the question don't count;
     ``versions``: a version counts as a date (not when the question asks about a version);
-    ``measure``: stems of what a how-many question counts (:func:`measured`) — a number must
-    stand within :data:`NUMBER_WINDOW` words of one of them or of a unit."""
+    ``measure``: stems of what a how-many question counts (:func:`abstain.asked.measured`) —
+    a number must stand within :data:`NUMBER_WINDOW` words of one of them or of a unit."""
     if expected is AnswerType.DATE:
         return _DATE.search(sentence) is not None or (
             versions and _VERSION_DATE.search(sentence) is not None)
@@ -127,7 +91,7 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
         if not measure:
             return bool(at)
         units = _UNITS
-        if _UNITS_ONLY in measure:  # a duration: "3 times" counts tries, it lasts nothing
+        if UNITS_ONLY in measure:  # a duration: "3 times" counts tries, it lasts nothing
             units = _UNITS - _COUNTING_UNITS
             at = [i for i in at if i + 1 == len(words) or words[i + 1] not in _COUNTING_UNITS]
         near = [i for i, w in enumerate(words) if w in units or stem(w) in measure]
@@ -173,29 +137,3 @@ _UNITS = frozenset(
     year years times x""".split())
 _COUNTING_UNITS = frozenset({"times", "x"})
 """Units of a count or a ratio ("retried 3 times", "2 x faster"), not of a duration."""
-_MEASURED = (
-    re.compile(r"\bhow\s+(?:many|much)\s+((?:\w+\s+){0,2}\w+)", re.IGNORECASE),
-    re.compile(r"\b(?:number|amount|count|size|length|version)\s+of\s+(\w+)", re.IGNORECASE),
-    re.compile(r"\b((?:\w+\s+){0,2}(?:size|timeout|limit|port|count|length|threshold|interval"
-               r"|delay|capacity|version))\b", re.IGNORECASE),
-)
-_NOT_MEASURE = frozenset(stem(w) for w in (
-    "how many much what which is the does do did a an of my your this that it default "
-    "maximum minimum max min largest smallest").split())
-
-
-_UNITS_ONLY = "\x00"
-"""A measure that no word stems to: only a unit (hours, days, %) can stand by the number."""
-_DURATION = re.compile(r"\bhow\s+(?:long|often|old|fast|frequently|soon)\b|\bfor\s+how\s+long\b",
-                       re.IGNORECASE)
-
-
-def measured(asked: str) -> frozenset[str]:
-    """Stems of what a how-many / what-size question counts or measures ("rows", "batch size");
-    for how long / how often, units only."""
-    found: set[str] = {_UNITS_ONLY} if _DURATION.search(asked) else set()
-    for pattern in _MEASURED:
-        for match in pattern.finditer(asked):
-            found.update(stem(w) for w in content_words(match.group(1)))
-    return frozenset(found - _NOT_MEASURE)
-

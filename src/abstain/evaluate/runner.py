@@ -23,7 +23,9 @@ from abstain.ingest.blocks import ParsedDocument
 from abstain.ingest.chunk import chunk_document
 from abstain.ingest.parse import parse_string
 from abstain.pipeline import Pipeline
+from abstain.query import KeywordQuery
 from abstain.retrieve import Retrieval, Retriever
+from abstain.text import content_words
 
 Progress = Callable[[int], None]
 
@@ -34,9 +36,11 @@ class RecordingRetriever(Retriever):
     last: Retrieval | None = None
 
     def retrieve(self, question: str, *, workspace: str, top_k: int | None = None,
-                 check_workspace: bool = True, keyword_top: int = 0) -> Retrieval:
+                 check_workspace: bool = True, keyword_top: int = 0,
+                 keywords: KeywordQuery | None = None) -> Retrieval:
         result = super().retrieve(question, workspace=workspace, top_k=top_k,
-                                  check_workspace=check_workspace, keyword_top=keyword_top)
+                                  check_workspace=check_workspace, keyword_top=keyword_top,
+                                  keywords=keywords)
         self.last = result
         return result
 
@@ -122,7 +126,7 @@ def _record(pipe: Pipeline, item: LabelledQuestion, answer: Answer | None,
                         e.hit.vector_distance, e.hit.keyword_rank, e.hit.keyword_score,
                         chunk_confidence(e.hit.vector_distance, ceiling), e.document.curated)
             for e in retrieval.evidence)
-        coverage = term_coverage(item.question, retrieval.evidence)[0]
+        coverage = term_coverage(content_words(item.question), retrieval.evidence)[0]
         if item.gold_sources:
             rankings = _rankings(pipe, retrieval)
     if answer is None:

@@ -8,6 +8,9 @@ attributes, as simonw/llm's models declare ``can_stream``: ``can_chat`` (it has
 :meth:`ChatModel.chat`, for the query rewrite and the LLM rerank), ``can_stream`` (it has
 ``stream(question, evidence)``) and ``can_clarify`` (it has ``clarify(question)``). The
 guards :func:`chats`, :func:`streams` and :func:`clarifies` read them and narrow the type.
+
+Generators receive the question read once (:class:`abstain.question.Question`); its
+``text`` is the string a prompt shows.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeGuard, runtime_checkable
 
 from abstain.evidence import Evidence
+from abstain.question import Question
 from abstain.records import Generation as Generation
 from abstain.records import LLMCall
 from abstain.records import Sentence as Sentence
@@ -34,7 +38,7 @@ class Generator(Protocol):
     can_clarify: bool
     """It has ``clarify(question)`` (:class:`ClarifyingGenerator`)."""
 
-    def generate(self, question: str, evidence: Sequence[Evidence]) -> Generation: ...
+    def generate(self, question: Question, evidence: Sequence[Evidence]) -> Generation: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +64,7 @@ class ChatGenerator(Generator, ChatModel, Protocol):
 class StreamingGenerator(Generator, Protocol):
     """A generator that declares ``can_stream``."""
 
-    def stream(self, question: str, evidence: Sequence[Evidence]
+    def stream(self, question: Question, evidence: Sequence[Evidence]
                ) -> Gen[Sentence, None, Generation]:
         """Yield each cited sentence as soon as it is complete; return the Generation."""
         ...
@@ -69,7 +73,7 @@ class StreamingGenerator(Generator, Protocol):
 class ClarifyingGenerator(Generator, Protocol):
     """A generator that declares ``can_clarify``."""
 
-    def clarify(self, question: str) -> Generation:
+    def clarify(self, question: Question) -> Generation:
         """The clarify-only prompt: no documents, one short question back."""
         ...
 

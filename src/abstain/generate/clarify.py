@@ -37,8 +37,9 @@ def ask_to_clarify(trace: Trace, generator: Generator) -> Trace:
     if (not clarifies(generator) or ended is None or ended.refusal is None or trace.hits
             or not trace.ran("gate") or ended.refusal.reason == RefusalReason.UNKNOWN_TERM):
         return trace
+    assert trace.parsed is not None
     try:
-        generation = generator.clarify(trace.text)
+        generation = generator.clarify(trace.parsed)
     except LLMError as exc:
         return trace.then(Stage("clarify", calls=exc.calls,
                                 notes=(f"clarify-only prompt failed: {exc}",)))

@@ -33,7 +33,8 @@ from collections.abc import Sequence
 
 from abstain.align import AskedType, holds
 from abstain.evidence import Evidence
-from abstain.mentions import Mention, parse_question
+from abstain.mentions import Mention
+from abstain.question import Question
 from abstain.records import Generation, Sentence
 from abstain.text import Unit, content_words, split_sentences, split_units, stem, stems, tokens
 
@@ -66,7 +67,7 @@ class ExtractiveGenerator:
         self.max_evidence = max_evidence
         self.min_overlap = min_overlap
 
-    def generate(self, question: str, evidence: Sequence[Evidence]) -> Generation:
+    def generate(self, question: Question, evidence: Sequence[Evidence]) -> Generation:
         notes: tuple[str, ...] = ()
         if any(ev.read for ev in evidence[: self.max_evidence]):
             quoted = self.quote_reading(question, evidence)
@@ -74,13 +75,12 @@ class ExtractiveGenerator:
                 return quoted
             notes = ("the reader's answering windows held no sentence that answers; "
                      "quoted by word overlap instead",)
-        parts = parse_question(question)
-        identifiers = parts.identifiers
+        identifiers = question.identifiers
         id_words = {w for m in identifiers for w in m.words}
-        terms = [t.stem for t in parts.terms if not t.context and t.word not in id_words]
-        terms = terms or [t.stem for t in parts.terms]
-        asked = set(stems(question))
-        typed_as = AskedType.of(parts)
+        terms = [t.stem for t in question.terms if not t.context and t.word not in id_words]
+        terms = terms or [t.stem for t in question.terms]
+        asked = set(question.stems)
+        typed_as = AskedType.of(question)
         scored: list[tuple[float, bool, int, int, str, bool]] = []
         from_headings: set[tuple[int, int]] = set()
         units_of = [split_units(ev.text) for ev in evidence[: self.max_evidence]]
@@ -123,14 +123,14 @@ class ExtractiveGenerator:
             model=self.name, notes=notes,
         )
 
-    def quote_reading(self, question: str, evidence: Sequence[Evidence]) -> Generation:
+    def quote_reading(self, question: Question, evidence: Sequence[Evidence]) -> Generation:
         """The window(s) the reader found answering, with what they need to be read."""
         read = [(w.probability, n, w) for n, ev in enumerate(evidence[: self.max_evidence], 1)
                 for w in ev.read]
         best = max(p for p, _, _ in read)
         kept = sorted((r for r in read if r[0] >= READ_KEEP_WITHIN * best),
                       key=lambda r: -r[0])[:READ_WINDOWS_QUOTED]
-        asked = set(stems(question))
+        asked = set(question.stems)
         chosen: list[tuple[int, int, str]] = []
         for _, n, window in sorted(kept, key=lambda r: (r[1], r[2].position)):
             sentences = split_sentences(evidence[n - 1].text)

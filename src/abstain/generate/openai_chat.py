@@ -43,6 +43,7 @@ from abstain.generate.prompts import (
     context_texts,
     fit_context,
 )
+from abstain.question import Question
 from abstain.records import Generation, LLMCall, Sentence
 
 DEFAULT_TIMEOUT = 60.0
@@ -98,7 +99,7 @@ class OpenAIChatGenerator:
         self._url = f"{self.base_url}/chat/completions"
 
     # -- the Generator seam --------------------------------------------------
-    def generate(self, question: str, evidence: Sequence[Evidence]) -> Generation:
+    def generate(self, question: Question, evidence: Sequence[Evidence]) -> Generation:
         if not evidence:
             return self.clarify(question)
         if self.can_stream:
@@ -108,7 +109,7 @@ class OpenAIChatGenerator:
         return _generation(self.name, parse_cited(result.text), result,
                            (*notes, *self._fallback_notes()))
 
-    def stream(self, question: str, evidence: Sequence[Evidence]
+    def stream(self, question: Question, evidence: Sequence[Evidence]
                ) -> Gen[Sentence, None, Generation]:
         """Yield each cited sentence as soon as it is complete; return the Generation."""
         messages, notes = self._answer_messages(question, evidence)
@@ -130,9 +131,9 @@ class OpenAIChatGenerator:
         return _generation(self.name, tuple(sentences), result,
                            (*notes, *self._fallback_notes()))
 
-    def clarify(self, question: str) -> Generation:
+    def clarify(self, question: Question) -> Generation:
         """The clarify-only prompt: no documents, one short question back."""
-        result = self.chat(clarify_messages(question), purpose="clarify", max_tokens=80)
+        result = self.chat(clarify_messages(question.text), purpose="clarify", max_tokens=80)
         sentences = parse_cited(result.text)
         return Generation(sentences=sentences, model=self.name, llm_called=True,
                           logprob=result.logprob, calls=(result.call,), clarifying=True,
@@ -141,11 +142,11 @@ class OpenAIChatGenerator:
     def _fallback_notes(self) -> tuple[str, ...]:
         return (self._logprobs_note,) if self._logprobs_note else ()
 
-    def _answer_messages(self, question: str, evidence: Sequence[Evidence]
+    def _answer_messages(self, question: Question, evidence: Sequence[Evidence]
                          ) -> tuple[list[Message], tuple[str, ...]]:
         context = fit_context(context_texts(evidence), self.context_tokens)
         note = context.note(self.context_tokens)
-        messages = cited_answer_messages(question, context, system=self.system_prompt)
+        messages = cited_answer_messages(question.text, context, system=self.system_prompt)
         return messages, (note,) if note else ()
 
     # -- chat calls ------------------------------------------------------------

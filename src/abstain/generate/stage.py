@@ -22,8 +22,9 @@ def generate(trace: Trace, generator: Generator) -> Trace:
     if trace.ended:
         return trace
     started = time.perf_counter()
+    assert trace.parsed is not None
     try:
-        generation = generator.generate(trace.text, trace.evidence)
+        generation = generator.generate(trace.parsed, trace.evidence)
     except LLMError as exc:
         return failed(trace, exc, started)
     return generated(trace, generation, started)

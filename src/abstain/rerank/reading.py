@@ -23,9 +23,10 @@ from typing import Protocol
 import numpy as np
 
 from abstain.evidence import Evidence, ReadWindow
+from abstain.question import Question
 from abstain.rerank.reader import sigmoid
 from abstain.rerank.windows import windowed_sentences
-from abstain.text import content_words, stem, tokens
+from abstain.text import stem, tokens
 
 READ_CHUNKS = 3
 """Kept chunks read: the answer is built from the first few."""
@@ -70,21 +71,21 @@ class Reading:
         return tuple(out)
 
 
-def read_evidence(reader: PairLogits, question: str, evidence: Sequence[Evidence], *,
+def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evidence], *,
                   chunks: int = READ_CHUNKS, windows: int = READ_WINDOWS) -> Reading | None:
     """The reading of the first ``chunks`` kept chunks; None when there is nothing to read."""
     started = time.perf_counter()
     read = list(evidence[:chunks])
-    if not read or not question.strip():
+    if not read or not question.text.strip():
         return None
-    asked = {stem(t) for t in content_words(question)}
+    asked = {stem(t) for t in question.words}
     candidates: list[tuple[int, int, int, str, tuple[str, ...]]] = []
     for c, ev in enumerate(read):
         for w, (text, sentences) in enumerate(windowed_sentences(ev.text)):
             shared = len(asked & {stem(t) for t in tokens(text)})
             candidates.append((-shared, c, w, text, sentences))
     chosen = sorted(candidates, key=lambda item: item[:3])[:windows]
-    logits = reader.logits([question] * len(chosen), [item[3] for item in chosen])
+    logits = reader.logits([question.text] * len(chosen), [item[3] for item in chosen])
     scores = logits[:, ANSWERS_HEAD]
     best = int(np.argmax(scores))
     probability = sigmoid(float(scores[best]))

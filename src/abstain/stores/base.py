@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from abstain.errors import EmbedderMismatch, InputError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
+from abstain.query import KeywordQuery
 from abstain.records import TermCounts as TermCounts
 
 WORKSPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
@@ -78,9 +79,10 @@ class Store(Protocol):
         """Nearest searchable chunks by cosine distance, best first, ranks from 1."""
         ...
 
-    def search_text(self, query: str, *, workspace: str, limit: int,
+    def search_text(self, query: str | KeywordQuery, *, workspace: str, limit: int,
                     published_only: bool = True) -> list[ArmHit]:
-        """Full-text (BM25-style) matches of any user text, best first, ranks from 1."""
+        """Full-text (BM25-style) matches of any user text, or of a question's keyword query
+        already read (:class:`abstain.query.KeywordQuery`), best first, ranks from 1."""
         ...
 
     # -- reads -------------------------------------------------------------

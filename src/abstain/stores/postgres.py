@@ -24,7 +24,7 @@ import numpy.typing as npt
 from abstain.errors import EmbedderMismatch, MissingDependency, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document, FusedHit
 from abstain.fuse import RRF_K
-from abstain.query import MAX_QUERY_TERMS, query_terms
+from abstain.query import KeywordQuery
 from abstain.records import TermCounts
 from abstain.stores import keyword_bounds
 from abstain.stores import postgres_sql as sql
@@ -394,7 +394,7 @@ class PostgresStore:
         rows = self._read(workspace, sql.SEARCH_VECTOR, params, **self._hnsw_settings(limit))
         return _arm_hits(rows)
 
-    def search_text(self, query: str, *, workspace: str, limit: int,
+    def search_text(self, query: str | KeywordQuery, *, workspace: str, limit: int,
                     published_only: bool = True) -> list[ArmHit]:
         terms = _terms(query)
         if not terms or limit <= 0:
@@ -404,8 +404,8 @@ class PostgresStore:
         rows = self._read(workspace, sql.SEARCH_TEXT, params)
         return _arm_hits(rows)
 
-    def search_fused(self, vector: Vector, query: str, *, workspace: str, limit: int,
-                     candidates: int, k: int = RRF_K, published_only: bool = True
+    def search_fused(self, vector: Vector, query: str | KeywordQuery, *, workspace: str,
+                     limit: int, candidates: int, k: int = RRF_K, published_only: bool = True
                      ) -> list[FusedHit]:
         """Both arms (``candidates`` rows each), paraphrase collapse and RRF in one
         statement; the best ``limit`` fused hits, as ``rrf(collapse(v), collapse(w))``."""
@@ -486,9 +486,10 @@ def _like_prefix(document_id: str) -> str:
     return f"{escaped}/%"
 
 
-def _terms(query: str) -> list[str]:
+def _terms(query: str | KeywordQuery) -> list[str]:
     """The keyword arm's prefix terms, as the SQLite store's ``fts5_query`` picks them."""
-    return query_terms(query) or [t for t in tokens(query) if t][:MAX_QUERY_TERMS]
+    keywords = query if isinstance(query, KeywordQuery) else KeywordQuery.of(query)
+    return list(keywords.prefix_terms)
 
 
 def _arm_hits(rows: list[tuple[Any, ...]]) -> list[ArmHit]:

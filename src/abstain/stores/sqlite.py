@@ -26,7 +26,7 @@ import Stemmer
 
 from abstain.errors import NoDatabase, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
-from abstain.query import fts5_parts
+from abstain.query import KeywordQuery
 from abstain.records import TermCounts
 from abstain.stores import keyword_bounds, sqlite_ann
 from abstain.stores.base import (
@@ -365,9 +365,10 @@ class SQLiteStore(VectorArm):
         return 0 if row is None else int(row[0])
 
     # -- keyword arm -------------------------------------------------------
-    def search_text(self, query: str, *, workspace: str, limit: int,
+    def search_text(self, query: str | KeywordQuery, *, workspace: str, limit: int,
                     published_only: bool = True) -> list[ArmHit]:
-        parts = fts5_parts(query)
+        keywords = query if isinstance(query, KeywordQuery) else KeywordQuery.of(query)
+        parts = keywords.fts5_parts()
         if not parts or limit <= 0:
             return []
         conn = self._conn()

@@ -57,8 +57,8 @@ def verify(trace: Trace, verifier: Verifier | None, strictness: Strictness,
     note = getattr(verifier, "note", None)
     checks = result.checks
     refusal = result.refusal
-    typed = None if refusal else generated_type_check(trace.text,
-                                                      [v.sentence.text for v in result.kept])
+    typed = None if refusal or trace.parsed is None else generated_type_check(
+        trace.parsed, [v.sentence.text for v in result.kept])
     if typed is not None:
         checks = (*checks, typed)
         if not typed.passed:

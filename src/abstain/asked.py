@@ -1,0 +1,121 @@
+"""What a question asks for, read from its asked sentences: the type of answer (a date, a
+number, a name), what a how-many question counts or measures, and the two sides of a
+comparison. :meth:`abstain.question.Question.parse` reads them once per question; the
+evidence side (whether a sentence carries such an answer) is :mod:`abstain.align.types`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from enum import StrEnum
+
+from abstain.text import STOPWORDS, content_words, stem, tokens
+
+
+class AnswerType(StrEnum):
+    """What a when / how-many / who question asks for."""
+
+    DATE = "date"
+    NUMBER = "number"
+    NAME = "name"
+
+
+_WHEN = re.compile(
+    r"\bwhen\s+(?:was|were|will|did)\b"
+    r"|\bwhen\s+(?:is|are|does|do)\b[^?]*\b(?:release|released|releasing|ship|ships|shipped|due"
+    r"|out|launch|launched|scheduled|planned|expected|deprecated|removed|end|ends|start|starts)\b"
+    r"|\b(?:what|which)\s+(?:year|date|day|month|time)\b|\bsince when\b|\bhow long ago\b",
+    re.IGNORECASE)
+_HOW_MANY = re.compile(
+    r"\bhow\s+(?:many|much|long|large|big|small|fast|slow|often|far|old|high|low|wide|deep"
+    r"|heavy|tall)\b|\bwhat\s+(?:percentage|percent|proportion|fraction|ratio|number|amount)\b"
+    r"|\b(?:maximum|minimum|max|min|largest|smallest|biggest|highest|lowest)\s+(?:number|size"
+    r"|value|length|limit|count|amount)\b"
+    r"|\b(?:what|which)(?:'s|\s+is)?\s+(?:the\s+)?(?:\w+\s+){0,2}(?:size|timeout|limit|port"
+    r"|count|length|threshold|interval|delay|capacity|version)\b", re.IGNORECASE)
+_WHO = re.compile(r"^\W*(?:who|whom)\b|\bwho\s+(?:is|are|was|were|wrote|made|created|maintains"
+                  r"|won|owns|runs|built|founded|invented)\b", re.IGNORECASE)
+_CALENDAR = re.compile(r"\b(?:what|which)\s+(?:year|date|day|month)\b", re.IGNORECASE)
+
+
+def expected_type(asked: str) -> AnswerType | None:
+    """The type of answer a question asks for, from its asked sentences."""
+    if _WHO.search(asked):
+        return AnswerType.NAME
+    if _WHEN.search(asked):
+        return AnswerType.DATE
+    if _HOW_MANY.search(asked):
+        return AnswerType.NUMBER
+    return None
+
+
+def asks_a_calendar_date(asked: str) -> bool:
+    """"What year / date / day / month": a version does not answer it."""
+    return _CALENDAR.search(asked) is not None
+
+
+_MEASURED = (
+    re.compile(r"\bhow\s+(?:many|much)\s+((?:\w+\s+){0,2}\w+)", re.IGNORECASE),
+    re.compile(r"\b(?:number|amount|count|size|length|version)\s+of\s+(\w+)", re.IGNORECASE),
+    re.compile(r"\b((?:\w+\s+){0,2}(?:size|timeout|limit|port|count|length|threshold|interval"
+               r"|delay|capacity|version))\b", re.IGNORECASE),
+)
+_NOT_MEASURE = frozenset(stem(w) for w in (
+    "how many much what which is the does do did a an of my your this that it default "
+    "maximum minimum max min largest smallest").split())
+
+
+UNITS_ONLY = "\x00"
+"""A measure that no word stems to: only a unit (hours, days, %) can stand by the number."""
+_DURATION = re.compile(r"\bhow\s+(?:long|often|old|fast|frequently|soon)\b|\bfor\s+how\s+long\b",
+                       re.IGNORECASE)
+
+
+def measured(asked: str) -> frozenset[str]:
+    """Stems of what a how-many / what-size question counts or measures ("rows", "batch size");
+    for how long / how often, units only."""
+    found: set[str] = {UNITS_ONLY} if _DURATION.search(asked) else set()
+    for pattern in _MEASURED:
+        for match in pattern.finditer(asked):
+            found.update(stem(w) for w in content_words(match.group(1)))
+    return frozenset(found - _NOT_MEASURE)
+
+
+_COMPARE = re.compile(r"\bdifference\s+between\s+(.+?)\s+and\s+(.+?)(?=\s+(?:in|on|for|when|with"
+                      r"|if)\b|[?.!]|$)", re.IGNORECASE)
+_VERSUS = re.compile(r"\s(?:vs\.?|versus|compared\s+(?:to|with)|or)\s", re.IGNORECASE)
+_CHOICE = re.compile(r"^\W*(?:should|shall|which|is|are|do|does|can|would|will)\b"
+                     r"|\b(?:better|worse|faster|slower|safer|prefer|preferred|choose|pick"
+                     r"|recommended)\b", re.IGNORECASE)
+"""A question that weighs alternatives: only there does "A or B" compare two things."""
+SIDE_WORDS = 3
+"""A side of "A vs B" is at most this many content words next to the connective."""
+
+
+def compared(asked: str) -> tuple[frozenset[str], ...]:
+    """The two sides of a comparison, as content stems: "the difference between A and B",
+    "A vs / versus / compared to B", and "A or B" in a question that weighs alternatives
+    ("Should I use WAL or journal mode?"); () otherwise."""
+    match = _COMPARE.search(asked)
+    if match is not None:
+        sides = tuple(frozenset(stem(w) for w in content_words(side))
+                      for side in match.groups())
+        return sides if all(sides) else ()
+    for match in _VERSUS.finditer(asked):
+        if match.group(0).strip().lower() == "or" and not _CHOICE.search(asked):
+            continue
+        left = _side(reversed(tokens(re.split(r"[?.!,;:]", asked[:match.start()])[-1])))
+        right = _side(tokens(re.split(r"[?.!,;:]", asked[match.end():])[0]))
+        if left and right:
+            return left, right
+    return ()
+
+
+def _side(words: Iterable[str]) -> frozenset[str]:
+    """The content words next to a comparison's connective, up to the first stopword."""
+    side: list[str] = []
+    for word in words:
+        if word in STOPWORDS or len(side) == SIDE_WORDS:
+            break
+        side.append(stem(word))
+    return frozenset(side)

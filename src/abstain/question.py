@@ -1,0 +1,80 @@
+"""The question, read once: :class:`Question`.
+
+``validate`` reads the cleaned question text with :meth:`Question.parse` and the trace
+carries the result to every later stage — retrieval (its keyword query), the score (its
+content words), the gate (its mentions, terms, answer type and comparison sides), the
+reader, the generator and the verifier. Nothing downstream parses the question text again;
+a new text (a concept's preferred label put in, :mod:`abstain.terminology`) is a new
+question, read by the same constructor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from abstain.asked import (
+    AnswerType,
+    asks_a_calendar_date,
+    compared,
+    expected_type,
+    measured,
+)
+from abstain.mentions import Kind, Mention, Term, parse_question
+from abstain.query import KeywordQuery
+from abstain.text import content_words, stems, tokens
+
+__all__ = ["Question"]
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """What a question says, names and asks for; build one with :meth:`parse`."""
+
+    text: str
+    """The cleaned question."""
+    language: str
+    """ISO 639-1 code (:func:`abstain.messages.detect_language`)."""
+    asked: str
+    """The asked sentences, the part whose answer type counts (:mod:`abstain.mentions`)."""
+    mentions: tuple[Mention, ...]
+    """Identifiers, names and soft mentions (:mod:`abstain.mentions`)."""
+    terms: tuple[Term, ...]
+    """The content words with their stems, each marked asked or context."""
+    words: tuple[str, ...]
+    """The content words of the whole text, in order (:func:`abstain.text.content_words`)."""
+    stems: tuple[str, ...]
+    """The stem of every word of the text, in order (:func:`abstain.text.stems`)."""
+    answer_type: AnswerType | None
+    """The type of answer the asked sentences ask for (:func:`abstain.asked.expected_type`)."""
+    measure: frozenset[str]
+    """Stems of what a how-many question counts (:func:`abstain.asked.measured`)."""
+    numbers: frozenset[str]
+    """The asked sentences' own numbers: they answer nothing."""
+    calendar: bool
+    """It asks for a year, date, day or month (a version does not answer it)."""
+    sides: tuple[frozenset[str], ...]
+    """The two sides of a comparison, as stems (:func:`abstain.asked.compared`); () if none."""
+    keywords: KeywordQuery
+    """What the keyword arms search (:class:`abstain.query.KeywordQuery`)."""
+
+    @classmethod
+    def parse(cls, text: str, language: str = "en") -> Question:
+        """Read ``text`` (already cleaned: :func:`abstain.text.clean`): the one place a
+        question's text is parsed."""
+        parts = parse_question(text)
+        asked = parts.asked
+        return cls(
+            text=text, language=language, asked=asked, mentions=parts.mentions,
+            terms=parts.terms, words=tuple(content_words(text)), stems=tuple(stems(text)),
+            answer_type=expected_type(asked), measure=measured(asked),
+            numbers=frozenset(t for t in tokens(asked) if t.isdigit()),
+            calendar=asks_a_calendar_date(asked), sides=compared(asked),
+            keywords=KeywordQuery.of(text))
+
+    @property
+    def identifiers(self) -> tuple[Mention, ...]:
+        return tuple(m for m in self.mentions if m.kind is Kind.IDENTIFIER)
+
+    @property
+    def names(self) -> tuple[Mention, ...]:
+        return tuple(m for m in self.mentions if m.kind is Kind.NAME)
