@@ -193,7 +193,11 @@ def stage_postgres_load(c: Corpus) -> dict[str, Any]:
     import psycopg
 
     from abstain.stores import pg_embedded
-    from abstain.stores.postgres import PostgresStore
+    from abstain.stores.postgres import (
+        DEFAULT_HNSW_EF_CONSTRUCTION,
+        DEFAULT_HNSW_M,
+        PostgresStore,
+    )
 
     root = c.folder / "pg"
 
@@ -231,9 +235,9 @@ def stage_postgres_load(c: Corpus) -> dict[str, Any]:
             for name, value in HNSW_BUILD.items():
                 conn.execute(f"SET {name} = '{value}'".encode())
             t0 = time.perf_counter()
-            conn.execute(b"CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON chunks USING"
-                         b" hnsw (embedding vector_cosine_ops) WITH (m = 16,"
-                         b" ef_construction = 64)")
+            conn.execute(f"CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON chunks USING"
+                         f" hnsw (embedding vector_cosine_ops) WITH (m = {DEFAULT_HNSW_M:d},"
+                         f" ef_construction = {DEFAULT_HNSW_EF_CONSTRUCTION:d})".encode())
             conn.execute("VACUUM ANALYZE chunks")
             return {"index_s": time.perf_counter() - t0, "load_average": load_average()}
 
@@ -257,12 +261,17 @@ STAGES = {"sqlite-load": stage_sqlite_load, "sqlite-measure": stage_sqlite_measu
 
 
 def child(stage: str, args: argparse.Namespace) -> dict[str, Any]:
-    """Run ``stage`` in a fresh process; its result is the last line it prints."""
+    """Run ``stage`` in a fresh process; its result is the last line it prints, kept in
+    ``<corpus>/<stage>.result.json`` (``--report-only`` reads those instead)."""
+    kept = args.data / f"corpus-{args.rows}" / f"{stage}.result.json"
+    if args.report_only:
+        return dict(json.loads(kept.read_text()))
     print(f"[{time.strftime('%H:%M:%S')}] {stage}… (load average {load_average()})", flush=True)
     cmd = [sys.executable, __file__, "--rows", str(args.rows), "--queries", str(args.queries),
            "--data", str(args.data), "--stage", stage]
     out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
     result = dict(json.loads(out.strip().splitlines()[-1]))
+    kept.write_text(json.dumps(result))
     print(f"[{time.strftime('%H:%M:%S')}] {stage}: {result}", flush=True)
     return result
 
@@ -276,6 +285,8 @@ def main() -> None:
     ap.add_argument("--postgres", action="store_true", help="also the PostgreSQL store")
     ap.add_argument("--no-sqlite", action="store_true", help="skip the SQLite store")
     ap.add_argument("--stage", choices=sorted(STAGES), help=argparse.SUPPRESS)
+    ap.add_argument("--report-only", action="store_true",
+                    help="the table from the results kept by the last run of each stage")
     ap.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     args = ap.parse_args()
 
