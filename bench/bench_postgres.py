@@ -29,7 +29,11 @@ from _common import machine, percentiles, timed, write_section
 from abstain.evidence import Chunk, ChunkKind, Document
 from abstain.stores import pg_embedded
 from abstain.stores.base import EmbedderInfo
-from abstain.stores.postgres import PostgresStore
+from abstain.stores.postgres import (
+    DEFAULT_HNSW_EF_CONSTRUCTION,
+    DEFAULT_HNSW_M,
+    PostgresStore,
+)
 
 DIM = 384
 CHILDREN, PARENTS = 20, 4
@@ -119,8 +123,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=200)
-    ap.add_argument("--m", type=int, default=16)
-    ap.add_argument("--ef-construction", type=int, default=64)
+    ap.add_argument("--m", type=int, default=DEFAULT_HNSW_M)
+    ap.add_argument("--ef-construction", type=int, default=DEFAULT_HNSW_EF_CONSTRUCTION)
     ap.add_argument("--url", help="an existing database (it must be empty)")
     ap.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     args = ap.parse_args()
