@@ -40,10 +40,12 @@ ANN_THRESHOLD = 20_000
 """Vectors in a workspace from which the HNSW index is used: below it the exact scan
 takes under ~4 ms on one core, as fast as the graph plus the exact re-score."""
 
-CONNECTIVITY = 16
-"""HNSW edges per node (``M``): 16 gives recall@30 ≥ 0.99 on 384-d sentence vectors."""
+CONNECTIVITY = 24
+"""HNSW edges per node (``M``). At 1M clustered 384-d vectors (1,000 a cluster) M = 16 with
+an ``EXPANSION_ADD`` of 64 plateaued at recall@30 0.84-0.94 whatever the search beam;
+24 / 128 gave 0.999 (a 760 MB graph, built in 737 s on 2 busy cores; docs/SCALING.md)."""
 
-EXPANSION_ADD = 64
+EXPANSION_ADD = 128
 """Candidate list while building (``ef_construction``)."""
 
 MIN_CANDIDATES = 100
@@ -51,9 +53,9 @@ MIN_CANDIDATES = 100
 
 EXPANSION_SEARCH = 512
 """Candidate list while searching (``ef``): the graph's beam, wider than the candidates it
-returns. At 1M clustered 384-d vectors (1,000 a cluster) recall@30 after the exact re-score
-was 0.842 with a beam of 120 and 0.916 with 512, for ~0.5 ms more per search; at 100k both
-give 0.98-1.0 (bench/bench_scale.py, docs/SCALING.md)."""
+returns. At 1M clustered 384-d vectors recall@30 after the exact re-score was 0.842 with a
+beam of 120 and 0.916 with 512 on an M = 16 / 64 graph (one built before these settings),
+0.999 with either on a 24 / 128 graph, the search 0.6 / 1.1 ms p50 (bench/bench_scale.py)."""
 
 SAVE_EVERY = 5_000
 """Log entries applied in memory before the index is written to disk again (also on close)."""
