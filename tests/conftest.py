@@ -14,6 +14,18 @@ pytest_plugins = ["tests.pg"]
 SAMPLE_CORPUS = Path(__file__).resolve().parents[1] / "src" / "abstain" / "sample_corpus"
 
 
+def ingest_sample_hashing(folder: Path) -> str:
+    """The whole sample corpus in a store of its own under ``folder``, with the deterministic
+    hashing embedder (fast, offline): for tests that may write to it."""
+    from abstain.pipeline import Pipeline
+    from abstain.stores.sqlite import SQLiteStore
+
+    path = folder / "sample-hashing.db"
+    with Pipeline(SQLiteStore(path), HashingEmbedder()) as pipe:
+        assert not pipe.ingest([SAMPLE_CORPUS]).skipped
+    return str(path)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """No test writes to the real user data or cache directories."""

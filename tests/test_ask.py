@@ -41,9 +41,10 @@ def test_unknown_adr_is_refused_naming_it_with_suggestions(sample_pipeline: Pipe
     assert answer.llm_called is False
     failed = [c.name for c in answer.checks if not c.passed]
     # The retrieval-level checks pass: it is the absent identifier that refuses (and weighs
-    # in the coverage of what is asked).
+    # in the coverage of what is asked, and so in the answer confidence).
     assert failed[0] == "entity_existence"
-    assert set(failed) <= {"entity_existence", "informative_coverage", "passage_coverage"}
+    assert set(failed) <= {"entity_existence", "informative_coverage", "passage_coverage",
+                           "calibrated_confidence"}
 
 
 def test_existing_adr_is_answered(sample_pipeline: Pipeline) -> None:
@@ -148,7 +149,7 @@ def test_each_threshold_can_flip_its_check(sample_db: str, minilm: Embedder) -> 
         "answer_gate": GateThresholds(answer_gate=99.0),
         "term_coverage": GateThresholds(min_term_coverage=1.0),
         "top_ratio": GateThresholds(min_top_ratio=1000.0),
-        "calibrated_confidence": GateThresholds(min_confidence=0.9999),
+        "calibrated_confidence": GateThresholds(min_answer_confidence=0.9999),
     }
     for name, thresholds in cases.items():
         answer = _ask_with(sample_db, minilm, question, thresholds=thresholds)
@@ -157,7 +158,7 @@ def test_each_threshold_can_flip_its_check(sample_db: str, minilm: Embedder) -> 
         assert answer.refusal is not None and answer.refusal.reason == failed.reason
         assert failed.threshold is not None and failed.value is not None
         assert answer.llm_called is False
-    assert failed.detail.endswith("threshold from GateThresholds.min_confidence")
+    assert failed.detail.endswith("threshold from GateThresholds.min_answer_confidence")
 
 
 def test_no_evidence_check() -> None:

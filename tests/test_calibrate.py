@@ -25,12 +25,9 @@ ANSWERABLE = "What is the default value of storage.cache_mb?"
 
 @pytest.fixture(scope="module")
 def hashing_db(tmp_path_factory: pytest.TempPathFactory) -> str:
-    from tests.conftest import SAMPLE_CORPUS
+    from tests.conftest import ingest_sample_hashing
 
-    path = tmp_path_factory.mktemp("cal") / "sample-hashing.db"
-    with Pipeline(SQLiteStore(path), HashingEmbedder()) as pipe:
-        pipe.ingest([SAMPLE_CORPUS])
-    return str(path)
+    return ingest_sample_hashing(tmp_path_factory.mktemp("cal"))
 
 
 @pytest.fixture(scope="module")

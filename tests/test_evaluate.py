@@ -27,12 +27,9 @@ QUESTIONS = Path(__file__).parent / "data" / "sample_questions.jsonl"
 @pytest.fixture(scope="module")
 def hashing_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The sample corpus with the deterministic hashing embedder (fast, offline)."""
-    from tests.conftest import SAMPLE_CORPUS
+    from tests.conftest import ingest_sample_hashing
 
-    path = tmp_path_factory.mktemp("eval") / "sample-hashing.db"
-    with Pipeline(SQLiteStore(path), HashingEmbedder()) as pipe:
-        assert not pipe.ingest([SAMPLE_CORPUS]).skipped
-    return str(path)
+    return ingest_sample_hashing(tmp_path_factory.mktemp("eval"))
 
 
 @pytest.fixture(scope="module")

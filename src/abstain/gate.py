@@ -49,6 +49,7 @@ from abstain.text import tokens
 from abstain.trace import Outcome, Trace, ms_since
 
 if TYPE_CHECKING:
+    from abstain.answer_confidence import AnswerConfidence
     from abstain.confidence import Calibration
     from abstain.rerank.reading import PairLogits, Reading
 
@@ -96,6 +97,10 @@ class GateThresholds:
     min_reading_confidence: float = 0.4
     """With a reader: ``min_confidence`` for the confidence computed after reading (the
     reading calibration, fitted with the answerability feature)."""
+    min_answer_confidence: float | None = None
+    """With the answer confidence on (:mod:`abstain.answer_confidence`, the default when no
+    calibration file is given): answer at and above this P(right); None: the shipped
+    model's certified threshold. The presets set theirs from the model's report."""
     waive_lexical_at: float | None = 0.3
     """With a reader: at and above this answerability the word-level proxies of "the evidence
     answers it" (term, informative and passage coverage, answer type) are waived, since the
@@ -338,9 +343,30 @@ CURATED = " (curated match: exempt)"
 
 class Gate:
     def __init__(self, thresholds: GateThresholds | None = None,
-                 rules: Sequence[tuple[str, Rule]] = ()) -> None:
+                 rules: Sequence[tuple[str, Rule]] = (),
+                 answer_confidence: AnswerConfidence | None = None) -> None:
         self.thresholds = thresholds or GateThresholds()
         self.rules = list(rules)
+        self.answer_confidence = answer_confidence
+        """When set, the confidence check decides on its P(right), computed from every other
+        check (:func:`abstain.answer_confidence.weigh`); not once the reader has read (the
+        reading calibration decides then)."""
+
+    def weigh(self, result: GateResult, data: GateInput) -> tuple[GateResult, float]:
+        """The verdict with :attr:`answer_confidence` deciding, and the confidence."""
+        model = self.answer_confidence
+        if model is None or data.reading is not None:
+            return result, data.confidence
+        from abstain.answer_confidence import weigh
+
+        threshold = self.thresholds.min_answer_confidence
+        checks, p = weigh(result.checks, data.features.as_dict(), model,
+                          model.threshold if threshold is None else threshold,
+                          curated=any(e.document.curated for e in data.evidence),
+                          source="the answer confidence's certified threshold"
+                          if threshold is None else "GateThresholds.min_answer_confidence")
+        failed = next((c for c in checks if not c.passed), None)
+        return replace(result, passed=failed is None, checks=checks, failed=failed), p
 
     def evaluate(self, data: GateInput, earlier: GateResult | None = None) -> GateResult:
         """Run :data:`CHECKS` in order, then the user rules; the first failing check decides.
@@ -436,10 +462,12 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
         question=trace.parsed, evidence=trace.evidence, retrieved=trace.retrieved,
         features=trace.features, confidence=trace.confidence, min_confidence=min_confidence,
         known_identifiers=known_identifiers, focus=trace.focus))
+    result, confidence = checker.weigh(result, gated)
     timings: tuple[tuple[str, float], ...] = (("gate_ms", ms_since(started)),)
+    trace = replace(trace, confidence=confidence)
     if gated.reading is not None:
         timings = (("read_ms", gated.reading.ms), *timings)
-        trace = replace(trace, features=gated.features, confidence=gated.confidence)
+        trace = replace(trace, features=gated.features)
     stage = Stage("gate", timings_ms=timings, checks=result.checks)
     if result.failed is None:
         if gated.reading is not None:  # the answer quotes what the reader found answering

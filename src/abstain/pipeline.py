@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from abstain.answer import Answer
+from abstain.answer_confidence import shipped_answer_confidence
 from abstain.confidence import default_calibration
 from abstain.config import RetrievalConfig, Settings
 from abstain.embed import Embedder, load_embedder
@@ -112,7 +113,8 @@ class Pipeline:
         thresholds = g.thresholds
         if r.answerability_threshold is not None:
             thresholds = replace(thresholds, min_answerability=r.answerability_threshold)
-        self.gate = Gate(thresholds, g.rules)
+        self.gate = Gate(thresholds, g.rules, None if g.calibration is not None
+                         else shipped_answer_confidence())
         self.calibration = g.calibration or default_calibration()
         self.reading_calibration = (r.calibration or g.calibration
                                     or default_calibration(reading=True))
@@ -239,7 +241,14 @@ class Pipeline:
         from abstain.observe import observe
 
         return observe(answer, log_to=self.store if self.log_queries else None,
-                       calibration=self.calibration.name, observers=self.observers)
+                       calibration=self.confidence_name, observers=self.observers)
+
+    @property
+    def confidence_name(self) -> str:
+        """The name of the confidence the answers state: the answer confidence's, else the
+        calibration file's (the query log and ``abstain eval`` record it)."""
+        model = self.gate.answer_confidence
+        return self.calibration.name if model is None else model.name
 
     # -- lifecycle ---------------------------------------------------------
     def close(self) -> None:

@@ -38,7 +38,9 @@ class GateOptions:
     rules: tuple[tuple[str, Rule], ...] = ()
     """User rules, ``(name, fn)``: a failing Check refuses as ``rule:NAME``."""
     calibration: Calibration | None = None
-    """The answer confidence's calibration; None: the shipped one."""
+    """None: the gate's confidence check decides on the shipped answer confidence, P(this
+    answer is right) from every check (:mod:`abstain.answer_confidence`). A calibration
+    (``abstain calibrate``) puts its retrieval logistic there instead."""
     max_question_chars: int = MAX_QUESTION_CHARS
 
 

@@ -19,6 +19,11 @@ if TYPE_CHECKING:
 
 READER_SUFFIX = "reader"
 
+ANSWER_CONFIDENCE = {"lenient": 0.0, "strict": 0.4403}
+"""The answer confidence's threshold per preset, certified by risk control on the pooled
+labelled data (``report.preset_thresholds`` of ``data/answer_confidence.json``; a test keeps
+them equal). Balanced's is the model's own ``threshold``, GateThresholds' default."""
+
 
 class Preset(StrEnum):
     LENIENT = "lenient"
@@ -29,16 +34,17 @@ class Preset(StrEnum):
         """The gate thresholds this preset names (``balanced`` = the defaults)."""
         from abstain.gate import GateThresholds
 
+        answer = ANSWER_CONFIDENCE.get(self)
         if self is Preset.LENIENT:
             return GateThresholds(answer_gate=30.0, max_best_distance=0.65,
                                   min_term_coverage=0.1, min_confidence=0.3,
                                   min_answerability=0.05, min_reading_confidence=0.3,
-                                  waive_lexical_at=0.2)
+                                  waive_lexical_at=0.2, min_answer_confidence=answer)
         if self is Preset.STRICT:
             return GateThresholds(answer_gate=50.0, max_best_distance=0.5,
                                   min_term_coverage=0.4, min_confidence=0.75,
                                   min_answerability=0.3, min_reading_confidence=0.75,
-                                  waive_lexical_at=None)
+                                  waive_lexical_at=None, min_answer_confidence=answer)
         return GateThresholds()
 
     @classmethod

@@ -1,17 +1,20 @@
 """The one confidence an answer states: P(this answer is right), or for a refusal P(answering
 would have been right).
 
-The calibrated confidence (:mod:`abstain.confidence`) estimates the first from the
-retrieval (and reading) features; it knows nothing of the word-level checks. So:
+The gate's ``calibrated_confidence`` check holds the estimate: the answer confidence
+(:mod:`abstain.answer_confidence`, P(right) from every other check's value and verdict), or
+with a calibration file or a reading the retrieval calibration (:mod:`abstain.confidence`).
+So:
 
-* an **answer** states the calibrated confidence, which passed the gate's
-  ``calibrated_confidence`` check and so is at or above its threshold. A curated close match
-  is exempt from that check; its confidence is raised to the threshold.
-* a **refusal by the calibrated confidence** states that confidence (below the threshold).
+* an **answer** states that confidence, which passed the check and so is at or above its
+  threshold. A curated close match is exempt from that check; its confidence is raised to
+  the threshold.
+* a **refusal by the confidence** states that confidence (below the threshold), also when
+  a check before it failed too.
 * a **refusal by any other check** states the share of questions refused by that check that
   the documents could in fact answer, measured on labelled data (``data/refusal_rates.json``,
-  written by ``bench/refusal_rates.py``), when that is lower than the calibrated confidence,
-  and never more than the gate threshold. Each check's share is shrunk towards the pooled
+  written by ``bench/refusal_rates.py``), when that is lower than the confidence, and never
+  more than the gate threshold. Each check's share is shrunk towards the pooled
   share of all checks by :data:`PRIOR_WEIGHT` pseudo-questions, so a check seen rarely borrows
   from the others.
 
@@ -38,7 +41,7 @@ Counts = Mapping[str, Mapping[str, Sequence[int]]]
 
 
 @functools.cache
-def _shipped() -> Counts:
+def shipped_counts() -> Counts:
     raw = json.loads(resources.files("abstain").joinpath("data", RATES_FILE).read_text())
     domains: Counts = raw["domains"]
     return domains
@@ -49,7 +52,7 @@ def refusal_rate(check: str, domains: Counts | None = None) -> float:
     from ``domains``' counts (None: the shipped ones), summed over the domains; shrunk towards
     the pooled share of all checks (itself with a uniform prior)."""
     answerable = refused = total_a = total_n = 0
-    for counts in (_shipped() if domains is None else domains).values():
+    for counts in (shipped_counts() if domains is None else domains).values():
         for name, (a, n) in counts.items():
             total_a, total_n = total_a + a, total_n + n
             if name == check:
@@ -81,7 +84,8 @@ def stated(confidence: float, checks: Sequence[Check], *, answered: bool,
     deciding = next((c for c in checks if not c.passed
                      and (reason is None or reason in (c.reason, c.name))), None)
     out = confidence
+    own = next((c for c in checks if c.name == CheckName.CALIBRATED_CONFIDENCE), None)
     if deciding is not None and deciding.name not in NOT_ABOUT_THE_EVIDENCE | {
-            CheckName.CALIBRATED_CONFIDENCE}:
+            CheckName.CALIBRATED_CONFIDENCE} and (own is None or own.passed):
         out = min(out, refusal_rate(deciding.name, domains))
     return out if floor is None else min(out, floor)

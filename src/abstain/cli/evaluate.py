@@ -57,6 +57,11 @@ def run_options(func: F) -> F:
         click.option("--reader/--no-reader", default=None,
                      help="Read the kept evidence with abstain's reading-level model, or "
                           "not [default: the pipeline's default]."),
+        click.option("--answer-all", is_flag=True,
+                     help="Run every gate check but refuse on none: each question is answered "
+                          "as if it had passed, and its record keeps every check's verdict "
+                          "(to fit and judge the answer confidence on what answering would "
+                          "have said; the summary then scores those answers)."),
         click.option("--save-records", type=click.Path(dir_okay=False), metavar="FILE",
                      help="Write every question's recorded signals as JSONL."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bars."),
@@ -94,7 +99,7 @@ def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) ->
         calibration=Calibration.load(p["calibration"]) if p["calibration"] else None,
         categories=tuple(p["categories"]), limit=p["limit"], sample=p["sample"],
         seed=p["seed"], candidates=p["candidates"], reader=p["reader"],
-        record_all_confidences=for_calibration)
+        record_all_confidences=for_calibration, answer_all=p["answer_all"])
     run = execute(spec, progress=not p["quiet"])
     for problem in run.problems:
         click.secho(f"{p['data']}: {problem} (skipped)", fg="yellow", err=True)
@@ -235,10 +240,14 @@ def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: s
 def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | None,
               alpha: float | None, level: float, risk: str, reading: bool, force: bool,
               as_json: bool, plots_dir: str | None, **params: Any) -> None:
-    """Fit the answer-confidence coefficients on labelled questions; write a calibration file.
+    """Fit the retrieval calibration on labelled questions; write a calibration file.
 
-    Cross-validated L2 logistic regression over the gate's features (top fused
-    score, found by both arms, best cosine, term coverage). With
+    Cross-validated L2 logistic regression over the retrieval features (top fused
+    score, found by both arms, best cosine, term coverage): P(the documents answer
+    the question). A pipeline given the file (--calibration) decides on it instead
+    of the shipped answer confidence, P(this answer is right), which
+    bench/fit_answer_confidence.py fits on runs recorded with `abstain eval
+    --answer-all` (docs/EVALUATION.md). With
     --max-false-accept it also picks the gate threshold by Learn-then-Test with
     an exact binomial bound, on questions held out from the fit, so that false
     acceptance <= ALPHA holds with probability >= 1-DELTA — or refuses, saying
@@ -266,6 +275,9 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
         read_records,
     )
 
+    if params["answer_all"]:
+        fail("--answer-all records what answering would have said, for `abstain eval`; "
+             "calibrate observes every decision on its own")
     if reading and params["reader"] is False:
         fail("--reading fits on what the reader read; drop --no-reader")
     if reading:

@@ -41,6 +41,9 @@ class RunSpec:
     record_all_confidences: bool = False
     """Disable only the calibrated-confidence check (for `calibrate`): every other decision,
     including generation, is then observed for every question."""
+    answer_all: bool = False
+    """Run every check but refuse on none (:mod:`abstain.evaluate.answer_all`): each record
+    holds the checks' verdicts and the answer the pipeline would have given."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,14 +89,20 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
     candidates = spec.candidates or (SCIFACT_CANDIDATES if spec.dataset == "scifact" else None)
     retrieval = RetrievalConfig() if candidates is None else RetrievalConfig(candidates=candidates)
     calibration = spec.calibration
-    if spec.record_all_confidences and calibration is not None:
-        calibration = replace(calibration, gate_threshold=None)
+    if spec.record_all_confidences:  # the retrieval calibration's own check decides
+        from abstain.confidence import default_calibration
+
+        calibration = replace(calibration or default_calibration(), gate_threshold=None)
     chunking = WHOLE_DOCUMENT if spec.dataset == "scifact" else None
     reading = ReadingOptions() if spec.reader is None else ReadingOptions(reader=spec.reader)
     with Pipeline.from_settings(spec.settings, retrieval=retrieval, chunking=chunking,
                                 gate=GateOptions(thresholds, calibration=calibration),
                                 reading=reading,
                                 observation=ObservationOptions(log_queries=False)) as pipe:
+        if spec.answer_all:
+            from abstain.evaluate.answer_all import observing
+
+            pipe.gate = observing(pipe.gate)
         if collection:
             with _bar(len(collection), "ingest", progress) as bar:
                 ingest_collection(pipe, collection, bar.update)
@@ -101,9 +110,10 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
             records = run_questions(pipe, chosen, progress=bar.update)
         meta = {"name": name, "protocol": protocol, "preset": spec.preset,
                 "embedder": pipe.embedder.name, "workspace": pipe.workspace,
-                "calibration": pipe.calibration.name, "candidates": pipe.retrieval.candidates,
+                "calibration": pipe.confidence_name, "candidates": pipe.retrieval.candidates,
                 "top_k": pipe.retrieval.top_k, "questions": len(chosen),
-                "of": len(questions), "sampled": spec.sample}
+                "of": len(questions), "sampled": spec.sample,
+                "answer_all": spec.answer_all}
     return Run(name, records, problems, meta)
 
 

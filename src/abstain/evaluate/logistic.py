@@ -34,25 +34,28 @@ class LogisticModel:
 
 
 def fit_logistic(x: Matrix, y: Sequence[bool] | npt.ArrayLike, *, l2: float = 1.0,
-                 max_iter: int = 100, tol: float = 1e-9) -> LogisticModel:
-    """Minimise −Σ log-likelihood + (l2 / 2)·‖w‖² over standardised features."""
+                 max_iter: int = 100, tol: float = 1e-9,
+                 weights: Sequence[float] | npt.ArrayLike | None = None) -> LogisticModel:
+    """Minimise −Σ vᵢ·log-likelihoodᵢ + (l2 / 2)·‖w‖² over standardised features; the row
+    weights v (None: all 1) let each domain of a pooled fit count the same."""
     x = np.asarray(x, dtype=np.float64)
     t = np.asarray(y, dtype=np.float64).reshape(-1)
     n, d = x.shape
-    mean = x.mean(axis=0) if n else np.zeros(d)
-    std = x.std(axis=0) if n else np.ones(d)
+    v = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64).reshape(-1)
+    mean = np.average(x, axis=0, weights=v) if n else np.zeros(d)
+    std = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=v)) if n else np.ones(d)
     std = np.where(std > 1e-12, std, 1.0)
     z = np.hstack([np.ones((n, 1)), (x - mean) / std])
     w = np.zeros(d + 1)
-    prior = max(1e-6, min(1 - 1e-6, float(t.mean()) if n else 0.5))
+    prior = max(1e-6, min(1 - 1e-6, float(np.average(t, weights=v)) if n else 0.5))
     w[0] = math.log(prior / (1 - prior))
     penalty = np.full(d + 1, l2)
     penalty[0] = 1e-8
     it = 0
     for it in range(1, max_iter + 1):  # noqa: B007
         p = 1.0 / (1.0 + np.exp(-np.clip(z @ w, -60, 60)))
-        grad = z.T @ (p - t) + penalty * w
-        hess = (z * (p * (1 - p))[:, None]).T @ z + np.diag(penalty)
+        grad = z.T @ (v * (p - t)) + penalty * w
+        hess = (z * (v * p * (1 - p))[:, None]).T @ z + np.diag(penalty)
         step = np.linalg.solve(hess, grad)
         w -= step
         if float(np.max(np.abs(step))) < tol:
