@@ -29,11 +29,16 @@ from _common import machine, percentiles, timed, write_section
 from abstain.evidence import Chunk, ChunkKind, Document
 from abstain.stores import pg_embedded
 from abstain.stores.base import EmbedderInfo
-from abstain.stores.postgres import PostgresStore
+from abstain.stores.postgres import (
+    DEFAULT_HNSW_EF_CONSTRUCTION,
+    DEFAULT_HNSW_M,
+    PostgresStore,
+)
 
 DIM = 384
 CHILDREN, PARENTS = 20, 4
 LATENT = 24
+_BLOCK = 8192
 WS = "bench"
 _SYLLABLES = ("ka", "lo", "mi", "nu", "pe", "ra", "si", "to", "vu", "ze")
 VOCAB = [f"{a}{b}{c}{d}" for a in _SYLLABLES
@@ -52,8 +57,13 @@ def corpus(rows: int, seed: int = 0) -> tuple[np.ndarray, list[str]]:
     bases = rng.normal(size=(clusters, LATENT, DIM)).astype(np.float32)
     labels = rng.integers(0, clusters, size=rows)
     latent = rng.normal(size=(rows, LATENT)).astype(np.float32)
-    vectors = centres[labels] + 0.15 * np.einsum("rl,rld->rd", latent, bases[labels])
-    vectors += 0.1 * rng.normal(size=(rows, DIM)).astype(np.float32)
+    vectors = np.empty((rows, DIM), dtype=np.float32)
+    blocks = [slice(s, min(rows, s + _BLOCK)) for s in range(0, rows, _BLOCK)]
+    for b in blocks:  # in blocks: bases[labels] alone would take 37 KB per row
+        vectors[b] = centres[labels[b]] + 0.15 * np.einsum(
+            "rl,rld->rd", latent[b], bases[labels[b]])
+    for b in blocks:  # the same draws as one (rows, DIM) call, without its float64 copy
+        vectors[b] += 0.1 * rng.normal(size=(b.stop - b.start, DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     weights = 1.0 / np.arange(1, len(VOCAB) + 1)
     words = rng.choice(len(VOCAB), size=(rows, 40), p=weights / weights.sum())
@@ -113,8 +123,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=200)
-    ap.add_argument("--m", type=int, default=16)
-    ap.add_argument("--ef-construction", type=int, default=64)
+    ap.add_argument("--m", type=int, default=DEFAULT_HNSW_M)
+    ap.add_argument("--ef-construction", type=int, default=DEFAULT_HNSW_EF_CONSTRUCTION)
     ap.add_argument("--url", help="an existing database (it must be empty)")
     ap.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     args = ap.parse_args()

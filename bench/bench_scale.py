@@ -1,30 +1,40 @@
-"""Scale: N synthetic chunks in the embedded store (and optionally PostgreSQL).
+"""Scale: N synthetic chunks in the embedded store and PostgreSQL.
 
 Clustered 384-d unit vectors and Zipf-distributed words (the corpus of
-``bench_postgres.py``): no embedding is needed to fill the store. Reports, for
+``bench_postgres.py``): no embedding is needed to fill the stores. Reports, for
 each store: build time (load, then the approximate index), p50 / p95 of hybrid
-retrieval excluding the query embedding (both arms, collapse, RRF, hydration),
-of the keyword arm on a query led by the most frequent word, and of a refusal
-through ``Pipeline.ask`` including the query's embedding (MiniLM); recall@30 of
-the vector arm against exact search; RSS; the size on disk; and the ratio to an
-exact floor in the same process (numpy top-k + bm25s + RRF). Usage:
+retrieval excluding the query embedding (both arms, collapse, RRF, hydration; for
+PostgreSQL ``search_fused``, one statement, then hydration), of the keyword arm on a
+query led by the most frequent word, and of a refusal through ``Pipeline.ask``
+including the query's embedding (MiniLM); recall@30 of the vector arm against exact
+search; RSS of the process that measures; the size on disk; and the ratio to an
+exact floor (numpy top-k + bm25s + RRF). Usage:
 
-    nice -n 19 python bench/bench_scale.py --rows 100000 [--postgres] [--write]
+    nice -n 10 python bench/bench_scale.py --rows 1000000 [--postgres] [--no-sqlite] [--write]
 
-bm25s is needed for the floor (``pip install bm25s``); it is not a dependency.
+The corpus, the loaded SQLite database with its graph and the PostgreSQL data
+directory are kept under ``--data`` (``.data/scale``, git-ignored), so a rerun
+measures without building again (remove the folder to rebuild). Every stage runs in
+its own process: the measuring process holds the store and the embedder, not the
+corpus, so its RSS is what serving the store takes. bm25s is needed for the floor
+(``pip install bm25s``); it is not a dependency.
 """
 
 from __future__ import annotations
 
 import argparse
-import resource
-import tempfile
+import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from _common import machine, percentiles, write_section
-from bench_postgres import CHILDREN, VOCAB, corpus, documents
+from _common import ROOT, machine, percentiles, write_section
+from bench_postgres import CHILDREN, documents
+from scale_data import Corpus, K, cached
 
 from abstain.embed.minilm import MiniLMEmbedder
 from abstain.fuse import collapse, rrf
@@ -32,19 +42,22 @@ from abstain.pipeline import Pipeline
 from abstain.stores.base import EmbedderInfo, Store
 
 WS = "default"
-K = 30
 OFF_TOPIC = ["What is the boiling point of tungsten?", "Who painted the Mona Lisa?",
              "How many moons does Mars have?", "Wie wird das Wetter morgen in Berlin?"]
-
-
-def fill(store: Store, vectors: np.ndarray, texts: list[str], info: EmbedderInfo) -> None:
-    for doc, chunks, vecs in documents(vectors, texts, WS):
-        store.write_document(doc, chunks, vecs, info)
+TARGET_QUERIES = 50
+INFO = EmbedderInfo(MiniLMEmbedder.name, 384)
+HNSW_BUILD = {"maintenance_work_mem": "3GB", "max_parallel_maintenance_workers": "1"}
+"""The PostgreSQL HNSW build: the 1M graph (~2 GB) fits in memory; one worker beside the
+leader on 2 cores."""
 
 
 def rss_mb() -> float:
     with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def hybrid(store: Store, vector: np.ndarray, text: str) -> int:
@@ -52,6 +65,11 @@ def hybrid(store: Store, vector: np.ndarray, text: str) -> int:
     kw = collapse(store.search_text(text, workspace=WS, limit=K))
     fused = rrf(vec, kw, k=60)[:10]
     return len(store.get_chunks([f.chunk_id for f in fused]))
+
+
+def fused(store: Any, vector: np.ndarray, text: str) -> int:
+    hits = store.search_fused(vector, text, workspace=WS, limit=10, candidates=K)
+    return len(store.get_chunks([h.chunk_id for h in hits]))
 
 
 def timed_each(fn, items) -> list[float]:  # type: ignore[no-untyped-def]
@@ -63,45 +81,95 @@ def timed_each(fn, items) -> list[float]:  # type: ignore[no-untyped-def]
     return out
 
 
-def measure(name: str, store: Store, vectors: np.ndarray, queries: np.ndarray,
-            words: list[str], worst: list[str], embedder: MiniLMEmbedder) -> dict[str, object]:
+def measure(store: Store, c: Corpus, search: Any) -> dict[str, Any]:
+    """Recall, hybrid / frequent-word / refusal latencies and RSS, on an open store."""
     t0 = time.perf_counter()
-    store.search_vector(queries[0], workspace=WS, limit=K)  # loads or builds the vector index
-    index_s = time.perf_counter() - t0
+    store.search_vector(c.queries[0], workspace=WS, limit=K)  # loads or builds the index
+    first_s = time.perf_counter() - t0
     found = 0
-    for q in queries:
-        exact = set(np.argpartition(-(vectors @ q), K)[:K].tolist())
+    for q, exact in zip(c.queries, c.exact, strict=True):
         hits = store.search_vector(q, workspace=WS, limit=K)
-        found += sum(int(h.chunk_id.rsplit("-c", 1)[1]) in exact for h in hits)
-    hybrid_ms = timed_each(lambda i: hybrid(store, queries[i], words[i]), range(len(queries)))
-    worst_ms = timed_each(lambda t: store.search_text(t, workspace=WS, limit=K), worst)
+        found += len({int(h.chunk_id.rsplit("-c", 1)[1]) for h in hits} & set(exact.tolist()))
+    n = len(c.queries)
+    targets = 0  # the keyword arm finds the chunk whose 3 words it was given
+    for words, target in list(zip(c.words, c.targets, strict=True))[:TARGET_QUERIES]:
+        hits = store.search_text(words, workspace=WS, limit=K)
+        targets += any(h.chunk_id.endswith(f"-c{target}") for h in hits)
+    hybrid_ms = timed_each(lambda i: search(store, c.queries[i], c.words[i]), range(n))
+    worst_ms = timed_each(lambda t: store.search_text(t, workspace=WS, limit=K), c.worst)
+    embedder = MiniLMEmbedder()
     with Pipeline(store, embedder) as pipe:
         pipe.ask(OFF_TOPIC[0])
         refusals = []
-        for i in range(len(queries)):
+        for i in range(n):
             answer = pipe.ask(OFF_TOPIC[i % len(OFF_TOPIC)])
             assert not answer.answered and not answer.llm_called
             refusals.append(answer.timings_ms["total_ms"])
-    return {"store": name, "index_s": index_s, "recall": found / (K * len(queries)),
+    return {"first_search_s": first_s, "recall": found / (K * n),
+            "keyword_target": targets / min(n, TARGET_QUERIES),
             "hybrid": percentiles(hybrid_ms), "worst": percentiles(worst_ms),
-            "refusal": percentiles(refusals), "rss": rss_mb()}
+            "refusal": percentiles(refusals), "rss": rss_mb(), "load_average": load_average()}
 
 
-def floor(vectors: np.ndarray, texts: list[str], queries: np.ndarray,
-          words: list[str]) -> tuple[float, float]:
+def disk_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 2**20
+
+
+def done(folder: Path, name: str, compute: Any) -> dict[str, Any]:
+    """``folder/name.json``, computed (and written) the first time only."""
+    path = folder / f"{name}.json"
+    if not path.exists():
+        path.write_text(json.dumps(compute()))
+    return dict(json.loads(path.read_text()))
+
+
+# -- stages, each run in its own process ------------------------------------
+def stage_sqlite_load(c: Corpus) -> dict[str, Any]:
+    from abstain.stores.sqlite import SQLiteStore
+
+    folder = c.folder / "sqlite"
+
+    def load() -> dict[str, Any]:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        store = SQLiteStore(folder / "scale.db")
+        t0 = time.perf_counter()
+        for doc, chunks, vecs in documents(c.vectors, c.texts, WS):
+            store.write_document(doc, chunks, np.asarray(vecs), INFO)
+        store.close()
+        return {"load_s": time.perf_counter() - t0, "load_average": load_average()}
+
+    return done(c.folder, "sqlite-load", load)
+
+
+def stage_sqlite_measure(c: Corpus) -> dict[str, Any]:
+    from abstain.stores.sqlite import SQLiteStore
+
+    folder = c.folder / "sqlite"
+    store = SQLiteStore(folder / "scale.db")
+    result = measure(store, c, hybrid)
+    store.close()  # writes the graph, so that a rerun loads it
+    build = done(c.folder, "sqlite-index", lambda: {"index_s": result["first_search_s"]})
+    return {**result, **build, "disk_mb": disk_mb(folder)}
+
+
+def stage_floor(c: Corpus) -> dict[str, Any]:
     import bm25s
     import Stemmer
 
     stemmer = Stemmer.Stemmer("porter")
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(texts, stemmer=stemmer, show_progress=False),
+    retriever.index(bm25s.tokenize(c.texts, stemmer=stemmer, show_progress=False),
                     show_progress=False)
+    vectors = np.ascontiguousarray(c.vectors)  # in memory, as the exact scan holds it
 
     def one(i: int) -> None:
-        sims = vectors @ queries[i]
+        sims = vectors @ c.queries[i]
         top = np.argpartition(-sims, K)[:K]
         vec = top[np.argsort(-sims[top])]
-        docs, _ = retriever.retrieve(bm25s.tokenize([words[i]], stemmer=stemmer,
+        docs, _ = retriever.retrieve(bm25s.tokenize([c.words[i]], stemmer=stemmer,
                                                     show_progress=False), k=K,
                                      show_progress=False, n_threads=1)
         scores: dict[int, float] = {}
@@ -110,114 +178,164 @@ def floor(vectors: np.ndarray, texts: list[str], queries: np.ndarray,
                 scores[d] = scores.get(d, 0.0) + 1.0 / (60 + r)
         sorted(scores.items(), key=lambda kv: -kv[1])[:10]
 
-    return percentiles(timed_each(one, range(len(queries))))
+    found = 0
+    for i in range(min(len(c.queries), TARGET_QUERIES)):
+        docs, _ = retriever.retrieve(bm25s.tokenize([c.words[i]], stemmer=stemmer,
+                                                    show_progress=False), k=K,
+                                     show_progress=False, n_threads=1)
+        found += int(c.targets[i]) in docs[0].tolist()
+    return {"floor": percentiles(timed_each(one, range(len(c.queries)))),
+            "keyword_target": found / min(len(c.queries), TARGET_QUERIES),
+            "rss": rss_mb(), "load_average": load_average()}
+
+
+def stage_postgres_load(c: Corpus) -> dict[str, Any]:
+    import psycopg
+
+    from abstain.stores import pg_embedded
+    from abstain.stores.postgres import (
+        DEFAULT_HNSW_EF_CONSTRUCTION,
+        DEFAULT_HNSW_M,
+        PostgresStore,
+    )
+
+    root = c.folder / "pg"
+
+    def load() -> dict[str, Any]:
+        import shutil
+
+        if pg_embedded.running(root):
+            pg_embedded.stop(root)
+        shutil.rmtree(root, ignore_errors=True)
+        url = pg_embedded.start(root).url()
+        store = PostgresStore(url)
+        docs = documents(c.vectors, c.texts, WS)
+        store.write_document(*next(docs), INFO)  # binds the embedder, creates the index
+        with psycopg.connect(url, autocommit=True) as conn:  # built once, after the load
+            conn.execute("DROP INDEX chunks_embedding_hnsw")
+        t0 = time.perf_counter()
+        batch: list[Any] = []
+        for doc, chunks, vecs in docs:
+            batch.append((doc, chunks, np.asarray(vecs)))
+            if len(batch) == 100:
+                store.write_documents(batch, INFO)
+                batch = []
+        if batch:
+            store.write_documents(batch, INFO)
+        load_s = time.perf_counter() - t0
+        store.close()
+        return {"load_s": load_s, "load_rate": (c.rows - CHILDREN) / load_s,
+                "load_average": load_average()}
+
+    loaded = done(c.folder, "postgres-load", load)
+    url = pg_embedded.start(root).url()
+
+    def build() -> dict[str, Any]:
+        with psycopg.connect(url, autocommit=True) as conn:
+            for name, value in HNSW_BUILD.items():
+                conn.execute(f"SET {name} = '{value}'".encode())
+            t0 = time.perf_counter()
+            conn.execute(f"CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw ON chunks USING"
+                         f" hnsw (embedding vector_cosine_ops) WITH (m = {DEFAULT_HNSW_M:d},"
+                         f" ef_construction = {DEFAULT_HNSW_EF_CONSTRUCTION:d})".encode())
+            conn.execute("VACUUM ANALYZE chunks")
+            return {"index_s": time.perf_counter() - t0, "load_average": load_average()}
+
+    return {**loaded, **done(c.folder, "postgres-index", build)}
+
+
+def stage_postgres_measure(c: Corpus) -> dict[str, Any]:
+    from abstain.stores import pg_embedded
+    from abstain.stores.postgres import PostgresStore
+
+    root = c.folder / "pg"
+    store = PostgresStore(pg_embedded.start(root).url())
+    result = measure(store, c, fused)
+    store.close()
+    return {**result, "disk_mb": disk_mb(root / "data")}
+
+
+STAGES = {"sqlite-load": stage_sqlite_load, "sqlite-measure": stage_sqlite_measure,
+          "floor": stage_floor, "postgres-load": stage_postgres_load,
+          "postgres-measure": stage_postgres_measure}
+
+
+def child(stage: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Run ``stage`` in a fresh process; its result is the last line it prints, kept in
+    ``<corpus>/<stage>.result.json`` (``--report-only`` reads those instead)."""
+    kept = args.data / f"corpus-{args.rows}" / f"{stage}.result.json"
+    if args.report_only:
+        return dict(json.loads(kept.read_text()))
+    print(f"[{time.strftime('%H:%M:%S')}] {stage}… (load average {load_average()})", flush=True)
+    cmd = [sys.executable, __file__, "--rows", str(args.rows), "--queries", str(args.queries),
+           "--data", str(args.data), "--stage", stage]
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+    result = dict(json.loads(out.strip().splitlines()[-1]))
+    kept.write_text(json.dumps(result))
+    print(f"[{time.strftime('%H:%M:%S')}] {stage}: {result}", flush=True)
+    return result
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--data", type=Path, default=ROOT / ".data" / "scale",
+                    help="where the corpus and the built stores are kept between runs")
     ap.add_argument("--postgres", action="store_true", help="also the PostgreSQL store")
     ap.add_argument("--no-sqlite", action="store_true", help="skip the SQLite store")
+    ap.add_argument("--stage", choices=sorted(STAGES), help=argparse.SUPPRESS)
+    ap.add_argument("--report-only", action="store_true",
+                    help="the table from the results kept by the last run of each stage")
     ap.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     args = ap.parse_args()
 
-    vectors, texts = corpus(args.rows)
-    rng = np.random.default_rng(1)
-    picks = rng.integers(0, args.rows, size=args.queries)
-    queries = vectors[picks] + 0.01 * rng.normal(size=(args.queries, vectors.shape[1]))
-    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
-    head = set(VOCAB[:100])
-    words = [" ".join([w for w in texts[p].split() if w not in head][:3]) for p in picks]
-    worst = [f"{VOCAB[0]} {w}" for w in words]
-    embedder = MiniLMEmbedder()
-    info = EmbedderInfo(embedder.name, embedder.dim)
+    c = cached(args.rows, args.queries, args.data)
+    if args.stage:
+        print(json.dumps(STAGES[args.stage](c)), flush=True)
+        return
     rows = []
     if not args.no_sqlite:
-        rows.append(sqlite_row(args, vectors, texts, queries, words, worst, embedder, info))
+        rows.append({"store": "SQLite", **child("sqlite-load", args),
+                     **child("sqlite-measure", args)})
     if args.postgres:
-        print("postgres…", flush=True)
-        rows.append(postgres_row(args, vectors, texts, queries, words, worst, embedder, info))
-    f50, f95 = floor(vectors, texts, queries, words)
-    print(f"floor: {f50:.1f} / {f95:.1f} ms", flush=True)
+        rows.append({"store": "PostgreSQL", **child("postgres-load", args),
+                     **child("postgres-measure", args)})
+    floor = child("floor", args)
+    report(args, rows, floor)
+
+
+def report(args: argparse.Namespace, rows: list[dict[str, Any]], floor: dict[str, Any]) -> None:
+    f50, f95 = floor["floor"]
     table = ["| store | load s | vector index s | hybrid p50 / p95 ms (× floor p50) "
-             "| frequent word p50 / p95 ms | refusal p50 / p95 ms | recall@30 | RSS MB | disk MB |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| frequent word p50 / p95 ms | refusal p50 / p95 ms | recall@30 | keyword target@30 "
+             "| RSS MB | disk MB | load average |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         h, w, f = r["hybrid"], r["worst"], r["refusal"]
         table.append(
-            f"| {r['store']} | {r['load_s']:.0f} | {r['index_s']:.1f} | {h[0]:.1f} / {h[1]:.1f}"  # type: ignore[index]
-            f" ({h[0] / f50:.2f}×) | {w[0]:.1f} / {w[1]:.1f} | {f[0]:.1f} / {f[1]:.1f} |"  # type: ignore[index]
-            f" {r['recall']:.3f} | {r['rss']:.0f} | {r['disk_mb']:.0f} |")
-    table.append(f"| exact floor (numpy + bm25s) | | | {f50:.1f} / {f95:.1f} | | | 1.000 | | |")
+            f"| {r['store']} | {r['load_s']:.0f} | {r['index_s']:.0f} | {h[0]:.1f} / {h[1]:.1f}"
+            f" ({h[0] / f50:.2f}×) | {w[0]:.1f} / {w[1]:.1f} | {f[0]:.1f} / {f[1]:.1f} |"
+            f" {r['recall']:.3f} | {r['keyword_target']:.2f} | {r['rss']:.0f} |"
+            f" {r['disk_mb']:,.0f} | {r['load_average']} |")
+    table.append(f"| exact floor (numpy + bm25s) | | | {f50:.1f} / {f95:.1f} | | | 1.000 |"
+                 f" {floor['keyword_target']:.2f} | {floor['rss']:.0f} | | "
+                 f"{floor['load_average']} |")
     text = "\n".join(table)
     print(text)
     if args.write:
         write_section(f"Scale: {args.rows:,} chunks", f"""
-Machine: {machine()}. **Taken on a busy machine**: 2 cores shared with other agents and
-a model training, the benchmark run at `nice -n 19`; read the figures as upper bounds.
-`nice -n 19 python bench/bench_scale.py --rows {args.rows}{' --postgres' if args.postgres else ''}
+Machine: {machine()}, shared with other jobs (load average per row).
+`nice -n 10 python bench/bench_scale.py --rows {args.rows}{' --postgres' if args.postgres else ''}
 --write` ({args.queries} queries). Hybrid: both arms (top {K}), collapse, RRF, hydration of the
-top 10, excluding the query embedding; frequent word: the keyword arm on a query led by the
-most frequent word; refusal: an off-topic question through `Pipeline.ask`, including its
-MiniLM embedding. Recall@30 of the vector arm against exact numpy search. RSS after the
-queries; disk: database plus approximate index.
+top 10, excluding the query embedding (PostgreSQL: `search_fused`, one statement); frequent
+word: the keyword arm on a query led by the most frequent word; refusal: an off-topic
+question through `Pipeline.ask`, including its MiniLM embedding. Recall@30 of the vector
+arm against exact numpy search. RSS of the measuring process (store + embedder; the
+PostgreSQL row: the client only); disk: database plus approximate index.
 
 {text}
 """)
-
-
-def sqlite_row(args: argparse.Namespace, vectors: np.ndarray, texts: list[str],
-               queries: np.ndarray, words: list[str], worst: list[str],
-               embedder: MiniLMEmbedder, info: EmbedderInfo) -> dict[str, object]:
-    from abstain.stores.sqlite import SQLiteStore
-
-    with tempfile.TemporaryDirectory(prefix="abstain-scale-", dir="/tmp") as tmp:
-        store = SQLiteStore(Path(tmp) / "scale.db")
-        t0 = time.perf_counter()
-        fill(store, vectors, texts, info)
-        load_s = time.perf_counter() - t0
-        print(f"sqlite: loaded {args.rows} chunks in {load_s:.0f} s", flush=True)
-        result = measure("SQLite", store, vectors, queries, words, worst, embedder)
-        store.close()
-        disk = sum(f.stat().st_size for f in Path(tmp).rglob("*") if f.is_file()) / 2**20
-        row = {**result, "load_s": load_s, "disk_mb": disk}
-        print(row, flush=True)
-        return row
-
-
-def postgres_row(args: argparse.Namespace, vectors: np.ndarray, texts: list[str],
-                 queries: np.ndarray, words: list[str], worst: list[str],
-                 embedder: MiniLMEmbedder, info: EmbedderInfo) -> dict[str, object]:
-    import shutil
-
-    import psycopg
-    from bench_postgres import build_index
-
-    from abstain.stores import pg_embedded
-    from abstain.stores.postgres import PostgresStore
-
-    root = Path(tempfile.mkdtemp(prefix="abstain-scale-pg-", dir="/tmp"))
-    root.chmod(0o755)
-    try:
-        url = pg_embedded.start(root).url()
-        store = PostgresStore(url)
-        t0 = time.perf_counter()
-        fill(store, vectors[:CHILDREN], texts[:CHILDREN], info)
-        with psycopg.connect(url, autocommit=True) as conn:  # built once, after the load
-            conn.execute("DROP INDEX chunks_embedding_hnsw")
-        fill(store, vectors, texts, info)
-        load_s = time.perf_counter() - t0
-        build_s = build_index(url, store.hnsw_m, store.hnsw_ef_construction)
-        print(f"postgres: loaded {args.rows} chunks in {load_s:.0f} s, HNSW {build_s:.0f} s",
-              flush=True)
-        result = measure("PostgreSQL", store, vectors, queries, words, worst, embedder)
-        store.close()
-        disk = sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) / 2**20
-        return {**result, "load_s": load_s, "index_s": build_s, "disk_mb": disk}
-    finally:
-        pg_embedded.stop(root)
-        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

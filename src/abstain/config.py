@@ -19,6 +19,7 @@ DEFAULT_WORKSPACE = "default"
 
 ENV_DB = "ABSTAIN_DB"
 ENV_STORE = "ABSTAIN_STORE"
+ENV_REPLICAS = "ABSTAIN_REPLICAS"
 ENV_WORKSPACE = "ABSTAIN_WORKSPACE"
 ENV_EMBEDDER = "ABSTAIN_EMBEDDER"
 ENV_LLM_URL = "ABSTAIN_LLM_URL"
@@ -65,6 +66,8 @@ class Settings:
     store: str | None = None
     """A SQLite path or a postgresql:// URL; None means the default database."""
     workspace: str = DEFAULT_WORKSPACE
+    replicas: tuple[str, ...] = ()
+    """Read replicas of a postgresql:// store, which answer its searches."""
     embedder: str | None = None
     llm_url: str | None = None
     llm_model: str | None = None
@@ -77,6 +80,7 @@ class Settings:
         env = os.environ if environ is None else environ
         values: dict[str, str | None] = {
             "store": env.get(ENV_STORE) or env.get(ENV_DB),
+            "replicas": env.get(ENV_REPLICAS),
             "workspace": env.get(ENV_WORKSPACE) or DEFAULT_WORKSPACE,
             "embedder": env.get(ENV_EMBEDDER),
             "llm_url": env.get(ENV_LLM_URL),
@@ -84,4 +88,5 @@ class Settings:
             "llm_api_key": env.get(ENV_LLM_API_KEY),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)  # type: ignore[arg-type]
+        replicas = tuple((values.pop("replicas") or "").split())
+        return cls(replicas=replicas, **values)  # type: ignore[arg-type]

@@ -42,11 +42,14 @@ STRICTNESS_NAMES = ("loose", "balanced", "strict", "paranoid")
 
 ENV_VARS: dict[str, tuple[str, ...]] = {
     "store": ("ABSTAIN_STORE", "ABSTAIN_DB"),
+    "replicas": ("ABSTAIN_REPLICAS",),
     "workspace": ("ABSTAIN_WORKSPACE",),
     "embedder": ("ABSTAIN_EMBEDDER",),
     "llm": ("ABSTAIN_LLM_URL",),
     "llm_model": ("ABSTAIN_LLM_MODEL",),
 }
+_FLAGS = {"replicas": "replica"}
+"""Option -> its command-line flag, where they differ."""
 WORKSPACE_KEYS = frozenset({"preset", "calibration", "llm", "llm_model", "llm_timeout",
                             "strictness", "reader", "rewrite", "llm_rerank"})
 """What a ``[workspaces.NAME]`` table may override (the store and embedder are shared)."""
@@ -58,6 +61,9 @@ class AskOptions:
 
     store: str | None = None
     """A SQLite path or a postgresql:// URL; None means the default database."""
+    replicas: str | None = None
+    """Read replicas of a postgresql:// store, separated by spaces (``--replica``, repeated;
+    in abstain.toml a string or a list of strings)."""
     workspace: str = DEFAULT_WORKSPACE
     preset: str = "balanced"
     calibration: str | None = None
@@ -83,7 +89,8 @@ class AskOptions:
 
     def settings(self, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
-        return Settings(store=self.store, workspace=self.workspace, embedder=self.embedder,
+        return Settings(store=self.store, replicas=tuple((self.replicas or "").split()),
+                        workspace=self.workspace, embedder=self.embedder,
                         llm_url=self.llm, llm_model=self.llm_model,
                         llm_api_key=env.get("ABSTAIN_LLM_API_KEY"),
                         llm_timeout=self.llm_timeout)
@@ -195,6 +202,10 @@ def _checked(table: dict[str, Any], path: Path, where: str, allowed: set[str] | 
         if key not in allowed:
             raise ConfigError(f"{path}: {where}unknown option {raw_key!r}; known: "
                               f"{', '.join(sorted(allowed))}")
+        if key == "replicas" and isinstance(value, list):
+            if not all(isinstance(url, str) for url in value):
+                raise ConfigError(f"{path}: {where}{raw_key} must be a list of URLs")
+            value = " ".join(value)
         types = _TYPES[key]
         if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
             kind = " or ".join(t.__name__ for t in types)
@@ -217,7 +228,8 @@ def resolve(flags: Mapping[str, Any], *, config: str | None = None,
         key = f.name
         env_hit = next(((v, env[v]) for v in ENV_VARS.get(key, ()) if env.get(v)), None)
         if flags.get(key) is not None:
-            values[key], origins[key] = flags[key], f"flag --{key.replace('_', '-')}"
+            flag = _FLAGS.get(key, key.replace("_", "-"))
+            values[key], origins[key] = flags[key], f"flag --{flag}"
         elif env_hit is not None:
             values[key], origins[key] = env_hit[1], f"env {env_hit[0]}"
         elif key in top:

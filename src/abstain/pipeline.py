@@ -146,7 +146,7 @@ class Pipeline:
                       **kwargs: Any) -> Pipeline:
         """Open the settings' store; ``settings.llm_url`` (URL or ``local``) sets the generator
         unless one is passed. ``create_store=False``: a missing SQLite file is an error."""
-        store = open_store(settings.store, create=create_store)
+        store = open_store(settings.store, create=create_store, replicas=settings.replicas)
         if settings.llm_url and kwargs.get("generator") is None:
             from abstain.generate import load_generator
 

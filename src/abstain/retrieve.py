@@ -6,6 +6,7 @@ identifiers or a reranker reorders the top hits, and runs that reranker.
 
 from __future__ import annotations
 
+import contextvars
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from abstain.fuse import collapse, rrf
 from abstain.ingest.screen import audit_notes
 from abstain.query import KeywordQuery
 from abstain.records import Stage
+from abstain.stores import notes as store_notes
 from abstain.stores.base import EmbedderInfo, Store
 from abstain.trace import Trace, ms_since
 
@@ -40,6 +42,8 @@ class Retrieval:
     """The vector arm after collapsing, ranks renumbered."""
     keyword_hits: tuple[ArmHit, ...]
     timings_ms: dict[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    """What the store noted while searching (a replica fallback: :mod:`abstain.stores.notes`)."""
 
 
 class Retriever:
@@ -90,12 +94,13 @@ class Retriever:
             timings["keyword_ms"] = ms_since(t0)
             return hits
 
-        if cfg.parallel:
-            keyword_future = self._pool.submit(keyword_arm)
-            vector_raw = vector_arm()
-            keyword_raw = keyword_future.result()
-        else:
-            vector_raw, keyword_raw = vector_arm(), keyword_arm()
+        with store_notes.collecting() as noted:
+            if cfg.parallel:
+                keyword_future = self._pool.submit(contextvars.copy_context().run, keyword_arm)
+                vector_raw = vector_arm()
+                keyword_raw = keyword_future.result()
+            else:
+                vector_raw, keyword_raw = vector_arm(), keyword_arm()
         vector, keyword = collapse(vector_raw), collapse(keyword_raw)
         ranked = rrf(vector, keyword, k=cfg.rrf_k)
         fused = ranked[: top_k or cfg.top_k]
@@ -108,7 +113,8 @@ class Retriever:
             for f in fused if (s := stored.get(f.chunk_id)) is not None
         )
         timings["retrieve_ms"] = ms_since(started)
-        return Retrieval(question, workspace, evidence, tuple(vector), tuple(keyword), timings)
+        return Retrieval(question, workspace, evidence, tuple(vector), tuple(keyword), timings,
+                         tuple(noted))
 
 
 def retrieve(trace: Trace, retriever: Retriever, *, top_k: int,
@@ -131,7 +137,7 @@ def retrieve(trace: Trace, retriever: Retriever, *, top_k: int,
     screened = audit_notes((ev.source, ev.document.metadata)
                            for ev in retrieval.evidence[:top_k])
     trace = trace.then(Stage("retrieve", timings_ms=tuple(retrieval.timings_ms.items()),
-                             notes=screened), hits=retrieval.evidence)
+                             notes=(*retrieval.notes, *screened)), hits=retrieval.evidence)
     if reranker is None:
         return trace
     from abstain.rerank import rerank

@@ -50,3 +50,22 @@ def test_frequent_terms_are_pruned_in_sqlite(monkeypatch: pytest.MonkeyPatch,
     hits = store.search_text("common zeppelin", workspace="a", limit=50)
     assert [h.chunk_id for h in hits] == ["d-c40"]
     store.close()
+
+
+def test_a_row_with_every_term_is_ranked_though_the_budget_cuts_before_it(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rule 3: the OR-ed matches are cut at the budget in storage order, and the one chunk
+    holding both words comes last; it is still a candidate, and first."""
+    monkeypatch.setattr(keyword_bounds, "CANDIDATE_BUDGET", 10)
+    texts = ([f"alpha filler{i}" for i in range(30)] + [f"gamma filler{i}" for i in range(30)]
+             + ["alpha gamma together"])
+    doc = Document("d", "a", "d.md", "Title", "h")
+    chunks = [Chunk(f"d-c{i}", "d", ChunkKind.CHILD, t, i, None, ())
+              for i, t in enumerate(texts)]
+    store.write_document(doc, chunks, np.ones((len(chunks), 4), dtype=np.float32), EMB)
+    hits = store.search_text("alpha gamma", workspace="a", limit=50)
+    assert hits[0].chunk_id == "d-c60"
+    assert len(hits) == 11  # the budget's 10 OR-ed matches and the row with both
+    monkeypatch.setattr(keyword_bounds, "CANDIDATE_BUDGET", 1000)
+    unbounded = store.search_text("alpha gamma", workspace="a", limit=50)
+    assert unbounded[0] == hits[0]  # the same score as when every match is ranked

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import shutil
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from abstain.errors import StoreError
+from abstain.errors import EmbedderMismatch, StoreError
 from abstain.evidence import Chunk, ChunkKind, Document
 from abstain.fuse import collapse, rrf
 from abstain.stores import open_store, pg_embedded
@@ -126,7 +127,7 @@ def test_both_arms_can_use_their_index_under_rls(pg: PostgresStore, pg_database:
         conn.execute("DROP INDEX chunks_workspace")
     q = np.ones(EMB.dim, dtype=np.float32)
     params = {"q": q, "terms": ["backup"], "ws": "a", "published_only": True, "limit": 5,
-              "quota": 100}
+              "quota": 100, "budget": 100}
     with pg._tx("a") as conn:
         conn.execute("SET LOCAL enable_seqscan = off")
         plans = ["\n".join(r[0] for r in conn.execute(f"EXPLAIN {stmt}".encode(), params))
@@ -244,3 +245,42 @@ def test_cli_starts_reports_and_stops_a_server(tmp_path_factory: pytest.TempPath
         shutil.rmtree(root, ignore_errors=True)
     assert stopped.exit_code == 0, stopped.output
     assert runner.invoke(cli, ["pg", "url", "--data-dir", str(root)]).exit_code == 1
+
+
+# -- bulk load -------------------------------------------------------------------
+def _snapshot(store: PostgresStore, ws: str, ids: set[str]) -> object:
+    q = np.ones(EMB.dim, dtype=np.float32) / np.sqrt(EMB.dim)
+    return (store.search_fused(q, "backup policy replica", workspace=ws, limit=50,
+                               candidates=50),
+            store.search_text("restore quorum", workspace=ws, limit=50, published_only=False),
+            {k: (v.chunk, v.document, v.parent_text) for k, v in store.get_chunks(sorted(ids))
+             .items()},
+            [replace(d, updated_at="") for d in store.list_documents(ws)])
+
+
+def test_bulk_load_stores_what_write_document_stores(pg: PostgresStore) -> None:
+    rng = random.Random(7)
+    items: list[tuple[Document, list[Chunk], np.ndarray]] = []
+    for d in range(30):
+        ws = "bulk-a" if d % 3 else "bulk-b"
+        doc = Document(f"b{d}", ws, f"b{d}.md", f"Doc {rng.choice(WORDS)}", f"h{d}",
+                       published=d % 7 != 0, metadata={"n": d})
+        parent = Chunk(f"b{d}-p", doc.id, ChunkKind.PARENT, "parent text", 0, None, ("H", "I"))
+        chunks = [parent] + [Chunk(f"b{d}-c{i}", doc.id, ChunkKind.CHILD,
+                                   " ".join(rng.choices(WORDS, k=5)), i, parent.id, ("H",))
+                             for i in range(3)]
+        vectors = np.array([[rng.gauss(0, 1) for _ in range(EMB.dim)] for _ in range(3)],
+                           dtype=np.float32)
+        items.append((doc, chunks, vectors))
+    for doc, chunks, vectors in items:
+        pg.write_document(doc, chunks, vectors, EMB)
+    ids = {c.id for _, chunks, _ in items for c in chunks}
+    before = {ws: _snapshot(pg, ws, ids) for ws in ("bulk-a", "bulk-b")}
+    for doc, _, _ in items:
+        pg.delete_document(doc.workspace, doc.id)
+    assert _snapshot(pg, "bulk-a", ids) != before["bulk-a"]
+    pg.write_documents(items[:10], EMB)
+    pg.write_documents(items, EMB)  # the first ten again: replaced, not doubled
+    assert {ws: _snapshot(pg, ws, ids) for ws in ("bulk-a", "bulk-b")} == before
+    with pytest.raises(EmbedderMismatch):
+        pg.write_documents(items[:1], EmbedderInfo("other", EMB.dim))

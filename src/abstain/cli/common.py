@@ -86,6 +86,13 @@ def ask_options(func: F) -> F:
         click.option("--config", "config", metavar="FILE", type=click.Path(dir_okay=False),
                      help="abstain.toml to read [env ABSTAIN_CONFIG; default: ./abstain.toml "
                           "if present]. Flags and environment variables override it."),
+        click.option("--replica", "replica", metavar="URL", multiple=True,
+                     help="A read replica of the postgresql:// store (repeat for several): "
+                          "questions are searched on the replicas in turn, writes and "
+                          "everything else go to the primary. A replica that has not "
+                          "replayed the last write within 0.2 s, or that fails, leaves the "
+                          "question to the primary, and the answer's audit trail says so "
+                          "[env ABSTAIN_REPLICAS, URLs separated by spaces]."),
         click.option("--preset", type=click.Choice([p.value for p in Preset]),
                      help="Gate thresholds [default: balanced]."),
         click.option("--calibration", type=click.Path(exists=True, dir_okay=False),
@@ -143,6 +150,8 @@ def resolve_options(ctx: click.Context) -> Resolved:
     store = next((params[n] for n in ("store", "db") if given(n)), None)
     if store is not None:
         flags["store"] = store
+    if given("replica") and params["replica"]:
+        flags["replicas"] = " ".join(params["replica"])
     if given("workspace"):
         flags["workspace"] = params["workspace"]
     return resolve(flags, config=params.get("config"))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from abstain.config import DEFAULT_WORKSPACE, default_db_path
+from abstain.errors import ConfigError
 from abstain.stores.base import (
     DocumentInfo,
     EmbedderInfo,
@@ -14,18 +17,23 @@ __all__ = ["DEFAULT_WORKSPACE", "DocumentInfo", "EmbedderInfo", "Store", "Stored
            "open_store"]
 
 
-def open_store(location: str | None = None, *, create: bool = True) -> Store:
+def open_store(location: str | None = None, *, create: bool = True,
+               replicas: Sequence[str] = ()) -> Store:
     """Open a store from a path or URL.
 
     ``postgresql://…`` opens PostgreSQL; anything else is a SQLite file path
     (``sqlite:///path`` also works); ``None`` is the default SQLite database.
     ``create=False`` (for commands that only read) makes a missing SQLite file a
     :class:`~abstain.errors.NoDatabase` error instead of a new empty database.
+    ``replicas``: read replicas of a PostgreSQL store, which answer its searches.
     """
     if location and location.startswith(("postgresql://", "postgres://")):
         from abstain.stores.postgres import PostgresStore
 
-        return PostgresStore(location)
+        return PostgresStore(location, replicas=replicas)
+    if replicas:
+        raise ConfigError("read replicas (--replica, ABSTAIN_REPLICAS) need a postgresql://"
+                          " store; a SQLite database has none")
     from abstain.stores.sqlite import SQLiteStore
 
     path = (location or "").removeprefix("sqlite:///").removeprefix("sqlite://")

@@ -15,6 +15,14 @@ stores apply the same rule before ranking:
 2. **Rank a bounded candidate set.** At most ``CANDIDATE_BUDGET`` matching rows
    are scored (when every term is frequent, the first ones in storage order);
    scores keep the whole collection's statistics.
+3. **Rows with every term come first.** The rows that match all the
+   kept terms (an intersection of posting lists, cheap) join the candidate set, up
+   to the same budget: when the budget cuts the matches in storage order, the rows
+   that score best under BM25 are usually these, and they would otherwise be left to
+   chance (at 1M synthetic chunks the keyword arm found the chunk its three words
+   came from for 62% of queries without this rule). Their scores are those of the
+   whole query, so the candidate set only grows: where the budget never binds
+   (BEIR SciFact) the ranking is unchanged.
 
 The SQLite store applies both: a term's frequency is its stemmed word's count in FTS5's
 vocabulary (one lookup; for a prefix term a lower bound, since counting every word the
@@ -23,7 +31,8 @@ store has no cheap per-term count (its planner statistics are hidden from a role
 row-level security), so it bounds per term instead: each term brings at most
 ``term_quota`` matching rows to the candidate set, found through the GIN index; a rare
 term's matches all come in, a frequent term's are cut at its quota, and the union is
-ranked with the whole query.
+ranked with the whole query; the rows with every term (``abstain_tsquery_all``, the
+terms' prefix queries AND-ed, resolved in the GIN index) join them.
 """
 
 from __future__ import annotations

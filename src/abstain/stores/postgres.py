@@ -13,7 +13,6 @@ it returns what ``abstain.fuse.collapse`` + ``rrf`` return on the two arms.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -47,13 +46,20 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise MissingDependency(exc.name or "psycopg", "postgres") from exc
 
+from abstain.stores.postgres_bulk import copy_documents
 from abstain.stores.postgres_migrations import APP_ROLE, is_privileged, migrate
-from abstain.stores.postgres_replicas import WAIT_S, ReplicaSet
+from abstain.stores.postgres_replicas import WAIT_S, ReplicaSet, redacted
 
 Vector = npt.NDArray[np.float32]
 Conn = psycopg.Connection[tuple[Any, ...]]
 
-DEFAULT_EF_SEARCH = 40
+DEFAULT_HNSW_M = 24
+DEFAULT_HNSW_EF_CONSTRUCTION = 128
+"""The HNSW graph's links per node and build beam. At 1M clustered 384-d chunks (1,000 a
+cluster) m = 16 / ef_construction = 64 gave recall@30 0.66-0.71 at ef_search 60 and 0.90 at
+800; 24 / 128 gave 0.977 at 60 and 0.986 at 100, for 1.6x the build time (docs/SCALING.md)."""
+DEFAULT_EF_SEARCH = 100
+"""The search beam (raised to 2x the limit when that is larger)."""
 MAX_EF_SEARCH = 1000  # pgvector's upper bound
 CONNECT_TIMEOUT_S = 10
 DOWN_WAIT_S = 1.0
@@ -61,8 +67,9 @@ DOWN_WAIT_S = 1.0
 
 
 class PostgresStore:
-    def __init__(self, url: str, *, pool_size: int = 4, hnsw_m: int = 16,
-                 hnsw_ef_construction: int = 64, ef_search: int | None = None,
+    def __init__(self, url: str, *, pool_size: int = 4, hnsw_m: int = DEFAULT_HNSW_M,
+                 hnsw_ef_construction: int = DEFAULT_HNSW_EF_CONSTRUCTION,
+                 ef_search: int | None = None,
                  replicas: Sequence[str] = (), replica_wait_s: float = WAIT_S) -> None:
         """``url``: the primary, which takes every write; ``replicas``: streaming replicas
         of it that answer the searches (see :mod:`abstain.stores.postgres_replicas`)."""
@@ -91,7 +98,7 @@ class PostgresStore:
                                    pool_size=pool_size, wait_s=replica_wait_s) if replicas else None
 
     def __str__(self) -> str:
-        return re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", self.url)
+        return redacted(self.url)
 
     def _configure(self, conn: Conn) -> None:
         if self._set_role:
@@ -216,6 +223,21 @@ class PostgresStore:
                 cur.executemany(
                     "INSERT INTO identifiers (document_id, workspace, token) VALUES (%s, %s, %s)"
                     " ON CONFLICT DO NOTHING", [(document.id, ws, t) for t in identifiers])
+        self._embedder = embedder
+        self._wrote()
+
+    def write_documents(self, items: Sequence[tuple[Document, Sequence[Chunk], Vector]],
+                        embedder: EmbedderInfo) -> None:
+        """Bulk load: ``write_document`` for each item, through ``COPY``, in one transaction
+        per workspace (see :mod:`abstain.stores.postgres_bulk`)."""
+        by_workspace: dict[str, list[tuple[Document, Sequence[Chunk], dict[str, Vector]]]] = {}
+        for document, chunks, vectors in items:
+            by_workspace.setdefault(document.workspace, []).append(
+                (document, chunks, vectors_by_chunk(chunks, vectors, embedder)))
+        for ws, batch in by_workspace.items():
+            with self._tx(ws) as conn:
+                self._bind_embedder(conn, embedder)
+                copy_documents(conn, ws, batch)
         self._embedder = embedder
         self._wrote()
 
@@ -385,7 +407,8 @@ class PostgresStore:
         if not terms or limit <= 0:
             return []
         params = {"terms": terms, "ws": workspace, "published_only": published_only,
-                  "limit": limit, "quota": keyword_bounds.term_quota(len(terms))}
+                  "limit": limit, "quota": keyword_bounds.term_quota(len(terms)),
+                  "budget": keyword_bounds.CANDIDATE_BUDGET}
         rows = self._read(workspace, sql.SEARCH_TEXT, params)
         return _arm_hits(rows)
 
@@ -402,7 +425,8 @@ class PostgresStore:
         terms = _terms(query)
         params = {"q": q, "terms": terms, "ws": workspace, "k": k, "top": limit,
                   "published_only": published_only, "limit": candidates,
-                  "quota": keyword_bounds.term_quota(len(terms))}
+                  "quota": keyword_bounds.term_quota(len(terms)),
+                  "budget": keyword_bounds.CANDIDATE_BUDGET}
         rows = self._read(workspace, sql.SEARCH_FUSED, params,
                           **self._hnsw_settings(candidates))
         return [FusedHit(chunk_id=r[0], fused_score=float(r[1]), vector_rank=r[2],

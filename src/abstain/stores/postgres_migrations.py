@@ -206,6 +206,16 @@ MIGRATIONS: list[str] = [
     CREATE INDEX concept_labels_initials ON concept_labels (workspace, initials);
     CREATE INDEX concept_labels_vocabulary ON concept_labels (workspace, vocabulary);
     """ + "".join(_POLICY.format(table=t) for t in VOCABULARY_TABLES),
+    # 5: the keyword arm's rows with every term (abstain.stores.keyword_bounds, rule 3):
+    #    the terms' own prefix queries (abstain_tsquery), AND-ed
+    """
+    CREATE FUNCTION abstain_tsquery_all(terms text[]) RETURNS tsquery
+        LANGUAGE sql STABLE PARALLEL SAFE
+        RETURN (SELECT string_agg('(' || q::text || ')', ' & ' ORDER BY n)::tsquery
+                FROM (SELECT abstain_tsquery(ARRAY[t]) AS q, n
+                      FROM unnest(terms) WITH ORDINALITY AS u(t, n)) AS s
+                WHERE q IS NOT NULL AND numnode(q) > 0);
+    """,
 ]
 
 

@@ -7,12 +7,14 @@ notes the primary's WAL position; a search on a replica first waits (at most
 next question (read-your-writes), and otherwise reads the primary. A replica that
 fails (unreachable, or in error) leaves the rotation for ``RETRY_AFTER_S`` and
 the question is asked on the primary instead: no question fails because a replica
-went away. Every fallback is counted in :attr:`ReplicaSet.fallbacks` by reason.
+went away. Every fallback is counted in :attr:`ReplicaSet.fallbacks` by reason and
+noted in the audit trail of the answer it served (:mod:`abstain.stores.notes`).
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 import time
 from collections import Counter
@@ -22,6 +24,8 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from abstain.stores.notes import note
+
 RETRY_AFTER_S = 30.0
 """How long a failed replica stays out of the rotation."""
 
@@ -29,6 +33,11 @@ WAIT_S = 0.2
 """How long a search waits for a replica to replay the store's last write."""
 
 POLL_S = 0.005
+
+
+def redacted(url: str) -> str:
+    """``url`` with its password masked, as logs and notes show it."""
+    return re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", url)
 
 
 def lsn(text: str) -> int:
@@ -57,7 +66,9 @@ class ReplicaSet:
         self.reads = Counter[str]()
         """Searches served, by ``replica`` / ``primary``."""
         self.fallbacks = Counter[str]()
-        """Searches sent to the primary instead, by reason (``lagging``, ``failed``)."""
+        """Searches sent to the primary instead, by reason: ``lagging`` (the replica had
+        not replayed the last write), ``failed`` (it failed and left the rotation),
+        ``none_live`` (every replica is out of the rotation)."""
 
     def wrote(self, position: str) -> None:
         """The primary's WAL position after a write that later searches must see."""
@@ -70,17 +81,26 @@ class ReplicaSet:
         now = time.monotonic()
         live = [i for i in range(len(self._pools)) if self._down_until[i] <= now]
         if not live:
+            self.fallbacks["none_live"] += 1
+            note("store: every read replica is out of the rotation after failing;"
+                 " the primary answered")
             return None
         i = live[next(self._turn) % len(live)]
         try:
             with self._pools[i].connection() as conn:
                 if not self._caught_up(i, conn):
                     self.fallbacks["lagging"] += 1
+                    note(f"store: replica {redacted(self.urls[i])} had not replayed the last"
+                         f" write within {self.wait_s:g} s; the primary answered"
+                         " (read-your-writes)")
                     return None
                 rows = run(conn)
-        except (psycopg.Error, PoolTimeout):
+        except (psycopg.Error, PoolTimeout) as exc:
             self._down_until[i] = time.monotonic() + RETRY_AFTER_S
             self.fallbacks["failed"] += 1
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            note(f"store: replica {redacted(self.urls[i])} failed ({reason}); out of the"
+                 f" rotation for {RETRY_AFTER_S:g} s, the primary answered")
             return None
         self.reads["replica"] += 1
         return rows

@@ -5,7 +5,8 @@ rowid. The vector arm takes its nearest rows from the HNSW index (iterative scan
 so the workspace and published filters never starve it) and re-sorts them
 exactly; the keyword arm ranks ``ts_rank`` (normalised by log document length, as
 BM25 is) over the weighted ``tsv`` column, on a bounded candidate set: each query
-term brings at most ``quota`` matching rows (see :mod:`abstain.stores.keyword_bounds`).
+term brings at most ``quota`` matching rows, and the rows with every term come in too
+(see :mod:`abstain.stores.keyword_bounds`).
 Scores are float8 in every statement, so the fused statement and the per-arm
 statements return the very same numbers.
 """
@@ -33,15 +34,22 @@ KEYWORD_ARM = """
 
 # The keyword arm's bounded candidate set (abstain.stores.keyword_bounds): each term
 # brings at most ``quota`` matching rows, so a frequent term costs no more than a rare
-# one (a rare term's matches all come in). Parameters: terms, ws, published_only, quota.
+# one (a rare term's matches all come in); the rows with every term join them, up to the
+# whole budget. Parameters: terms, ws, published_only, quota, budget.
 _TSQ = """tsq AS MATERIALIZED (SELECT abstain_tsquery(%(terms)s::text[]) AS query),
     candidates AS MATERIALIZED (
-        SELECT DISTINCT m.seq FROM unnest(%(terms)s::text[]) AS u(term)
+        SELECT m.seq FROM unnest(%(terms)s::text[]) AS u(term)
         CROSS JOIN LATERAL (
             SELECT c.seq FROM chunks c
             WHERE c.tsv @@ abstain_tsquery(ARRAY[u.term]) AND c.workspace = %(ws)s
               AND (c.published OR NOT %(published_only)s)
-            LIMIT %(quota)s) AS m)"""
+            LIMIT %(quota)s) AS m
+        UNION
+        (SELECT c.seq FROM chunks c
+         WHERE cardinality(%(terms)s::text[]) > 1
+           AND c.tsv @@ abstain_tsquery_all(%(terms)s::text[]) AND c.workspace = %(ws)s
+           AND (c.published OR NOT %(published_only)s)
+         LIMIT %(budget)s))"""
 
 SEARCH_VECTOR = f"""
     WITH nearest AS MATERIALIZED ({VECTOR_ARM})

@@ -372,15 +372,23 @@ class SQLiteStore(VectorArm):
         if not parts or limit <= 0:
             return []
         conn = self._conn()
+        ranked = self._ranked_parts(conn, parts)
+        budget = keyword_bounds.CANDIDATE_BUDGET
+        matches = ("SELECT rowid, bm25(chunks_fts, 2.0, 1.0) AS score FROM chunks_fts"
+                   " WHERE chunks_fts MATCH ? LIMIT ?")
+        if len(ranked) > 1:  # rows with every term first (keyword_bounds, rule 3)
+            matches = (f"SELECT rowid, min(score) AS score FROM (SELECT * FROM ({matches})"
+                       f" UNION ALL SELECT * FROM ({matches})) GROUP BY rowid")
+            params: tuple[object, ...] = (" AND ".join(ranked), budget, " OR ".join(ranked),
+                                          budget)
+        else:
+            params = (ranked[0], budget)
         rows = conn.execute(
-            "SELECT c.id, c.kind, c.parent_id, m.score FROM (SELECT rowid,"
-            " bm25(chunks_fts, 2.0, 1.0) AS score FROM chunks_fts WHERE chunks_fts MATCH ?"
-            " LIMIT ?) AS m JOIN chunks c ON c.rowid = m.rowid"
-            " JOIN documents d ON d.id = c.document_id"
+            f"SELECT c.id, c.kind, c.parent_id, m.score FROM ({matches}) AS m"
+            " JOIN chunks c ON c.rowid = m.rowid JOIN documents d ON d.id = c.document_id"
             " WHERE d.workspace = ? AND (d.published = 1 OR ?)"
             " ORDER BY m.score, c.rowid LIMIT ?",
-            (" OR ".join(self._ranked_parts(conn, parts)), keyword_bounds.CANDIDATE_BUDGET,
-             workspace, int(not published_only), limit)).fetchall()
+            (*params, workspace, int(not published_only), limit)).fetchall()
         return [ArmHit(chunk_id=r[0], rank=i, score=-float(r[3]),
                        collapse_to=r[2] if r[1] == "paraphrase" else None)
                 for i, r in enumerate(rows, start=1)]

@@ -163,11 +163,13 @@ class VectorArm:
             elif info is not None and sqlite_ann.has_index(self._ann_folder, workspace) \
                     and self._ann_ready():
                 index = self._open_ann(conn, workspace, info.dim)
+            elif info is not None and sqlite_ann.searchable_count(conn, workspace) >= max(
+                    1, self.ann_threshold) and self._ann_ready():
+                # counted first: a large workspace never loads its float32 matrix (at 1M
+                # chunks that alone took ~4 GB while the graph was built from it)
+                index = self._open_ann(conn, workspace, info.dim)
             else:
                 index = self._load_index(conn, workspace)
-                if index is not None and info is not None \
-                        and len(index.ids) >= max(1, self.ann_threshold) and self._ann_ready():
-                    index = self._open_ann(conn, workspace, info.dim)
             self._index[workspace] = (generation, index)
             self.index_loads += 1
             self._save_indexes(every=False)
