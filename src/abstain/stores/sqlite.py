@@ -40,6 +40,7 @@ from abstain.stores.base import (
 )
 from abstain.stores.sqlite_ann import ANN_THRESHOLD, AnnIndex
 from abstain.stores.sqlite_migrations import migrate
+from abstain.stores.sqlite_sql import in_batches
 from abstain.stores.sqlite_vectors import VectorArm, _Index
 from abstain.text import tokens
 
@@ -416,9 +417,7 @@ class SQLiteStore(VectorArm):
         out: dict[str, Vector] = {}
         conn = self._conn()
         unique = list(dict.fromkeys(hashes))
-        for start in range(0, len(unique), 500):
-            part = unique[start:start + 500]
-            marks = ",".join("?" * len(part))
+        for part, marks in in_batches(unique):
             for text_hash, blob in conn.execute(
                     f"SELECT text_hash, vector FROM embedding_cache WHERE model = ?"
                     f" AND text_hash IN ({marks})", [model, *part]):

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from abstain.errors import MissingDependency
+from abstain.stores.sqlite_sql import in_batches
 
 log = logging.getLogger("abstain.stores")
 
@@ -261,11 +262,10 @@ def _files(folder: Path, workspace: str) -> list[tuple[int, Path]]:
 def _vectors(conn: sqlite3.Connection, workspace: str, rowids: list[int]
              ) -> list[tuple[int, bytes]]:
     out: list[tuple[int, bytes]] = []
-    for start in range(0, len(rowids), 500):
-        part = rowids[start:start + 500]
+    for part, marks in in_batches(rowids):
         out += conn.execute(
             "SELECT c.rowid, c.embedding FROM chunks c JOIN documents d ON d.id = c.document_id"
-            f" WHERE c.rowid IN ({','.join('?' * len(part))}) AND d.workspace = ?"
+            f" WHERE c.rowid IN ({marks}) AND d.workspace = ?"
             " AND c.embedding IS NOT NULL", [*part, workspace]).fetchall()
     return out
 

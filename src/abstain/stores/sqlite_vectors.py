@@ -24,6 +24,7 @@ from abstain.evidence import ArmHit
 from abstain.stores import sqlite_ann
 from abstain.stores.base import EmbedderInfo
 from abstain.stores.sqlite_ann import AnnIndex
+from abstain.stores.sqlite_sql import in_batches
 
 log = logging.getLogger("abstain.stores")
 
@@ -102,11 +103,10 @@ class VectorArm:
         while True:
             with self._lock:
                 keys = index.candidates(query, count)
-            rows = [r for start in range(0, len(keys), 500) for r in conn.execute(
+            rows = [r for part, marks in in_batches(keys) for r in conn.execute(
                 "SELECT c.rowid, c.id, c.kind, c.parent_id, d.published, c.embedding"
                 " FROM chunks c JOIN documents d ON d.id = c.document_id"
-                f" WHERE c.rowid IN ({','.join('?' * len(keys[start:start + 500]))})"
-                " AND c.embedding IS NOT NULL", keys[start:start + 500])]
+                f" WHERE c.rowid IN ({marks}) AND c.embedding IS NOT NULL", part)]
             if published_only:
                 rows = [r for r in rows if r[4]]
             if len(rows) >= limit or count >= len(index):

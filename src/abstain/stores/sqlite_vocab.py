@@ -8,6 +8,7 @@ from typing import Any
 
 from abstain.stores.log_base import now_utc
 from abstain.stores.sqlite import SQLiteStore
+from abstain.stores.sqlite_sql import in_batches
 from abstain.stores.vocab_base import (
     MATCH_SELECT,
     MAX_CANDIDATES,
@@ -19,8 +20,6 @@ from abstain.stores.vocab_base import (
     label_words,
     neighbourhood,
 )
-
-_MAX_PARAMS = 500
 
 
 class SQLiteVocabulary:
@@ -67,9 +66,7 @@ class SQLiteVocabulary:
         wanted = list(dict.fromkeys(k for k in keys if k))
         out: list[LabelMatch] = []
         conn = self.store._conn()
-        for start in range(0, len(wanted), _MAX_PARAMS):
-            part = wanted[start:start + _MAX_PARAMS]
-            marks = ", ".join("?" * len(part))
+        for part, marks in in_batches(wanted):
             out += _matches(conn.execute(
                 f"{MATCH_SELECT} WHERE workspace = ? AND key IN"
                 f" ({marks})", (workspace, *part)).fetchall())
@@ -79,9 +76,7 @@ class SQLiteVocabulary:
         wanted = list(dict.fromkeys(uris))
         found: dict[str, Concept] = {}
         conn = self.store._conn()
-        for start in range(0, len(wanted), _MAX_PARAMS):
-            part = wanted[start:start + _MAX_PARAMS]
-            marks = ", ".join("?" * len(part))
+        for part, marks in in_batches(wanted):
             for uri, data in conn.execute(
                     f"SELECT uri, data FROM concepts WHERE workspace = ?"
                     f" AND uri IN ({marks}) ORDER BY vocabulary", (workspace, *part)).fetchall():
