@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
+from abstain.confidence import logistic
 from abstain.errors import ConfigError
 from abstain.records import Check, CheckName, RefusalReason
 
@@ -128,8 +128,7 @@ class AnswerConfidence:
 
     def confidence(self, values: Mapping[str, float]) -> float:
         """P(right) from :func:`signals`' output (a signal it lacks counts as 0)."""
-        z = self.intercept + sum(w * values.get(n, 0.0) for n, w in self.coefficients.items())
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+        return logistic(self.intercept, self.coefficients, values)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "intercept": self.intercept,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -69,6 +69,14 @@ def term_coverage(terms: Sequence[str], evidence: Sequence[Evidence]
     return round(1.0 - len(missing) / len(terms), 4), missing
 
 
+def logistic(intercept: float, coefficients: Mapping[str, float],
+             values: Mapping[str, float]) -> float:
+    """σ(intercept + Σ wᵢ·valuesᵢ) (a value missing counts as 0), clipped so that an extreme
+    sum cannot overflow: the calibrated and the answer confidence's model."""
+    z = intercept + sum(w * values.get(name, 0.0) for name, w in coefficients.items())
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
 @dataclass(frozen=True, slots=True)
 class Calibration:
     intercept: float
@@ -86,8 +94,7 @@ class Calibration:
         unknown = set(self.coefficients) - set(values)
         if unknown:
             raise ConfigError(f"calibration uses unknown features: {sorted(unknown)}")
-        z = self.intercept + sum(w * values[name] for name, w in self.coefficients.items())
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+        return logistic(self.intercept, self.coefficients, values)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Calibration:

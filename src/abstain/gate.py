@@ -30,6 +30,7 @@ from abstain.align import (
     local_coverage_check,
     phrases,
 )
+from abstain.answer_confidence import AnswerConfidence, weigh
 from abstain.confidence import DISTANCE_CEILING
 from abstain.errors import ConfigError
 from abstain.evidence import Evidence
@@ -49,7 +50,6 @@ from abstain.text import tokens
 from abstain.trace import Outcome, Trace, ms_since
 
 if TYPE_CHECKING:
-    from abstain.answer_confidence import AnswerConfidence
     from abstain.confidence import Calibration
     from abstain.rerank.reading import PairLogits, Reading
 
@@ -357,8 +357,6 @@ class Gate:
         model = self.answer_confidence
         if model is None or data.reading is not None:
             return result, data.confidence
-        from abstain.answer_confidence import weigh
-
         threshold = self.thresholds.min_answer_confidence
         checks, p = weigh(result.checks, data.features.as_dict(), model,
                           model.threshold if threshold is None else threshold,
