@@ -164,6 +164,12 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
+def searched_headings(document: Document, chunk: Chunk) -> str:
+    """The heading text a chunk is searched under by the keyword arm (its ``headings``
+    column): the document's title and the chunk's heading path."""
+    return " ".join((document.title, *chunk.heading_path))
+
+
 def vectors_by_chunk(chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32],
                      embedder: EmbedderInfo) -> dict[str, npt.NDArray[np.float32]]:
     """Pair each searchable chunk with its row of ``vectors``, checking counts and dimension.

@@ -35,6 +35,7 @@ from abstain.stores.base import (
     StoredChunk,
     check_staging_id,
     embedder_mismatch,
+    searched_headings,
     vectors_by_chunk,
 )
 from abstain.text import tokens
@@ -218,7 +219,7 @@ class PostgresStore:
                     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                     [(c.id, document.id, ws, document.published, c.kind.value, c.parent_id,
                       c.ordinal, c.text, list(c.heading_path),
-                      " ".join((document.title, *c.heading_path)), embedded.get(c.id))
+                      searched_headings(document, c), embedded.get(c.id))
                      for c in chunks])
                 cur.executemany(
                     "INSERT INTO identifiers (document_id, workspace, token) VALUES (%s, %s, %s)"
@@ -257,7 +258,7 @@ class PostgresStore:
                     " ordinal, text, heading_path, headings, embedding)"
                     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                     [(staging_id, start + i, ws, c.id, c.kind.value, c.parent_id, c.ordinal,
-                      c.text, list(c.heading_path), " ".join((document.title, *c.heading_path)),
+                      c.text, list(c.heading_path), searched_headings(document, c),
                       embedded.get(c.id)) for i, c in enumerate(chunks)])
 
     def commit_staged(self, staging_id: str, document: Document, embedder: EmbedderInfo,

@@ -23,6 +23,7 @@ import numpy.typing as npt
 import psycopg
 
 from abstain.evidence import Chunk, Document
+from abstain.stores.base import searched_headings
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 Vector = npt.NDArray[np.float32]
@@ -58,11 +59,10 @@ def copy_documents(conn: Conn, workspace: str,
                       " FROM STDIN (FORMAT BINARY)".encode()) as copy:
             copy.set_types([*_CHUNK_TYPES, "int8"])
             for document, chunks, vectors in items:
-                heading = document.title
                 for c in chunks:
                     copy.write_row((c.id, document.id, workspace, document.published,
                                     c.kind.value, c.parent_id, c.ordinal, c.text,
-                                    list(c.heading_path), " ".join((heading, *c.heading_path)),
+                                    list(c.heading_path), searched_headings(document, c),
                                     vectors.get(c.id), n))
                     n += 1
     conn.execute("DELETE FROM documents d USING abstain_load_documents l"

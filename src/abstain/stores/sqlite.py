@@ -36,6 +36,7 @@ from abstain.stores.base import (
     StoredChunk,
     check_staging_id,
     embedder_mismatch,
+    searched_headings,
     vectors_by_chunk,
 )
 from abstain.stores.sqlite_ann import ANN_THRESHOLD, AnnIndex
@@ -168,7 +169,7 @@ class SQLiteStore(VectorArm):
     def write_document(self, document: Document, chunks: Sequence[Chunk], vectors: Vector,
                        embedder: EmbedderInfo, identifiers: Sequence[str] = ()) -> None:
         embedded = vectors_by_chunk(chunks, vectors, embedder)
-        headings = {c.id: " ".join((document.title, *c.heading_path)) for c in chunks}
+        headings = {c.id: searched_headings(document, c) for c in chunks}
         blobs = {chunk_id: v.tobytes() for chunk_id, v in embedded.items()}
         with self._transaction() as conn:
             self._bind_embedder(conn, embedder)
@@ -211,7 +212,7 @@ class SQLiteStore(VectorArm):
                 "INSERT INTO staged_chunks (staging_id, n, id, kind, parent_id, ordinal, text,"
                 " heading_path, headings, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(staging_id, start + i, c.id, c.kind.value, c.parent_id, c.ordinal, c.text,
-                  json.dumps(list(c.heading_path)), " ".join((document.title, *c.heading_path)),
+                  json.dumps(list(c.heading_path)), searched_headings(document, c),
                   embedded[c.id].tobytes() if c.id in embedded else None)
                  for i, c in enumerate(chunks)])
 
