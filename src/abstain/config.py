@@ -59,6 +59,12 @@ class RetrievalConfig:
             raise ConfigError("rrf_k must be >= 0")
 
 
+def replica_urls(text: str | None) -> tuple[str, ...]:
+    """The replica URLs of ``ABSTAIN_REPLICAS`` or the ``replicas`` option: separated by
+    whitespace."""
+    return tuple((text or "").split())
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Where things are: the store, the workspace, the models."""
@@ -88,5 +94,5 @@ class Settings:
             "llm_api_key": env.get(ENV_LLM_API_KEY),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
-        replicas = tuple((values.pop("replicas") or "").split())
+        replicas = replica_urls(values.pop("replicas"))
         return cls(replicas=replicas, **values)  # type: ignore[arg-type]

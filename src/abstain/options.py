@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from abstain.config import DEFAULT_LLM_TIMEOUT, DEFAULT_WORKSPACE, Settings
+from abstain.config import DEFAULT_LLM_TIMEOUT, DEFAULT_WORKSPACE, Settings, replica_urls
 from abstain.errors import ConfigError
 from abstain.presets import Preset
 
@@ -89,7 +89,7 @@ class AskOptions:
 
     def settings(self, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
-        return Settings(store=self.store, replicas=tuple((self.replicas or "").split()),
+        return Settings(store=self.store, replicas=replica_urls(self.replicas),
                         workspace=self.workspace, embedder=self.embedder,
                         llm_url=self.llm, llm_model=self.llm_model,
                         llm_api_key=env.get("ABSTAIN_LLM_API_KEY"),
