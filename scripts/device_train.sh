@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Train the v2 reader (recipe squad2-full) on a lent accelerator machine in one command.
+# Train a reader on a lent accelerator machine in one command: v2 from base MiniLM (recipe
+# squad2-full), or v3 from the shipped v2 (recipe docs-gpu, both steps with --from-v2).
 #
-#   here:        bash scripts/device_train.sh prepare     # writes .data/device/, prints the call
+#   here:        bash scripts/device_train.sh prepare [--recipe R] [--from-v2]  # .data/device/
 #   the machine: bash scripts/device_train.sh train       # the device tool's run, carry .data/device
 #   here again:  bash scripts/device_train.sh assemble DIR   # DIR: where $OUT's files came back
 #
@@ -31,7 +32,7 @@ if not torch.cuda.is_available():
     raise SystemExit("no CUDA device: this step is for the lent GPU machine "
                      "(on a CPU: python -m abstain.train fit --recipe squad2-cpu)")
 PY
-    [ -f .data/device/trainset.npz.xz ] && [ -f .data/device/base.npz ] || {
+    [ -f .data/device/trainset.npz.xz ] && { [ -f .data/device/base.npz ] || [[ " $* " == *" --from-v2 "* ]]; } || {
       echo ".data/device is missing: run 'bash scripts/device_train.sh prepare' here and carry it"
       exit 2; }
     set -o pipefail

@@ -149,9 +149,9 @@ def test_v2_weights_come_back_from_the_int8_file() -> None:
     import torch
 
     from abstain.rerank.reader import OnnxReader
-    from abstain.train import fromonnx, v3
+    from abstain.train import fromonnx
 
-    model = fromonnx.reader(v3.SHIPPED_V2)
+    model = fromonnx.reader(fromonnx.SHIPPED_V2)
     pairs = [("When did the Normans conquer England?", "In 1066 the Normans conquered England."),
              ("Who wrote the report?", "The weather was mild in the spring of that year.")]
     reader = OnnxReader()

@@ -140,9 +140,9 @@ def _v2(command: str, recipe: str, data: Path, out: Path, seed: int, threads: in
     _threads(threads)
     resume = out / "run" if (out / "run" / "state.json").exists() else None
     if resume is None and docs:  # v3 starts from the shipped v2 model
-        from abstain.train import v3
+        from abstain.train import fromonnx
 
-        resume = v3.init_checkpoint(v3.SHIPPED_V2, out / "init")
+        resume = fromonnx.init_checkpoint(fromonnx.SHIPPED_V2, out / "init")
     device.train(out, out / "run", device="auto", budget_s=None, resume=resume,
                  max_steps=None, save_optimizer=True)
     return 0

@@ -37,9 +37,10 @@ INT8_QUESTIONS = 2000
 
 
 def prepare(recipe_name: str, data: Path, out: Path, seed: int,
-            reuse: bool = False) -> dict[str, Any]:
+            reuse: bool = False, from_v2: bool = False) -> dict[str, Any]:
     """Build the carried folder; with ``reuse``, keep a training set already built for the
-    same recipe and seed (only the base weights and the size check are redone)."""
+    same recipe and seed (only the base weights and the size check are redone). With
+    ``from_v2`` no weights travel: ``train --from-v2`` rebuilds them from the shipped file."""
     from abstain.train import cache, fit, minibert, recipes, trainset
 
     out.mkdir(parents=True, exist_ok=True)
@@ -51,9 +52,16 @@ def prepare(recipe_name: str, data: Path, out: Path, seed: int,
         if not recipes.same_pairs(recipes.from_dict(meta["recipe"]), recipe) \
                 or meta["seed"] != seed:
             meta = {}
-    if not meta:
+    if not meta and recipe.extra.get("docs"):  # v3: documentation pairs in the mix
+        from abstain.train import docpairs, v3
+
+        meta = v3.write(data, docpairs.DEFAULT_FILE, recipe, seed, out)
+    elif not meta:
         meta = trainset.write(data, recipe, seed, out)
-    minibert.pack(fit.base_model_dir(), out)
+    if from_v2:  # the machine rebuilds the weights from the file in the checkout
+        (out / "base.npz").unlink(missing_ok=True)
+    else:
+        minibert.pack(fit.base_model_dir(), out)
     sizes = {p.name: p.stat().st_size for p in sorted(out.iterdir()) if p.is_file()}
     tree = tree_bytes(Path.cwd())
     report = {"recipe": recipe_name, "seed": seed, "pairs": meta["pairs"],
@@ -82,7 +90,8 @@ def run_call(budget_s: float) -> str:
 
 def train(folder: Path, out: Path, *, device: str, budget_s: float | None,
           resume: Path | None, max_steps: int | None,
-          save_optimizer: bool = False, recipe_name: str | None = None) -> dict[str, Any]:
+          save_optimizer: bool = False, recipe_name: str | None = None,
+          from_v2: bool = False) -> dict[str, Any]:
     import dataclasses
 
     import numpy as np
@@ -105,6 +114,11 @@ def train(folder: Path, out: Path, *, device: str, budget_s: float | None,
         recipe = dataclasses.replace(recipe, max_steps=max_steps)
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
+    if from_v2:  # fine-tune the shipped reader: its weights from the file in the checkout
+        from abstain.train import fromonnx, minibert
+
+        minibert.pack_onnx(fromonnx.SHIPPED_V2, folder)
+        resume = fromonnx.init_checkpoint(fromonnx.SHIPPED_V2, folder / "init")
     info = {"device": device, "torch_version": torch.__version__,
             "gpu": torch.cuda.get_device_name() if device.startswith("cuda") else None}
     print(json.dumps(info), flush=True)
@@ -213,6 +227,9 @@ def main(argv: list[str] | None = None) -> int:
                              "resumed run continues exactly; not for $OUT")
     parser.add_argument("--reuse", action="store_true",
                         help="prepare: keep a training set already built for this recipe")
+    parser.add_argument("--from-v2", action="store_true",
+                        help="prepare: carry no weights; train: start from the shipped v2 file "
+                             "(dequantized, its words included) instead of base MiniLM")
     parser.add_argument("--to", default=None, help="assemble: where the .onnx goes")
     args = parser.parse_args(argv)
     if args.threads:
@@ -224,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
 
         args.recipe = args.recipe or "squad2-full"
         report = prepare(args.recipe, data_dir(args.data_dir), Path(args.cache), args.seed,
-                         reuse=args.reuse)
+                         reuse=args.reuse, from_v2=args.from_v2)
         print(json.dumps(report, indent=2))
         mib = report["total_bytes"] / 2**20
         print(f"\ncarry {report['carry_bytes'] / 2**20:.1f} MiB + working tree "
@@ -241,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(args.out or os.environ.get("OUT") or ".data/reader/device")
         train(Path(args.cache), out, device=args.device, budget_s=args.budget,
               resume=Path(args.resume) if args.resume else None, max_steps=args.max_steps,
-              save_optimizer=args.save_optimizer, recipe_name=args.recipe)
+              save_optimizer=args.save_optimizer, recipe_name=args.recipe,
+              from_v2=args.from_v2)
         return 0
     print(assemble(Path(args.out or "."), Path(args.to) if args.to else None))
     return 0

@@ -11,10 +11,13 @@ the model back to within int8 rounding.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import numpy as np
+
+SHIPPED_V2 = Path(__file__).resolve().parents[1] / "data" / "reader-minilm-int8.onnx"
 
 _LINEAR = {"query": "attention.self.query", "key": "attention.self.key",
            "value": "attention.self.value", "dense": "attention.output.dense",
@@ -83,3 +86,21 @@ def reader(path: Path, seed: int = 0) -> object:
     model.load_state_dict({k: torch.from_numpy(np.array(weights[k], dtype=np.float32))
                            .reshape(current[k].shape) for k in current})
     return model.eval()
+
+
+def init_checkpoint(onnx: Path, out: Path) -> Path:
+    """A checkpoint folder (``loop``'s format, step 0) holding ``onnx``'s weights: training
+    resumed from it starts from that model with a fresh schedule and optimizer."""
+    import torch
+
+    from abstain.train import minibert
+
+    weights = state_dict(onnx)
+    out.mkdir(parents=True, exist_ok=True)
+    shard = {k: torch.from_numpy(np.array(v, dtype=np.float32)).to(torch.float16)
+             for k, v in weights.items() if k != f"encoder.{minibert.WORDS}"}
+    torch.save(shard, out / "checkpoint-0.pt")
+    (out / "state.json").write_text(json.dumps(
+        {"step": 0, "total": None, "seconds": 0.0, "losses": [], "shards": 1,
+         "init": str(onnx)}, indent=2))
+    return out

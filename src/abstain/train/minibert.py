@@ -142,10 +142,28 @@ def pack(model_dir: Path, out: Path) -> Path:
     from safetensors.numpy import load_file
 
     raw = load_file(str(model_dir / "model.safetensors"))
+    weights = {key.removeprefix("bert.").removeprefix("0.auto_model."): value
+               for key, value in raw.items()}
+    config = json.loads((model_dir / "config.json").read_text())
+    return pack_weights(weights, {k: config.get(k, v) for k, v in MINILM_L6.items()}, out)
+
+
+def pack_onnx(onnx: Path, out: Path) -> Path:
+    """``base.npz`` holding a shipped int8 reader's encoder (``fromonnx``): what a machine that
+    only has this checkout needs to fine-tune that reader (its word embeddings included)."""
+    from abstain.train import fromonnx
+
+    weights = {name.removeprefix("encoder."): value
+               for name, value in fromonnx.state_dict(onnx).items()
+               if name.startswith("encoder.")}
+    return pack_weights(weights, dict(MINILM_L6), out)
+
+
+def pack_weights(weights: dict[str, np.ndarray], config: dict[str, Any], out: Path) -> Path:
+    """Write ``out/base.npz``: encoder weights by their ``BertModel`` names, words in int8."""
     arrays: dict[str, Any] = {}
     shapes: dict[str, list[int]] = {}
-    for key, value in raw.items():
-        name = key.removeprefix("bert.").removeprefix("0.auto_model.")
+    for name, value in weights.items():
         if name.startswith(("pooler.", "embeddings.position_ids")):
             continue
         if name == WORDS:
@@ -153,12 +171,12 @@ def pack(model_dir: Path, out: Path) -> Path:
             arrays[WORDS + ".int8"] = np.round(value / scale).astype(np.int8)
             arrays[WORDS + ".scale"] = scale.astype(np.float32)
         else:
-            half = value.astype(np.float16)
+            half = np.asarray(value, dtype=np.float32).astype(np.float16)
             shapes[name] = list(half.shape)
             arrays[name + ".f16"] = half.ravel().view(np.uint8).reshape(-1, 2).T.copy()
-    config = json.loads((model_dir / "config.json").read_text())
-    meta = {k: config.get(k, v) for k, v in MINILM_L6.items()} | {"shapes": shapes}
+    meta = config | {"shapes": shapes}
     arrays["config"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    out.mkdir(parents=True, exist_ok=True)
     path = out / "base.npz"
     np.savez_compressed(path, **arrays)
     return path

@@ -91,6 +91,18 @@ RECIPES["docs-cpu-long"] = replace(
     "budget on 2 shared CPU cores (s/step measured in the run's first minutes)",
     max_steps=840, time_budget_s=3900.0)
 """Same pairs as docs-cpu (``same_pairs``), so it trains docs-cpu's saved set."""
+RECIPES["docs-gpu"] = Recipe(
+    "docs-gpu", notes="v3 on a lent GPU: v2 (the shipped file, dequantized on the machine) "
+    "fine-tuned with every layer but the word embeddings on all of v2's SQuAD 2.0 / SNLI pairs "
+    "plus every documentation training pair three times (about a fifth of the mix); 2 epochs or "
+    "what fits 4 minutes; validation as docs-cpu's (4 SQuAD dev articles, 500 held-out "
+    "documentation questions)",
+    max_length=128, passage_length=192, epochs=2, batch_size=128, lr=5e-5,
+    time_budget_s=240.0, val_articles=4, val_questions=400, extra={"docs": 3.0})
+RECIPES["docs-gpu-gentle"] = replace(
+    RECIPES["docs-gpu"], name="docs-gpu-gentle",
+    notes="docs-gpu's pairs, one epoch at a lower rate (3e-5) or what fits 2 minutes: how "
+    "much of v2 a lighter touch keeps", epochs=1, lr=3e-5, time_budget_s=120.0)
 
 
 PAIR_FIELDS = ("max_articles", "holdout", "own_negatives", "mined_negatives", "perturbations",

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from abstain.train import cache, docpairs, recipes, trainset
+from abstain.train.fromonnx import SHIPPED_V2, init_checkpoint
 from abstain.train.recipes import Recipe
 
-SHIPPED_V2 = Path(__file__).resolve().parents[1] / "data" / "reader-minilm-int8.onnx"
 VAL_DOC_QUESTIONS = 500
 """Answerable held-out documentation questions validated (with all their near misses)."""
 VAL_WINDOWS = 8
@@ -37,8 +37,9 @@ def build(data: Path, docs_file: Path, recipe: Recipe, seed: int
     then documentation groups, named ``doc:…``) and a summary."""
     rows, val, summary = trainset.build(data, recipe, seed)
     doc = docpairs.load(docs_file)
+    repeat = max(1, int(recipe.extra.get("docs", 1)))  # docs-gpu: each pair three times
     train_doc = [(r["a"], r["b"], r["head"], r["label"], "doc-" + r["kind"]) for r in doc
-                 if r["split"] == "train"]
+                 if r["split"] == "train"] * repeat
     rng = random.Random(seed)
     positives = sorted({r["group"] for r in doc if r["split"] == "val" and r["label"] == 1})
     keep = set(rng.sample(positives, min(VAL_DOC_QUESTIONS, len(positives))))
@@ -73,24 +74,6 @@ def _prefixes(group: str, keep: set[str]) -> list[str]:
 def write(data: Path, docs_file: Path, recipe: Recipe, seed: int, out: Path) -> dict[str, Any]:
     rows, val, summary = build(data, docs_file, recipe, seed)
     return trainset.write_rows(rows, val, summary, recipe, seed, out)
-
-
-def init_checkpoint(onnx: Path, out: Path) -> Path:
-    """A checkpoint folder (``loop``'s format, step 0) holding ``onnx``'s weights: training
-    resumed from it starts from that model with a fresh schedule and optimizer."""
-    import torch
-
-    from abstain.train import fromonnx, minibert
-
-    weights = fromonnx.state_dict(onnx)
-    out.mkdir(parents=True, exist_ok=True)
-    shard = {k: torch.from_numpy(np.array(v, dtype=np.float32)).to(torch.float16)
-             for k, v in weights.items() if k != f"encoder.{minibert.WORDS}"}
-    torch.save(shard, out / "checkpoint-0.pt")
-    (out / "state.json").write_text(json.dumps(
-        {"step": 0, "total": None, "seconds": 0.0, "losses": [], "shards": 1,
-         "init": str(onnx)}, indent=2))
-    return out
 
 
 def split_auroc(ts: cache.TrainSet, logits: np.ndarray) -> dict[str, float]:
