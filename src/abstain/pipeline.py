@@ -87,8 +87,9 @@ class Pipeline:
                               llm or LLMOptions(), observation or ObservationOptions()),
                           shorthands)
         g, r, o = options.gate, options.reading, options.observation
+        self.reader = _resolve_reader(r.reader)  # the reading-level model, when on
+        self.generator: Generator = generator or ExtractiveGenerator(judge=self.reader)
         self.options = options
-        self.generator: Generator = generator or ExtractiveGenerator()
         self.strictness = Strictness.parse(options.llm.strictness)
         self.verifier = _resolve_verifier(options.llm.verifier, self.generator,
                                           self.strictness)
@@ -106,8 +107,7 @@ class Pipeline:
         self.paraphraser = paraphraser
         self.retriever = Retriever(store, embedder, self.retrieval)
         self.terminology = _resolve_terminology(store, self._naming) if vocabulary else None
-        # -- reading-level model: reads the kept evidence; an optional reranker --
-        self.reader = _resolve_reader(r.reader)
+        # -- an optional reranker --
         self.reranker = r.reranker
         self.rerank_depth = r.rerank_depth
         thresholds = g.thresholds

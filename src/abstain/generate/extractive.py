@@ -19,23 +19,28 @@ heading is quoted only when it carries the date, number or name asked for and no
 sentence of the text does ("When was 5.2.0 released?" from the heading
 "5.2.0 — 2025-02-11").
 
-When the reader has read the evidence (:mod:`abstain.rerank.reading`), the passage that
-decided is the passage that answers: the answer quotes the window(s) the reader found
-answering — the best one, and a second within :data:`READ_KEEP_WITHIN` of it — with the
-sentence before when the window opens on a word that points back ("It", "This" …), rather
-than the sentences with most words in common. A quoted unit that ends on a colon is followed
-by the unit it introduces (a code block, a list item).
+When the reader has read the evidence (:mod:`abstain.rerank.reading`), it also chooses
+between two quotes: the window(s) it found answering — the best one, and a second within
+:data:`READ_KEEP_WITHIN` of it, with the sentence before when the window opens on a word that
+points back ("It", "This" …) — and the sentences with most words in common. Both are read as
+answers in one call, and the reader's own replaces word overlap's only when it reads
+:data:`READ_CHOOSE_MARGIN` more probable; the note in the audit trail says which was quoted
+and why. A quoted unit that ends on a colon is followed by the unit it introduces (a code
+block, a list item).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from abstain.align import AskedType, holds
 from abstain.evidence import Evidence
 from abstain.mentions import Mention
 from abstain.question import Question
 from abstain.records import Generation, Sentence
+from abstain.rerank.reader import sigmoid
+from abstain.rerank.reading import ANSWERS_HEAD, PairLogits
 from abstain.text import Unit, content_words, split_sentences, split_units, stem, stems, tokens
 
 RANK_DECAY = 0.15
@@ -49,6 +54,12 @@ RELATED_CREDIT = 0.5
 READ_KEEP_WITHIN = 0.8
 """A second read window is quoted when its probability is at least this share of the best."""
 READ_WINDOWS_QUOTED = 2
+READ_CHOOSE_MARGIN = 0.5
+"""The reader's quote replaces word overlap's only when its P(answers) is higher by this much.
+Chosen leave-one-domain-out for the most right answers on squad2-calibration and realdocs-dev
+click / sqlite-utils (each pair of domains chose 0.4–0.6 for the third); the reader's quote
+always (the margin at minus one) gave 7 and 17 fewer right answers on the two documentation
+sets (docs/EVALUATION.md, "Can reading decide precision?")."""
 POINTS_BACK = frozenset({"it", "its", "this", "these", "that", "those", "they", "such",
                          "then", "otherwise", "also", "however"})
 """A sentence opening on one of these needs the sentence before it to be understood."""
@@ -62,19 +73,40 @@ class ExtractiveGenerator:
     can_clarify = False
 
     def __init__(self, *, max_sentences: int = 3, max_evidence: int = 5,
-                 min_overlap: float = 0.2) -> None:
+                 min_overlap: float = 0.2, judge: PairLogits | None = None) -> None:
+        """``judge``: the reader that read the evidence, to choose between its own quote and
+        word overlap's (without one, read evidence is quoted from the reader's windows)."""
         self.max_sentences = max_sentences
         self.max_evidence = max_evidence
         self.min_overlap = min_overlap
+        self.judge = judge
 
     def generate(self, question: Question, evidence: Sequence[Evidence]) -> Generation:
-        notes: tuple[str, ...] = ()
-        if any(ev.read for ev in evidence[: self.max_evidence]):
-            quoted = self.quote_reading(question, evidence)
-            if quoted.sentences:
-                return quoted
-            notes = ("the reader's answering windows held no sentence that answers; "
-                     "quoted by word overlap instead",)
+        if not any(ev.read for ev in evidence[: self.max_evidence]):
+            return self.quote_overlap(question, evidence)
+        read = self.quote_reading(question, evidence)
+        if not read.sentences:
+            return replace(self.quote_overlap(question, evidence), notes=(
+                "the reader's answering windows held no sentence that answers; quoted by word "
+                "overlap instead",))
+        if self.judge is None:
+            return read
+        overlap = self.quote_overlap(question, evidence)
+        if not overlap.sentences or overlap.sentences == read.sentences:
+            return read
+        texts = [" ".join(s.text for s in g.sentences) for g in (read, overlap)]
+        logits = self.judge.logits([question.text] * 2, texts)[:, ANSWERS_HEAD]
+        p_read, p_overlap = (sigmoid(float(x)) for x in logits)
+        if p_read > p_overlap + READ_CHOOSE_MARGIN:
+            return replace(read, notes=(*read.notes, (
+                f"the reader's quote reads {p_read:.2f} as an answer, word overlap's "
+                f"{p_overlap:.2f}: quoted the reader's"),))
+        return replace(overlap, notes=(
+            f"word overlap's quote reads {p_overlap:.2f} as an answer, the reader's windows "
+            f"{p_read:.2f} (not {READ_CHOOSE_MARGIN} higher): quoted word overlap's",))
+
+    def quote_overlap(self, question: Question, evidence: Sequence[Evidence]) -> Generation:
+        """The sentences that hold most of what the question asks about, cited."""
         identifiers = question.identifiers
         id_words = {w for m in identifiers for w in m.words}
         terms = [t.stem for t in question.terms if not t.context and t.word not in id_words]
@@ -120,7 +152,7 @@ class ExtractiveGenerator:
         return Generation(
             sentences=tuple(Sentence(text, (n,)) for n, _, text in
                             _with_what_they_introduce(quoted_units, units_of)),
-            model=self.name, notes=notes,
+            model=self.name,
         )
 
     def quote_reading(self, question: Question, evidence: Sequence[Evidence]) -> Generation:
