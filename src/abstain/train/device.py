@@ -115,9 +115,9 @@ def train(folder: Path, out: Path, *, device: str, budget_s: float | None,
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     if from_v2:  # fine-tune the shipped reader: its weights from the file in the checkout
-        from abstain.train import fromonnx, minibert
+        from abstain.train import fromonnx
 
-        minibert.pack_onnx(fromonnx.SHIPPED_V2, folder)
+        fromonnx.pack_base(fromonnx.SHIPPED_V2, folder)
         resume = fromonnx.init_checkpoint(fromonnx.SHIPPED_V2, folder / "init")
     info = {"device": device, "torch_version": torch.__version__,
             "gpu": torch.cuda.get_device_name() if device.startswith("cuda") else None}

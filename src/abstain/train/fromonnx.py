@@ -104,3 +104,13 @@ def init_checkpoint(onnx: Path, out: Path) -> Path:
         {"step": 0, "total": None, "seconds": 0.0, "losses": [], "shards": 1,
          "init": str(onnx)}, indent=2))
     return out
+
+
+def pack_base(onnx: Path, out: Path) -> Path:
+    """``out/base.npz`` holding the file's encoder (its word embeddings included): what a
+    machine that has only this checkout needs to fine-tune that reader."""
+    from abstain.train import minibert
+
+    weights = {name.removeprefix("encoder."): value for name, value in state_dict(onnx).items()
+               if name.startswith("encoder.")}
+    return minibert.pack_weights(weights, dict(minibert.MINILM_L6), out)

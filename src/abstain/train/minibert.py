@@ -148,17 +148,6 @@ def pack(model_dir: Path, out: Path) -> Path:
     return pack_weights(weights, {k: config.get(k, v) for k, v in MINILM_L6.items()}, out)
 
 
-def pack_onnx(onnx: Path, out: Path) -> Path:
-    """``base.npz`` holding a shipped int8 reader's encoder (``fromonnx``): what a machine that
-    only has this checkout needs to fine-tune that reader (its word embeddings included)."""
-    from abstain.train import fromonnx
-
-    weights = {name.removeprefix("encoder."): value
-               for name, value in fromonnx.state_dict(onnx).items()
-               if name.startswith("encoder.")}
-    return pack_weights(weights, dict(MINILM_L6), out)
-
-
 def pack_weights(weights: dict[str, np.ndarray], config: dict[str, Any], out: Path) -> Path:
     """Write ``out/base.npz``: encoder weights by their ``BertModel`` names, words in int8."""
     arrays: dict[str, Any] = {}

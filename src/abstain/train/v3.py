@@ -13,7 +13,6 @@ passage, scored as its best window; answerable vs its near misses).
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from pathlib import Path
@@ -22,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from abstain.train import cache, docpairs, recipes, trainset
-from abstain.train.fromonnx import SHIPPED_V2, init_checkpoint
 from abstain.train.recipes import Recipe
 
 VAL_DOC_QUESTIONS = 500
