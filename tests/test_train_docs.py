@@ -146,12 +146,30 @@ def test_no_evaluation_project_is_listed() -> None:
 @pytest.mark.skipif(not all(importlib.util.find_spec(m) for m in ("torch", "onnx")),
                     reason="needs the train extra")
 def test_v2_weights_come_back_from_the_int8_file() -> None:
+    from abstain.train import fromonnx
+
+    _assert_reads_as_v2(fromonnx.reader(fromonnx.SHIPPED_V2))
+
+
+@pytest.mark.skipif(not all(importlib.util.find_spec(m) for m in ("torch", "onnx")),
+                    reason="needs the train extra")
+def test_a_machine_without_weights_rebuilds_v2_from_the_checkout(tmp_path: Path) -> None:
+    """``device train --from-v2``: base weights and the step-0 checkpoint from the shipped file
+    give the training loop v2's model back (nothing but the training set travels)."""
+    from abstain.train import fromonnx, loop, minibert
+
+    base = fromonnx.pack_base(fromonnx.SHIPPED_V2, tmp_path)
+    init = fromonnx.init_checkpoint(fromonnx.SHIPPED_V2, tmp_path / "init")
+    model = minibert.new_reader(base, seed=0)
+    assert loop.load_checkpoint(model, init)["step"] == 0
+    _assert_reads_as_v2(model.eval())
+
+
+def _assert_reads_as_v2(model: object) -> None:
     import torch
 
     from abstain.rerank.reader import OnnxReader
-    from abstain.train import fromonnx
 
-    model = fromonnx.reader(fromonnx.SHIPPED_V2)
     pairs = [("When did the Normans conquer England?", "In 1066 the Normans conquered England."),
              ("Who wrote the report?", "The weather was mild in the spring of that year.")]
     reader = OnnxReader()
