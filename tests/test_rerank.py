@@ -287,3 +287,24 @@ def test_a_reading_that_quotes_nothing_falls_back_visibly() -> None:
         Question.parse("Which port does replication use?"), [replace(ev, read=(window,))])
     assert [s.text for s in generation.sentences] == ["Replication uses TCP port 7400."]
     assert any("word overlap instead" in note for note in generation.notes)
+
+
+def test_the_reader_quotes_its_own_window_only_when_it_reads_clearly_better() -> None:
+    """With the reader as judge, its quote replaces word overlap's only when it reads
+    READ_CHOOSE_MARGIN more probable as an answer; either way the note says which and why."""
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    flag = "It can be changed with the --replication-port flag."
+    [ev] = _evidence([f"Replication traffic uses TCP port 7400 on every node. {flag}"])
+    read = replace(ev, read=(ReadWindow(flag, (flag,), 0.9, 1),))
+    question = Question.parse("Which TCP port does replication traffic use?")
+
+    overlap_holds_it = ExtractiveGenerator(judge=KeywordReader("7400")).generate(question, [read])
+    assert "7400" in " ".join(s.text for s in overlap_holds_it.sentences)
+    assert any("quoted word overlap's" in note for note in overlap_holds_it.notes)
+
+    reader_holds_it = ExtractiveGenerator(judge=KeywordReader("--replication-port")).generate(
+        question, [read])
+    assert [s.text for s in reader_holds_it.sentences][-1] == flag
+    assert any("quoted the reader's" in note for note in reader_holds_it.notes)
