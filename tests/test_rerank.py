@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -78,7 +79,7 @@ class FixedReader:
         self.logit = logit
         self.pairs = 0
 
-    def logits(self, a: object, b: list[str]) -> np.ndarray:
+    def logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
         self.pairs += len(b)
         return np.full((len(b), 3), self.logit, dtype=np.float32)
 
@@ -221,7 +222,7 @@ class KeywordReader:
     def __init__(self, word: str) -> None:
         self.word = word
 
-    def logits(self, a: object, b: list[str]) -> np.ndarray:
+    def logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
         return np.array([[4.0 if self.word in text else -4.0] * 3 for text in b],
                         dtype=np.float32)
 
