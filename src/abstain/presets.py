@@ -23,6 +23,9 @@ ANSWER_CONFIDENCE = {"lenient": 0.0, "strict": 0.4403}
 """The answer confidence's threshold per preset, certified by risk control on the pooled
 labelled data (``report.preset_thresholds`` of ``data/answer_confidence.json``; a test keeps
 them equal). Balanced's is the model's own ``threshold``, GateThresholds' default."""
+CONFIDENT_AT = ANSWER_CONFIDENCE["strict"]
+"""An answer is triaged ``confident`` at and above this confidence: the strict preset would
+have answered it too (:func:`abstain.answer.triage`)."""
 
 
 class Preset(StrEnum):
