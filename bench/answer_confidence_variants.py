@@ -2,7 +2,7 @@
 
 Reads the same ``--answer-all`` runs as ``bench/fit_answer_confidence.py`` and prints, per
 held-out domain, ECE / AUROC of what the pipeline would state (refusal rates from the other
-domains, the balanced threshold) for each variant: the shipped signals; more retrieval
+domains, the shipped balanced threshold) for each variant: the shipped signals; more retrieval
 signals; the check verdicts only; and the shipped signals followed by a logistic
 (Platt) recalibration step fitted pooled — nested, so that the step for a held-out domain is
 fitted on the other domains' own leave-one-domain-out predictions and never sees it::
@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from abstain.answer_confidence import AnswerConfidence
+from abstain.answer_confidence import AnswerConfidence, shipped_answer_confidence
 from abstain.evaluate.answer_fit import (
     DEFAULT_SIGNALS,
     Row,
@@ -43,7 +43,6 @@ VARIANTS: dict[str, tuple[tuple[str, ...], bool]] = {
     "verdicts + informative_coverage": ((*VERDICTS, "informative_coverage"), False),
     "shipped signals + pooled Platt step (nested)": (DEFAULT_SIGNALS, True),
 }
-THRESHOLD = 0.3407
 
 
 def _logit(p: float) -> float:
@@ -77,7 +76,8 @@ def judge(data: Sequence[Row], names: Sequence[str], recalibrate: bool
         stated = []
         for r in (r for r in data if r.domain == held):
             p = step(model.confidence(r.values))
-            stated.append(stated_under(AnswerConfidence(_logit(p), {}, THRESHOLD), r))
+            threshold = shipped_answer_confidence().threshold
+            stated.append(stated_under(AnswerConfidence(_logit(p), {}, threshold), r))
         y = [r.right for r in data if r.domain == held]
         out[held] = (ece(stated, y)[0], auroc(stated, y))
     return out

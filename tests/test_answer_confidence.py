@@ -199,7 +199,7 @@ def test_an_answer_confidence_file_is_a_typed_option(hashing_db: str, tmp_path: 
         answer = pipe.ask(question)
         assert pipe.confidence_name == "demanding"
     check = next(c for c in answer.checks if c.name == CheckName.CALIBRATED_CONFIDENCE)
-    assert check.threshold == 0.999 and not check.passed  # not the strict preset's 0.4403
+    assert check.threshold == 0.999 and not check.passed  # not the strict preset's
     assert answer.refusal is not None and answer.refusal.reason == "low_confidence"
 
     options = AskOptions(store=hashing_db, embedder="hashing", answer_confidence=str(path))

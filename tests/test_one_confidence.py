@@ -10,9 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from abstain.answer import Answer, triage
+from abstain.answer_confidence import confident_at
 from abstain.cli.main import cli
 from abstain.evaluate.data import read_jsonl
-from abstain.presets import CONFIDENT_AT, Preset
+from abstain.presets import ANSWER_CONFIDENCE, Preset
 from abstain.records import Check, CheckName
 from abstain.stated_confidence import gate_threshold, refusal_rate, stated
 
@@ -33,7 +34,7 @@ def test_refusals_state_no_more_than_the_gate_threshold_and_answers_no_less(
         sample_db: str, minilm: object, preset: Preset) -> None:
     """Over the sample corpus's labelled questions, at each preset: a refusal states at most
     the gate threshold and is triaged no_match; an answer states at least it and is triaged
-    by that number (uncertain below CONFIDENT_AT, confident from it)."""
+    by that number (uncertain below confident_at(), confident from it)."""
     from abstain.embed.base import Embedder
     from abstain.pipeline import Pipeline
     from abstain.stores.sqlite import SQLiteStore
@@ -55,7 +56,7 @@ def test_refusals_state_no_more_than_the_gate_threshold_and_answers_no_less(
             if answer.answered:
                 assert answer.confidence >= floor, item.question
                 assert answer.triage == ("confident" if answer.confidence >= max(
-                    floor, CONFIDENT_AT) else "uncertain"), item.question
+                    floor, confident_at()) else "uncertain"), item.question
             else:
                 assert answer.confidence <= floor, item.question
                 assert answer.triage == "no_match", item.question
@@ -109,13 +110,14 @@ def test_a_refusal_by_a_check_states_what_its_refusals_were_worth() -> None:
 
 
 def test_triage_is_a_function_of_the_confidence_the_threshold_and_the_outcome() -> None:
-    balanced = 0.3407
-    assert triage(CONFIDENT_AT, balanced) == "confident"
-    assert triage(CONFIDENT_AT - 1e-9, balanced) == "uncertain"
+    balanced = 0.3186
+    assert confident_at() == ANSWER_CONFIDENCE["strict"]
+    assert triage(confident_at(), balanced) == "confident"
+    assert triage(confident_at() - 1e-9, balanced) == "uncertain"
     assert triage(balanced, balanced) == "uncertain"  # answered at the threshold
     assert triage(balanced - 1e-9, balanced) == "no_match"  # what the gate refuses
     assert triage(balanced, balanced, answered=False) == "no_match"  # a refusal at it
     assert triage(0.0, 0.0) == "uncertain" and triage(0.0, 0.0, answered=False) == "no_match"
     assert triage(0.5, 0.6) == "no_match"  # a stricter gate: below its threshold
-    assert triage(0.6, 0.6) == "confident"  # at a threshold above CONFIDENT_AT
+    assert triage(0.6, 0.6) == "confident"  # at a threshold above confident_at()
     assert triage(0.99, balanced, verification_failed=True) == "verification_failed"

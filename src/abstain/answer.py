@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from abstain.answer_confidence import confident_at
 from abstain.evidence import Evidence
-from abstain.presets import CONFIDENT_AT
 from abstain.records import AnswerSentence as AnswerSentence
 from abstain.records import Check as Check
 from abstain.records import Citation as Citation
@@ -37,9 +37,9 @@ def triage(confidence: float | None, threshold: float | None = None, *, answered
     * ``verification_failed`` — a citation did not hold up;
     * ``no_match`` (route to a person) — below ``threshold``, which is every refusal (a
       refusal states at most the threshold, :mod:`abstain.stated_confidence`);
-    * ``confident`` (send) — an answer at or above :data:`~abstain.presets.CONFIDENT_AT`
-      (the strict preset's certified threshold: the strict gate would answer it too), and
-      at or above ``threshold``;
+    * ``confident`` (send) — an answer at or above
+      :func:`~abstain.answer_confidence.confident_at` (the strict preset's certified
+      threshold: the strict gate would answer it too), and at or above ``threshold``;
     * ``uncertain`` (a person checks first) — an answer in between.
 
     ``threshold`` None: no confidence check ran (the question was settled before the gate).
@@ -49,7 +49,7 @@ def triage(confidence: float | None, threshold: float | None = None, *, answered
     floor = 0.0 if threshold is None else threshold
     if confidence is None or not answered or confidence < floor:
         return "no_match"
-    return "confident" if confidence >= max(floor, CONFIDENT_AT) else "uncertain"
+    return "confident" if confidence >= max(floor, confident_at()) else "uncertain"
 
 
 @dataclass(frozen=True, slots=True)
