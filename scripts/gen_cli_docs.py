@@ -38,8 +38,8 @@ in [SCHEMA.md](SCHEMA.md).
 
 `ask`, `serve` and `config show` read `abstain.toml` (`--config FILE`, else
 `ABSTAIN_CONFIG`, else `./abstain.toml` when present). Its keys are the options of
-`ask`: `store`, `replicas`, `workspace`, `preset`, `calibration`, `embedder`, `llm`,
-`llm_model`, `llm_timeout`, `strictness`, `reader`, `rewrite`, `llm_rerank`;
+`ask`: `store`, `replicas`, `workspace`, `preset`, `calibration`, `answer_confidence`,
+`embedder`, `llm`, `llm_model`, `llm_timeout`, `strictness`, `reader`, `rewrite`, `llm_rerank`;
 `[workspaces.NAME]` tables override them per workspace. A flag beats an environment
 variable, which beats the file, which beats the default; `abstain config show` prints each
 value's origin. Example in [SERVER.md](SERVER.md#configuration-abstaintoml).

@@ -244,6 +244,8 @@ def test_a_who_answer_names_someone(sentence: str, named: bool) -> None:
     ("WAL vs. journal mode?", ({"wal"}, {"journal", "mode"})),
     ("Is WAL versus rollback journal safer?", ({"wal"}, {"rollback", "journal", "safer"})),
     ("How fast is WAL compared to journal mode?", ({"wal"}, {"journal", "mode"})),
+    ("Is the timeout versus the heartbeat safer?", ({"timeout"}, {"heartbeat", "safer"})),
+    ("How long is the timeout compared to the heartbeat?", ({"timeout"}, {"heartbeat"})),
     ("Should I use WAL or journal mode?", ({"use", "wal"}, {"journal", "mode"})),
     ("Which is faster: WAL or journal mode?", ({"wal"}, {"journal", "mode"})),
     ("What is the difference between WAL and journal mode?", ({"wal"}, {"journal", "mode"})),
@@ -259,7 +261,8 @@ def test_comparisons_are_read_as_comparisons(question: str,
 
 def test_the_misfires_no_longer_answer_through_the_pipeline(tmp_path: Path,
                                                              minilm: Embedder) -> None:
-    """A bare number is no year, and "the team" names no one: the answer-type check fails."""
+    """A bare number is no year, "the team" names no one, "3 times" is no duration: the
+    answer-type check fails; a comparison needs a passage that names both sides."""
     with Pipeline(SQLiteStore(tmp_path / "misfires.db"), minilm) as pipe:
         pipe.ingest_text("# Replication timeout\n\nThe replication timeout is 2000 ms. Replication "
                          "requests are retried 3 times before the node is marked down.\n\n"
@@ -270,3 +273,18 @@ def test_the_misfires_no_longer_answer_through_the_pipeline(tmp_path: Path,
             answer = pipe.ask(question)
             check = next(c for c in answer.checks if c.name == "answer_type")
             assert not answer.answered and not check.passed and check.value == "none", question
+        # "A vs / versus / compared to / or B": a passage must name both sides
+        for question in ("Replication timeout vs heartbeat?",
+                         "Is the replication timeout versus the heartbeat safer?",
+                         "How long is the replication timeout compared to the heartbeat?",
+                         "Should I tune the replication timeout or the heartbeat?"):
+            answer = pipe.ask(question)
+            check = next(c for c in answer.checks if c.name == "passage_coverage")
+            assert not answer.answered and not check.passed, question
+            assert "a comparison: the passage must name both sides" in check.detail, question
+    with Pipeline(SQLiteStore(tmp_path / "times.db"), minilm) as pipe:
+        pipe.ingest_text("# Job retries\n\nFailed jobs are retried 3 times before they are "
+                         "dropped.", source="jobs.md")
+        answer = pipe.ask("How long are failed jobs retried?")
+        check = next(c for c in answer.checks if c.name == "answer_type")
+        assert not answer.answered and not check.passed and check.value == "none"

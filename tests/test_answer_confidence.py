@@ -176,3 +176,46 @@ def test_calibrate_refuses_answer_all(hashing_db: str, tmp_path: Path) -> None:
                                       "-o", str(tmp_path / "c.json"), "--answer-all"])
     assert result.exit_code != 0 and "--answer-all records" in result.output
     assert not (tmp_path / "c.json").exists()
+
+
+def test_an_answer_confidence_file_is_a_typed_option(hashing_db: str, tmp_path: Path) -> None:
+    """The Python API, abstain.toml and --answer-confidence load a model other than the
+    shipped one; it decides at its own threshold; with a calibration it is an error."""
+    from dataclasses import replace
+
+    from abstain.confidence import default_calibration
+    from abstain.embed import HashingEmbedder
+    from abstain.options import AskOptions
+    from abstain.pipeline_options import GateOptions
+    from abstain.presets import Preset
+
+    demanding = replace(shipped_answer_confidence(), name="demanding", threshold=0.999)
+    path = tmp_path / "demanding.json"
+    demanding.save(path)
+    question = "What is the default value of storage.cache_mb?"
+    with Pipeline(SQLiteStore(hashing_db), HashingEmbedder(),
+                  gate=GateOptions(Preset.STRICT.thresholds(),
+                                   answer_confidence=AnswerConfidence.load(path))) as pipe:
+        answer = pipe.ask(question)
+        assert pipe.confidence_name == "demanding"
+    check = next(c for c in answer.checks if c.name == CheckName.CALIBRATED_CONFIDENCE)
+    assert check.threshold == 0.999 and not check.passed  # not the strict preset's
+    assert answer.refusal is not None and answer.refusal.reason == "low_confidence"
+
+    options = AskOptions(store=hashing_db, embedder="hashing", answer_confidence=str(path))
+    assert options.pipeline_options()["gate"].answer_confidence == demanding
+    (tmp_path / "abstain.toml").write_text('answer_confidence = "demanding.json"\n')
+    shown = CliRunner().invoke(cli, ["config", "show", "--json", "--config",
+                                     str(tmp_path / "abstain.toml")])
+    assert shown.exit_code == 0, shown.output
+    assert str(path) in shown.output
+
+    with pytest.raises(ConfigError, match="not both"):
+        Pipeline(SQLiteStore(hashing_db), HashingEmbedder(), calibration=default_calibration(),
+                 answer_confidence=demanding)
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    result = CliRunner().invoke(cli, ["ask", question, "--db", hashing_db, "--embedder",
+                                      "hashing", "--answer-confidence", str(bad)])
+    assert result.exit_code == 1 and "cannot read answer confidence file" in result.output
+    assert "Traceback" not in result.output

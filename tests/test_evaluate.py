@@ -304,6 +304,14 @@ def test_scifact_and_rgb_loaders(tmp_path: Path) -> None:
     assert {d.text for d in rgb.collection} == {"neg0", "neg1", "pos1"}
     assert [(q.expected, q.gold_sources) for q in rgb.questions] == [
         ("refuse", ()), ("answer", ("rgb/1/positive-0",))]
+    assert [(q.gold_answer, q.answer_keys) for q in rgb.questions] == [("A", ()), ("A", ())]
+
+    # an answer given as a list of spellings: every spelling is a key, none is its repr
+    rows[1]["answer"] = [["July 21 2017", "Jul 21, 2017", "21 July 2017"]]
+    (tmp_path / "rgb" / "en_fact.json").write_text("\n".join(json.dumps(r) for r in rows))
+    item = load_rgb(tmp_path).questions[1]
+    assert item.gold_answer == "July 21 2017"
+    assert item.answer_keys == ("July 21 2017", "Jul 21, 2017", "21 July 2017")
 
 
 def test_dataset_run_ingests_the_collection(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from abstain.answer_confidence import shipped_answer_confidence
 from abstain.cli.main import cli
 from abstain.embed import HashingEmbedder
 from abstain.evaluate.data import read_jsonl
@@ -188,3 +189,61 @@ def test_a_log_failure_never_breaks_the_answer_but_is_visible(
     assert any(n.startswith("query log: not recorded (StoreError") or
                n.startswith("query log: not recorded (OperationalError") for n in answer.notes)
     assert "could not record the question" in caplog.text
+
+
+def _log_labelled(db: str, questions: list[object]) -> None:
+    """Ask ``questions`` with the log on and label each as the labelled file says."""
+    _run("log", "on", "--db", db)
+    with Pipeline(SQLiteStore(db), HashingEmbedder()) as pipe:
+        for item in questions:
+            pipe.ask(item.question)  # type: ignore[attr-defined]
+        qlog = open_log(pipe.store)
+        by_question = {q.question: q.expected for q in questions}  # type: ignore[attr-defined]
+        for e in qlog.entries("default"):
+            qlog.label("default", e.id, by_question[str(e.question)])
+
+
+def test_the_answer_confidence_is_refitted_from_the_log_only_when_better(
+        db: str, tmp_path: Path) -> None:
+    """60 labelled entries: the refit states P(right) more honestly on them than the shipped
+    model (which was fitted on other collections), so it is written and `ask` decides on
+    it. 26 entries of another log: worse than that model on the same questions, refused
+    with the reason and how many labels would help."""
+    questions = read_jsonl(QUESTIONS).questions
+    _log_labelled(db, list(questions))
+    model = tmp_path / "answer.json"
+    out = _run("calibrate", "--from-log", "--db", db, "--target", "answer-confidence",
+               "-o", str(model))
+    assert "fit on 60 questions (30 right if answered)" in out
+    assert ("the new fit is at least as good as the current answer confidence "
+            "(answer-confidence) on the same 60 labelled questions") in out
+    fitted = json.loads(model.read_text())
+    assert fitted["name"] == "fit:query log (default)"
+    assert fitted["threshold"] == shipped_answer_confidence().threshold  # kept from it
+    compared = fitted["report"]["metrics"]["compared_with_current"]
+    assert compared["kind"] == "answer confidence" and not compared["worse"]
+    assert compared["new"]["ece"] < compared["current_scores"]["ece"]
+
+    # `abstain ask` loads it: the confidence check names it and decides at its threshold
+    shown = json.loads(_run("ask", "What is the default value of storage.cache_mb?",
+                            "--db", db, "--answer-confidence", str(model), "--json"))
+    check = next(c for c in shown["checks"] if c["name"] == "calibrated_confidence")
+    assert check["detail"].startswith("P(right) from fit:query log (default)")
+    assert check["threshold"] == fitted["threshold"]
+
+    other = str(tmp_path / "other.db")
+    with Pipeline(SQLiteStore(other), HashingEmbedder()) as pipe:
+        from tests.conftest import SAMPLE_CORPUS
+
+        pipe.ingest([SAMPLE_CORPUS])
+    _log_labelled(other, list(questions[::2][:26]))
+    refit = tmp_path / "refit.json"
+    out = _run("calibrate", "--from-log", "--db", other, "--target", "answer-confidence",
+               "--answer-confidence", str(model), "-o", str(refit), ok=False)
+    assert ("the new fit is worse than the current answer confidence (fit:query log "
+            "(default)) on the same 26 labelled questions: cross-validated AUROC") in out
+    assert "more, at least 10 of each label per coefficient" in out
+    assert "no file was written" in out and not refit.exists()
+    out = _run("calibrate", "--from-log", "--db", other, "--target", "answer-confidence",
+               "--answer-confidence", str(model), "-o", str(refit), "--force")
+    assert "(written: --force)" in out and refit.exists()

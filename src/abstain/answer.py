@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from abstain.answer_confidence import confident_at
 from abstain.evidence import Evidence
 from abstain.records import AnswerSentence as AnswerSentence
 from abstain.records import Check as Check
@@ -20,8 +21,7 @@ from abstain.records import Citation as Citation
 from abstain.records import LLMCall as LLMCall
 from abstain.records import Refusal as Refusal
 
-TRIAGE_CONFIDENT = 0.75
-TRIAGE_UNCERTAIN = 0.45
+TRIAGE_TIERS = ("confident", "uncertain", "no_match", "verification_failed")
 
 
 def display_confidence(confidence: float) -> float:
@@ -29,20 +29,27 @@ def display_confidence(confidence: float) -> float:
     return round(100.0 * confidence, 1)
 
 
-def triage(confidence: float | None, *, verification_failed: bool = False) -> str:
-    """A support-inbox tier, from the answer's confidence and its verification alone:
-    ``verification_failed`` (a citation did not hold up), else ``confident`` (send) at
-    :data:`TRIAGE_CONFIDENT` and above, ``uncertain`` (a person checks first) at
-    :data:`TRIAGE_UNCERTAIN` and above, ``no_match`` (route to a person) below."""
+def triage(confidence: float | None, threshold: float | None = None, *, answered: bool = True,
+           verification_failed: bool = False) -> str:
+    """A support-inbox tier (:data:`TRIAGE_TIERS`), from the answer's one confidence, the
+    gate threshold it was decided at and the outcome alone:
+
+    * ``verification_failed`` — a citation did not hold up;
+    * ``no_match`` (route to a person) — below ``threshold``, which is every refusal (a
+      refusal states at most the threshold, :mod:`abstain.stated_confidence`);
+    * ``confident`` (send) — an answer at or above
+      :func:`~abstain.answer_confidence.confident_at` (the strict preset's certified
+      threshold: the strict gate would answer it too), and at or above ``threshold``;
+    * ``uncertain`` (a person checks first) — an answer in between.
+
+    ``threshold`` None: no confidence check ran (the question was settled before the gate).
+    """
     if verification_failed:
         return "verification_failed"
-    if confidence is None:
+    floor = 0.0 if threshold is None else threshold
+    if confidence is None or not answered or confidence < floor:
         return "no_match"
-    if confidence >= TRIAGE_CONFIDENT:
-        return "confident"
-    if confidence >= TRIAGE_UNCERTAIN:
-        return "uncertain"
-    return "no_match"
+    return "confident" if confidence >= max(floor, confident_at()) else "uncertain"
 
 
 @dataclass(frozen=True, slots=True)

@@ -160,6 +160,13 @@ def shipped_answer_confidence() -> AnswerConfidence:
     return AnswerConfidence.from_json(json.loads(raw))
 
 
+def confident_at() -> float:
+    """An answer is triaged ``confident`` at and above this P(right) (:func:`abstain.answer.
+    triage`): the strict preset's certified threshold, from the shipped model's report — the
+    strict gate would have answered it too."""
+    return float(shipped_answer_confidence().report["preset_thresholds"]["strict"])
+
+
 def weigh(checks: Sequence[Check], features: Mapping[str, float], model: AnswerConfidence,
           threshold: float, *, curated: bool = False, source: str = "the model's own"
           ) -> tuple[tuple[Check, ...], float]:

@@ -111,10 +111,17 @@ def compared(asked: str) -> tuple[frozenset[str], ...]:
     return ()
 
 
+_ARTICLES = frozenset({"the", "a", "an"})
+"""Passed over right after a comparison's connective ("versus *the* heartbeat")."""
+
+
 def _side(words: Iterable[str]) -> frozenset[str]:
-    """The content words next to a comparison's connective, up to the first stopword."""
+    """The content words next to a comparison's connective, up to the first stopword; an
+    article right at the connective is passed over."""
     side: list[str] = []
     for word in words:
+        if word in _ARTICLES and not side:
+            continue
         if word in STOPWORDS or len(side) == SIDE_WORDS:
             break
         side.append(stem(word))

@@ -50,8 +50,8 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
 }
 _FLAGS = {"replicas": "replica"}
 """Option -> its command-line flag, where they differ."""
-WORKSPACE_KEYS = frozenset({"preset", "calibration", "llm", "llm_model", "llm_timeout",
-                            "strictness", "reader", "rewrite", "llm_rerank"})
+WORKSPACE_KEYS = frozenset({"preset", "calibration", "answer_confidence", "llm", "llm_model",
+                            "llm_timeout", "strictness", "reader", "rewrite", "llm_rerank"})
 """What a ``[workspaces.NAME]`` table may override (the store and embedder are shared)."""
 
 
@@ -68,6 +68,9 @@ class AskOptions:
     preset: str = "balanced"
     calibration: str | None = None
     """A calibration file written by ``abstain calibrate``."""
+    answer_confidence: str | None = None
+    """An answer-confidence file written by ``abstain calibrate --target answer-confidence``
+    (None: the shipped one)."""
     embedder: str | None = None
     llm: str | None = None
     """An OpenAI-compatible base URL, or ``local``; None: the extractive answerer."""
@@ -97,12 +100,16 @@ class AskOptions:
 
     def pipeline_options(self) -> dict[str, Any]:
         """Keyword arguments of :class:`~abstain.pipeline.Pipeline` (not store/embedder)."""
+        from abstain.answer_confidence import AnswerConfidence
         from abstain.confidence import Calibration
         from abstain.pipeline_options import GateOptions, LLMOptions, ReadingOptions
 
         preset, reader = Preset.parse(self.preset)
         calibration = Calibration.load(self.calibration) if self.calibration else None
-        return {"gate": GateOptions(preset.thresholds(), calibration=calibration),
+        model = (AnswerConfidence.load(self.answer_confidence) if self.answer_confidence
+                 else None)
+        return {"gate": GateOptions(preset.thresholds(), calibration=calibration,
+                                    answer_confidence=model),
                 "reading": ReadingOptions(reader=self.reader or reader),
                 "llm": LLMOptions(strictness=self.strictness, rewrite_query=self.rewrite,
                                   llm_rerank=self.llm_rerank)}
@@ -210,7 +217,7 @@ def _checked(table: dict[str, Any], path: Path, where: str, allowed: set[str] | 
         if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
             kind = " or ".join(t.__name__ for t in types)
             raise ConfigError(f"{path}: {where}{raw_key} must be {kind}, not {value!r}")
-        if key == "calibration" and not Path(str(value)).is_absolute():
+        if key in ("calibration", "answer_confidence") and not Path(str(value)).is_absolute():
             value = str(path.parent / str(value))
         out[key] = float(value) if key == "llm_timeout" else value
     return out

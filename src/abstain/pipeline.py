@@ -113,8 +113,13 @@ class Pipeline:
         thresholds = g.thresholds
         if r.answerability_threshold is not None:
             thresholds = replace(thresholds, min_answerability=r.answerability_threshold)
+        if g.calibration is not None and g.answer_confidence is not None:
+            raise ConfigError("give a calibration or an answer confidence, not both: the "
+                              "gate's confidence check decides on one of them")
+        if g.answer_confidence is not None:  # its own threshold, not the shipped model's
+            thresholds = replace(thresholds, min_answer_confidence=None)
         self.gate = Gate(thresholds, g.rules, None if g.calibration is not None
-                         else shipped_answer_confidence())
+                         else g.answer_confidence or shipped_answer_confidence())
         self.calibration = g.calibration or default_calibration()
         self.reading_calibration = (r.calibration or g.calibration
                                     or default_calibration(reading=True))

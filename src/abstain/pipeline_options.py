@@ -26,6 +26,7 @@ from abstain.verify import Strictness
 
 if TYPE_CHECKING:
     from abstain.answer import Answer
+    from abstain.answer_confidence import AnswerConfidence
     from abstain.confidence import Calibration
     from abstain.rerank import Reranker
     from abstain.rerank.llm import RerankConfig
@@ -41,6 +42,10 @@ class GateOptions:
     """None: the gate's confidence check decides on the shipped answer confidence, P(this
     answer is right) from every check (:mod:`abstain.answer_confidence`). A calibration
     (``abstain calibrate``) puts its retrieval logistic there instead."""
+    answer_confidence: AnswerConfidence | None = None
+    """The answer confidence the gate decides on (None: the shipped one); e.g. one refitted
+    by ``abstain calibrate --target answer-confidence`` (:meth:`AnswerConfidence.load`). It
+    decides at its own ``threshold``: the presets' thresholds are the shipped model's."""
     max_question_chars: int = MAX_QUESTION_CHARS
 
 

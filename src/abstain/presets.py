@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 READER_SUFFIX = "reader"
 
-ANSWER_CONFIDENCE = {"lenient": 0.0, "strict": 0.4403}
+ANSWER_CONFIDENCE = {"lenient": 0.0, "strict": 0.475}
 """The answer confidence's threshold per preset, certified by risk control on the pooled
 labelled data (``report.preset_thresholds`` of ``data/answer_confidence.json``; a test keeps
 them equal). Balanced's is the model's own ``threshold``, GateThresholds' default."""

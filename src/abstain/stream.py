@@ -51,11 +51,12 @@ def meta_event(answer: Answer) -> Event:
 def _gated_meta(trace: Trace) -> Event:
     """The meta event of a question that passed the gate, before generation."""
     from abstain.answer import display_confidence, triage
-    from abstain.stated_confidence import stated
+    from abstain.stated_confidence import gate_threshold, stated
 
     confidence = stated(trace.confidence, trace.checks, answered=True)
     return _meta(trace.question, confidence, display_confidence(confidence),
-                 triage(confidence), trace.checks, trace.evidence, trace.language)
+                 triage(confidence, gate_threshold(trace.checks)), trace.checks,
+                 trace.evidence, trace.language)
 
 
 def _meta(question: str, confidence: float, display: float, tier: str,

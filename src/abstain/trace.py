@@ -31,7 +31,7 @@ from abstain.records import (
     Sentence,
 )
 from abstain.records import Stage as Stage
-from abstain.stated_confidence import stated
+from abstain.stated_confidence import gate_threshold, stated
 
 if TYPE_CHECKING:
     from abstain.align import Focus
@@ -165,11 +165,13 @@ def answer_of(trace: Trace) -> Answer:
     checks = trace.checks
     confidence = stated(trace.confidence, checks, answered=answered,
                         reason=outcome.refusal.reason if outcome.refusal else None)
+    tier = triage(confidence, gate_threshold(checks), answered=answered,
+                  verification_failed=outcome.triage == VERIFICATION_FAILED)
     return Answer(
         question=trace.question, answered=answered,
         text=" ".join(s.rendered() for s in outcome.sentences), refusal=outcome.refusal,
         confidence=confidence, display_confidence=display_confidence(confidence),
-        triage=triage(confidence, verification_failed=outcome.triage == VERIFICATION_FAILED),
+        triage=tier,
         citations=outcome.citations,
         checks=checks, evidence=trace.evidence, llm_called=bool(calls),
         timings_ms=trace.timings_ms(), language=trace.language, workspace=trace.workspace,

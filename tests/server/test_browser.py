@@ -71,7 +71,7 @@ def test_web_page_answers_and_refuses(server: Env, browser: Any, artifacts: Path
     citations = browser.find_elements(By.CSS_SELECTOR, "#citations li")
     assert citations and "reset-admin-password.md" in citations[0].text
     assert citations[0].find_element(By.TAG_NAME, "blockquote").text
-    assert browser.find_element(By.ID, "triage").text == "uncertain"  # P(right) 0.57
+    assert browser.find_element(By.ID, "triage").text == "confident"  # P(right) >= confident_at()
     assert "confidence" in browser.find_element(By.ID, "confidence").text
     assert "llm_called=false" in browser.find_element(By.ID, "status").text
     assert not browser.find_element(By.ID, "refusal").is_displayed()

@@ -74,8 +74,8 @@ class FriendlyGroup(click.Group):
         return None
 
 
-ASK_OPTION_NAMES = ("config", "preset", "calibration", "embedder", "llm", "llm_model",
-                    "llm_timeout", "strictness", "reader", "rewrite", "llm_rerank")
+ASK_OPTION_NAMES = ("config", "preset", "calibration", "answer_confidence", "embedder", "llm",
+                    "llm_model", "llm_timeout", "strictness", "reader", "rewrite", "llm_rerank")
 
 
 def ask_options(func: F) -> F:
@@ -96,7 +96,14 @@ def ask_options(func: F) -> F:
         click.option("--preset", type=click.Choice([p.value for p in Preset]),
                      help="Gate thresholds [default: balanced]."),
         click.option("--calibration", type=click.Path(exists=True, dir_okay=False),
-                     help="Calibration file written by `abstain calibrate`."),
+                     help="Calibration file written by `abstain calibrate`: the gate "
+                          "decides on its retrieval confidence instead of the answer "
+                          "confidence."),
+        click.option("--answer-confidence", type=click.Path(exists=True, dir_okay=False),
+                     metavar="FILE",
+                     help="Answer-confidence file written by `abstain calibrate --target "
+                          "answer-confidence`, used instead of the shipped one; it decides "
+                          "at its own threshold [default: the shipped model]."),
         click.option("--embedder", metavar="NAME",
                      help="Embedder the database was built with (as `ingest --embedder`) "
                           "[env ABSTAIN_EMBEDDER; default: the stored one, else MiniLM]."),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -41,6 +42,11 @@ def run_options(func: F) -> F:
                      default="balanced", show_default=True, help="Gate thresholds."),
         click.option("--calibration", type=click.Path(exists=True, dir_okay=False),
                      help="Calibration file (as `abstain ask --calibration`)."),
+        click.option("--answer-confidence", type=click.Path(exists=True, dir_okay=False),
+                     metavar="FILE",
+                     help="Answer-confidence file (as `abstain ask --answer-confidence`); "
+                          "for calibrate --target answer-confidence, the model the new fit "
+                          "is compared with."),
         click.option("--candidates", type=click.IntRange(1), metavar="N",
                      help="Rows each retrieval arm returns [default 30; 300 for scifact, so "
                           "that 100 distinct abstracts are ranked]."),
@@ -103,6 +109,7 @@ def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) ->
         settings=settings_from(store, None, workspace, embedder=p["embedder"]),
         preset=p["preset"],
         calibration=Calibration.load(p["calibration"]) if p["calibration"] else None,
+        answer_confidence=_answer_confidence(p),
         categories=tuple(p["categories"]), limit=p["limit"], sample=p["sample"],
         seed=p["seed"], candidates=p["candidates"], reader=_reader(p),
         record_all_confidences=for_calibration, answer_all=p["answer_all"])
@@ -112,6 +119,16 @@ def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) ->
     if p["save_records"]:
         save_records(run.records, p["save_records"])
     return run
+
+
+def _answer_confidence(p: dict[str, Any]) -> Any:
+    """--answer-confidence FILE, loaded (None: the shipped model)."""
+    from abstain.answer_confidence import AnswerConfidence
+
+    if p["answer_confidence"] and p["calibration"]:
+        fail("give --calibration or --answer-confidence, not both: the gate's confidence "
+             "check decides on one of them")
+    return AnswerConfidence.load(p["answer_confidence"]) if p["answer_confidence"] else None
 
 
 def _reader(p: dict[str, Any]) -> Any:
@@ -252,17 +269,22 @@ def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: s
                    "reader's answerability joins the features, and only the questions it "
                    "read are used (record them with --reader; ship as "
                    "calibration-reading.json or pass as reading_calibration).")
+@click.option("--target", type=click.Choice(["calibration", "answer-confidence"]),
+              default="calibration", show_default=True,
+              help="What to refit: the retrieval calibration (for --calibration), or the "
+                   "answer confidence, P(this answer is right) from every gate check (for "
+                   "--answer-confidence), labelled by whether answering was right.")
 @click.option("--force", is_flag=True,
-              help="Write the new fit even when it is worse than the current calibration on "
-                   "the same questions.")
+              help="Write the new fit even when it is worse than the model in use on the "
+                   "same questions.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Write PNGs of the held-out (or fit) questions with the new confidence.")
 @click.pass_context
 def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | None,
-              alpha: float | None, level: float, risk: str, reading: bool, force: bool,
-              as_json: bool, plots_dir: str | None, **params: Any) -> None:
-    """Fit the retrieval calibration on labelled questions; write a calibration file.
+              alpha: float | None, level: float, risk: str, reading: bool, target: str,
+              force: bool, as_json: bool, plots_dir: str | None, **params: Any) -> None:
+    """Refit a confidence on labelled questions; write it unless it is worse.
 
     Cross-validated L2 logistic regression over the retrieval features (top fused
     score, found by both arms, best cosine, term coverage): P(the documents answer
@@ -276,9 +298,17 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
     how many labelled questions it would need. `abstain ask --calibration FILE`
     then uses both.
 
-    Before writing, the new fit is compared with the current calibration
-    (--calibration FILE, else the shipped one) on the same labelled questions:
-    the new fit by its cross-validated predictions, the current one as it is. A
+    With --target answer-confidence it refits that answer confidence instead,
+    over the same signals as the model in use (--answer-confidence FILE, else
+    the shipped one), labelled by whether answering was right (an answer the
+    labels judge correct; otherwise the question's expected label). Without
+    --max-false-accept the new model keeps the threshold of the one in use.
+    `abstain ask --answer-confidence FILE` (or answer_confidence in
+    abstain.toml) then decides on it.
+
+    Before writing, the new fit is compared with the model in use
+    (--calibration / --answer-confidence FILE, else the shipped one) on the same
+    labelled questions: the new fit by its cross-validated predictions, the current one as it is. A
     new fit that ranks them worse (AUROC lower by 0.01 or more) or is calibrated
     worse (ECE higher by 0.02 or more) is not written unless --force; the message
     says by how much, and about how many labelled questions a stable fit needs.
@@ -288,14 +318,9 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
       abstain calibrate questions.jsonl --db kb.db -o calibration.json
       abstain calibrate --dataset squad2 -o cal.json --max-false-accept 0.01 --confidence 0.95
       abstain calibrate --from-log --db kb.db -o cal.json --max-false-accept 0.05
+      abstain calibrate --from-log --db kb.db --target answer-confidence -o answer.json
     """
-    from abstain.confidence import Calibration, default_calibration
-    from abstain.evaluate.calibrate import (
-        FEATURES,
-        READING_FEATURES,
-        fit_calibration,
-        read_records,
-    )
+    from abstain.evaluate.calibrate import read_records
 
     if params["answer_all"]:
         fail("--answer-all records what answering would have said, for `abstain eval`; "
@@ -304,65 +329,111 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
         fail("--reading fits on what the reader read; drop --no-reader")
     if reading:
         params["reader"] = True
+    if target == "answer-confidence" and reading:
+        fail("--reading fits the reading calibration; the answer confidence is refitted "
+             "over the signals of the model in use")
     run = _collect(ctx, params, for_calibration=True)
     records = read_records(run.records) if reading else run.records
     share = holdout if holdout is not None else (0.5 if alpha is not None else 0.0)
+    common = {"source": str(run.meta.get("name", "data")), "folds": folds, "holdout": share,
+              "alpha": alpha, "delta": 1 - level, "risk": risk, "seed": params["seed"],
+              "extra_fit_on": {k: run.meta[k] for k in ("preset", "embedder", "protocol")
+                               if k in run.meta}}
     try:
-        result = fit_calibration(records, features=READING_FEATURES if reading else FEATURES,
-                                 source=str(run.meta.get("name", "data")),
-                                 folds=folds, holdout=share, alpha=alpha, delta=1 - level,
-                                 risk=risk, seed=params["seed"],
-                                 extra_fit_on={k: run.meta[k] for k in
-                                               ("preset", "embedder", "protocol")
-                                               if k in run.meta},
-                                 current=Calibration.load(params["calibration"])
-                                 if params["calibration"] else default_calibration(reading))
+        result = (_refit_answer(records, params, common) if target == "answer-confidence"
+                  else _refit_calibration(records, params, common, reading))
     except ValueError as exc:
         fail(str(exc))
-    cal = result.calibration
+    fit, model = result.fit, result.model
     if plots_dir:
         _plots(records, result, plots_dir)
-    certified = result.risk is None or result.risk.certified
-    worse = result.comparison is not None and result.comparison.worse
+    certified = fit.risk is None or fit.risk.certified
+    worse = fit.comparison is not None and fit.comparison.worse
     written = certified and (force or not worse)
     if written:
-        cal.save(output)
-    payload = {"output": output if written else None, "intercept": cal.intercept,
-               "coefficients": cal.coefficients, "gate_threshold": cal.gate_threshold,
-               "fit_on": cal.fit_on, "metrics": cal.metrics}
+        model.save(output)
+    payload = {"output": output if written else None, "target": target,
+               "intercept": model.intercept, "coefficients": model.coefficients,
+               "gate_threshold": result.threshold, "fit_on": result.fit_on,
+               "metrics": result.metrics}
     if as_json:
         print_json(payload)
     else:
         _print_calibration(payload, result)
     if not certified:
-        assert result.risk is not None
-        fail(result.risk.message, "no file was written; add labelled questions or relax "
+        assert fit.risk is not None
+        fail(fit.risk.message, "no file was written; add labelled questions or relax "
                                   "--max-false-accept / --confidence")
     if not written:
-        assert result.comparison is not None
-        fail(result.comparison.message, "no file was written; label more questions, or "
+        assert fit.comparison is not None
+        fail(fit.comparison.message, "no file was written; label more questions, or "
                                         "write it anyway with --force")
+
+
+@dataclass(frozen=True)
+class _Result:
+    """A refit as the command reports it: the model to write (``save``), how it was
+    fitted, and the new confidence of a record."""
+
+    model: Any
+    fit: Any
+    """:class:`~abstain.evaluate.calibrate.CalibrationFit` or ``Refit``."""
+    threshold: float | None
+    fit_on: dict[str, Any]
+    metrics: dict[str, Any]
+    confidence: Callable[[Any], float]
+
+
+def _refit_calibration(records: Any, params: dict[str, Any], common: dict[str, Any],
+                       reading: bool) -> _Result:
+    from abstain.confidence import Calibration, default_calibration
+    from abstain.evaluate.calibrate import (
+        FEATURES,
+        READING_FEATURES,
+        fit_calibration,
+        record_features,
+    )
+
+    fit = fit_calibration(records, features=READING_FEATURES if reading else FEATURES,
+                          **common, current=Calibration.load(params["calibration"])
+                          if params["calibration"] else default_calibration(reading))
+    cal = fit.calibration
+    return _Result(cal, fit, cal.gate_threshold, dict(cal.fit_on or {}), cal.metrics,
+                   lambda r: cal.confidence(record_features(r)))
+
+
+def _refit_answer(records: Any, params: dict[str, Any], common: dict[str, Any]) -> _Result:
+    from abstain.answer_confidence import AnswerConfidence, shipped_answer_confidence
+    from abstain.evaluate.answer_refit import refit_answer_confidence, values
+
+    current = (AnswerConfidence.load(params["answer_confidence"])
+               if params["answer_confidence"] else shipped_answer_confidence())
+    out = refit_answer_confidence(records, current, **common)
+    model = out.model
+    return _Result(model, out.fit, out.fit.threshold, out.fit.fit_on, out.fit.metrics,
+                   lambda r: model.confidence(values(r)))
 
 
 def _plots(records: Any, result: Any, plots_dir: str) -> None:
     from dataclasses import replace
 
-    from abstain.evaluate.calibrate import recalibrated
     from abstain.evaluate.plots import write_plots
 
-    idx = result.holdout_indices or result.fit_indices
+    idx = result.fit.holdout_indices or result.fit.fit_indices
     usable = [r for r in records if r.error is None and r.features]
     chosen = [usable[i] for i in idx]
-    conf = recalibrated(chosen, result.calibration)
-    shown = [replace(r, confidence=c) for r, c in zip(chosen, conf, strict=True)]
-    write_plots(shown, plots_dir, threshold=result.calibration.gate_threshold,
-                title="held-out" if result.holdout_indices else "fit")
+    shown = [replace(r, confidence=result.confidence(r)) for r in chosen]
+    write_plots(shown, plots_dir, threshold=result.threshold,
+                title="held-out" if result.fit.holdout_indices else "fit")
 
 
 def _print_calibration(payload: dict[str, Any], result: Any) -> None:
     cv = payload["metrics"]["cross_validation"]
-    click.echo(f"fit on {payload['fit_on']['questions']} questions "
-               f"({payload['fit_on']['answerable']} answerable); "
+    fit_on = payload["fit_on"]
+    positive = ("right if answered" if payload["target"] == "answer-confidence"
+                else "answerable")
+    click.echo(f"fit on {fit_on['questions']} questions "
+               f"({fit_on.get('right', fit_on.get('answerable'))} {positive}); "
                f"{cv['folds']}-fold CV: AUROC {cv['auroc']}, ECE {cv['ece']}, "
                f"log loss {cv['log_loss']} (L2 {cv['l2']})")
     click.echo("confidence = σ(" + f"{payload['intercept']:+.3f} " + " ".join(
@@ -376,8 +447,8 @@ def _print_calibration(payload: dict[str, Any], result: Any) -> None:
     if held:
         click.echo(f"held out {held['questions']} questions: AUROC {held['auroc']}, "
                    f"ECE {held['ece']}, log loss {held['log_loss']}")
-    if result.risk is not None:
-        r = result.risk
+    if result.fit.risk is not None:
+        r = result.fit.risk
         click.secho(r.message, fg="green" if r.certified else "yellow")
         if r.certified:
             click.echo(f"coverage {r.coverage:.1%} of questions, answer rate on answerable "

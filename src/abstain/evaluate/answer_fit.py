@@ -114,7 +114,7 @@ def _matrix(data: Sequence[Row], names: Sequence[str]) -> np.ndarray:
     return np.asarray([[r.values.get(n, 0.0) for n in names] for r in data], dtype=np.float64)
 
 
-def _weights(data: Sequence[Row]) -> np.ndarray:
+def domain_weights(data: Sequence[Row]) -> np.ndarray:
     """A domain of n questions weighs √n in total (between one vote per question and one
     per domain: a large domain counts more, but does not set the others' probabilities);
     the weights average 1."""
@@ -128,7 +128,7 @@ def _weights(data: Sequence[Row]) -> np.ndarray:
 
 def fit(data: Sequence[Row], names: Sequence[str], l2: float) -> AnswerConfidence:
     model = fit_logistic(_matrix(data, names), [r.right for r in data], l2=l2,
-                         weights=_weights(data))
+                         weights=domain_weights(data))
     return AnswerConfidence(round(model.intercept, 6),
                             {n: round(w, 6) for n, w in zip(names, model.coefficients,
                                                             strict=True)}, threshold=0.5,

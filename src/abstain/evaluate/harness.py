@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from abstain.answer_confidence import AnswerConfidence
 from abstain.confidence import Calibration
 from abstain.config import RetrievalConfig, Settings
 from abstain.evaluate.data import LineProblem, read_jsonl, select
@@ -33,6 +34,8 @@ class RunSpec:
     settings: Settings = field(default_factory=Settings)
     preset: str = "balanced"
     calibration: Calibration | None = None
+    answer_confidence: AnswerConfidence | None = None
+    """The answer confidence the gate decides on (None: the shipped one)."""
     categories: tuple[str, ...] = ()
     """Only questions of these categories (all when empty)."""
     limit: int | None = None
@@ -100,7 +103,9 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
     chunking = WHOLE_DOCUMENT if spec.dataset == "scifact" else None
     reading = ReadingOptions() if spec.reader is None else ReadingOptions(reader=spec.reader)
     with Pipeline.from_settings(spec.settings, retrieval=retrieval, chunking=chunking,
-                                gate=GateOptions(thresholds, calibration=calibration),
+                                gate=GateOptions(thresholds, calibration=calibration,
+                                                 answer_confidence=None if calibration
+                                                 else spec.answer_confidence),
                                 reading=reading,
                                 observation=ObservationOptions(log_queries=False)) as pipe:
         if spec.answer_all:

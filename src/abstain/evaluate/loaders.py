@@ -167,16 +167,23 @@ def load_rgb(root: Path) -> Dataset:
                         docs[text] = CollectionDoc(source, text, f"rgb {qid}")
                         if kind == "positive":
                             gold.append(source)
-            answer = row.get("answer")
-            if isinstance(answer, list):
-                answer = answer[0] if answer else None
+            answers = _rgb_answers(row.get("answer"))
             questions.append(LabelledQuestion(
                 str(row["query"]), "answer" if answerable else "refuse",
                 "answerable" if answerable else "near_miss", tuple(gold),
-                None if answer is None else str(answer), qid))
+                answers[0] if answers else None, qid,
+                answer_keys=answers if len(answers) > 1 else ()))
     return Dataset("rgb", tuple(docs.values()), tuple(questions),
                    "RGB en_fact: negatives of all queries + positives of odd queries; odd "
                    "queries answerable, even queries near_miss", _counts(questions))
+
+
+def _rgb_answers(answer: object) -> tuple[str, ...]:
+    """RGB's ``answer``: a string, or a list whose items are strings or lists of one
+    answer's spellings (``[["July 21 2017", "Jul 21, 2017", …]]``), flattened in order."""
+    if isinstance(answer, list):
+        return tuple(dict.fromkeys(a for item in answer for a in _rgb_answers(item)))
+    return (str(answer),) if answer is not None and str(answer).strip() else ()
 
 
 def load_qags(root: Path) -> Dataset:

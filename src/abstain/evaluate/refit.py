@@ -5,8 +5,8 @@ scores both calibrations on the labelled questions of the fit, fold by fold:
 
 * the new fit by its out-of-fold predictions — each question scored by the fit that did
   not see it, so the new fit gets no credit for memorising its data;
-* the current calibration (``--calibration FILE``, else the shipped one) as it is — it was
-  not fit on these questions.
+* the model in use (``--calibration FILE`` or ``--answer-confidence FILE``, else the
+  shipped one) as it is — it was not fit on these questions.
 
 The new fit is *worse* when it ranks these questions worse (AUROC lower by more than
 :data:`AUROC_TOLERANCE`) or states its probabilities less honestly (ECE higher by more than
@@ -58,7 +58,7 @@ class Comparison:
     """The new fit against the current calibration on the same labelled questions."""
 
     current: str
-    """The current calibration's name."""
+    """The name of the model in use."""
     questions: int
     new: Scores
     """Out of fold."""
@@ -67,6 +67,8 @@ class Comparison:
     """(new, current) on each fold's questions."""
     labels_needed: int | None
     """About how many labelled questions in all a stable fit needs; None when it has them."""
+    kind: str = "calibration"
+    """What the model in use is: ``calibration`` or ``answer confidence``."""
 
     @property
     def worse(self) -> bool:
@@ -76,7 +78,7 @@ class Comparison:
     @property
     def message(self) -> str:
         verdict = "worse than" if self.worse else "at least as good as"
-        text = (f"the new fit is {verdict} the current calibration ({self.current}) on the "
+        text = (f"the new fit is {verdict} the current {self.kind} ({self.current}) on the "
                 f"same {self.questions} labelled questions: cross-validated AUROC "
                 f"{self.new.auroc:.3f} against {self.old.auroc:.3f} "
                 f"({self.new.auroc - self.old.auroc:+.3f}), ECE {self.new.ece:.3f} against "
@@ -87,11 +89,11 @@ class Comparison:
             return text + (f"; a stable fit needs about {self.labels_needed} labelled "
                            f"questions ({self.labels_needed - self.questions} more, at least "
                            f"{PER_FEATURE} of each label per coefficient)")
-        return text + ("; it is not short of labels, so the current calibration suits these "
+        return text + (f"; it is not short of labels, so the current {self.kind} suits these "
                        "questions better")
 
     def to_json(self) -> dict[str, Any]:
-        return {"current": self.current, "questions": self.questions,
+        return {"current": self.current, "kind": self.kind, "questions": self.questions,
                 "new": self.new.to_json(), "current_scores": self.old.to_json(),
                 "worse": self.worse, "labels_needed": self.labels_needed,
                 "per_fold": [{"new": n.to_json(), "current": o.to_json()}
@@ -99,10 +101,10 @@ class Comparison:
                 "message": self.message}
 
 
-def compare(cv: CrossValidation, current: Calibration, current_confidences: Sequence[float],
-            positive: Sequence[bool], features: int) -> Comparison:
+def compare(cv: CrossValidation, current: str, current_confidences: Sequence[float],
+            positive: Sequence[bool], features: int, kind: str = "calibration") -> Comparison:
     """The cross-validated new fit (``cv``, with its out-of-fold predictions) against the
-    ``current`` calibration's confidences on the same questions, on the same folds."""
+    confidences of the model in use (named ``current``) on the same questions and folds."""
     y = [bool(v) for v in positive]
     new_p, old_p = list(cv.predictions), list(current_confidences)
     folds = []
@@ -111,8 +113,8 @@ def compare(cv: CrossValidation, current: Calibration, current_confidences: Sequ
         ys = [y[i] for i in rows]
         folds.append((Scores.of([new_p[i] for i in rows], ys),
                       Scores.of([old_p[i] for i in rows], ys)))
-    return Comparison(current.name, len(y), Scores.of(new_p, y), Scores.of(old_p, y),
-                      tuple(folds), labels_needed(y, features))
+    return Comparison(current, len(y), Scores.of(new_p, y), Scores.of(old_p, y),
+                      tuple(folds), labels_needed(y, features), kind)
 
 
 def labels_needed(positive: Sequence[bool], features: int) -> int | None:
