@@ -13,6 +13,7 @@ re-scored exactly.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 import weakref
@@ -28,7 +29,7 @@ from abstain.errors import NoDatabase, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
 from abstain.query import KeywordQuery
 from abstain.records import TermCounts
-from abstain.stores import keyword_bounds, sqlite_ann
+from abstain.stores import keyword_bounds, sqlite_ann, sqlite_keywords
 from abstain.stores.base import (
     TERM_COUNT_CAP,
     DocumentInfo,
@@ -40,11 +41,13 @@ from abstain.stores.base import (
     vectors_by_chunk,
 )
 from abstain.stores.sqlite_ann import ANN_THRESHOLD, AnnIndex
+from abstain.stores.sqlite_keywords import KeywordIndex
 from abstain.stores.sqlite_migrations import migrate
 from abstain.stores.sqlite_sql import in_batches
 from abstain.stores.sqlite_vectors import VectorArm, _Index
 from abstain.text import tokens
 
+log = logging.getLogger("abstain.stores")
 _PORTER = Stemmer.Stemmer("porter")
 """The keyword arm's FTS5 ``porter`` tokenizer stems with Porter's original algorithm."""
 
@@ -53,13 +56,17 @@ Vector = npt.NDArray[np.float32]
 
 class SQLiteStore(VectorArm):
     def __init__(self, path: str | Path, *, create: bool = True,
-                 ann_threshold: int = ANN_THRESHOLD) -> None:
+                 ann_threshold: int = ANN_THRESHOLD,
+                 keyword_threshold: int | None = None) -> None:
         """Open (and migrate) the database at ``path``; with ``create=False`` a missing file
         is a :class:`~abstain.errors.NoDatabase` error instead of a new empty database.
 
         A workspace holding ``ann_threshold`` vectors or more is searched through an
         approximate index (the ``ann`` extra), persisted in ``<path>.ann/``; without the
-        extra it is scanned exactly, with a warning."""
+        extra it is scanned exactly, with a warning. From ``keyword_threshold`` searchable
+        chunks (default :data:`~abstain.stores.sqlite_keywords.KEYWORD_THRESHOLD`) the
+        keyword arm ranks through a tantivy index in ``<path>.kw/``
+        (:mod:`abstain.stores.sqlite_keywords`, the same extra)."""
         self.path = str(path)
         if not create and self.path != ":memory:" and not Path(self.path).expanduser().exists():
             raise NoDatabase(self.path)
@@ -81,6 +88,11 @@ class SQLiteStore(VectorArm):
         self.ann_rebuilds: list[str] = []
         """Why an approximate index on disk was rebuilt from the database, one line each."""
         self._ann_missing_warned = False
+        self.keyword_threshold = (sqlite_keywords.KEYWORD_THRESHOLD if keyword_threshold is None
+                                  else int(keyword_threshold))
+        self._keywords: KeywordIndex | None = None
+        self.keyword_rebuilds: list[str] = []
+        """Why the keyword index on disk was rebuilt from the database, one line each."""
         self.index_loads = 0
         """How many times a workspace's vectors were (re)loaded (for tests and benchmarks)."""
         self._closed = False
@@ -374,6 +386,10 @@ class SQLiteStore(VectorArm):
         if not parts or limit <= 0:
             return []
         conn = self._conn()
+        index = self._keyword_index(conn)
+        if index is not None:
+            return sqlite_keywords.search(conn, index, keywords, workspace=workspace,
+                                          limit=limit, published_only=published_only)
         ranked = self._ranked_parts(conn, parts)
         budget = keyword_bounds.CANDIDATE_BUDGET
         matches = ("SELECT rowid, bm25(chunks_fts, 2.0, 1.0) AS score FROM chunks_fts"
@@ -394,6 +410,43 @@ class SQLiteStore(VectorArm):
         return [ArmHit(chunk_id=r[0], rank=i, score=-float(r[3]),
                        collapse_to=r[2] if r[1] == "paraphrase" else None)
                 for i, r in enumerate(rows, start=1)]
+
+    def _keyword_index(self, conn: sqlite3.Connection) -> KeywordIndex | None:
+        """The keyword index, caught up with the database, once the store holds
+        ``keyword_threshold`` searchable chunks (None below, without tantivy, or while
+        another process holds the index's writer: FTS5 answers then)."""
+        folder = sqlite_keywords.folder_of(self.path)
+        if folder is None or (self._keywords is None and not (folder / "state.json").exists()
+                              and self._fts_rows(conn) < self.keyword_threshold):
+            return None
+        if not sqlite_keywords.available():
+            if not self._ann_missing_warned:
+                self._ann_missing_warned = True
+                log.warning("%s: pip install 'abstain[ann]' for the keyword index of a large "
+                            "store; FTS5 ranks every match meanwhile", self.path)
+            return None
+        with self._lock:
+            try:
+                index, before = self._keywords, -1
+                if index is None:
+                    existed = conn.execute(
+                        "SELECT 1 FROM meta WHERE key = 'keyword_index'").fetchone() is not None
+                    index, reason = sqlite_keywords.open_index(conn, folder)
+                    if reason is not None and existed:
+                        self.keyword_rebuilds.append(f"{reason}; rebuilt from the database")
+                        log.warning("%s: keyword index: %s; rebuilt from the database",
+                                    self.path, reason)
+                    self._keywords = index
+                else:
+                    before = index.seq
+                    index.catch_up(conn)
+                if index.seq != before:
+                    with self._transaction() as writing:
+                        sqlite_keywords.prune_log(writing, index.seq)
+                return index if index.current(conn) else None
+            except (OSError, ValueError, sqlite3.Error) as exc:
+                log.warning("%s: keyword index unusable (%s); FTS5 answers", self.path, exc)
+                return None
 
     def _ranked_parts(self, conn: sqlite3.Connection, parts: list[str]) -> list[str]:
         """The MATCH parts worth ranking (:mod:`abstain.stores.keyword_bounds`). A part's

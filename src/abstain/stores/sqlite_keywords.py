@@ -1,0 +1,356 @@
+"""The keyword index of a large SQLite store: tantivy, ranked with early termination.
+
+FTS5 ranks by scoring every row that matches a query: at 1M chunks three ordinary
+words match ~40,000 rows each and the arm takes 100 ms or more, whatever the budget
+(:mod:`abstain.stores.keyword_bounds`). From ``KEYWORD_THRESHOLD`` rows in the
+full-text index the store ranks instead with a tantivy index beside the database
+(``<db>.kw/``, the ``ann`` extra), whose BM25 top-k search skips every block of
+postings whose score upper bound cannot reach the current top k (block-max WAND): a
+frequent word costs no more than the few blocks where it can still matter.
+
+The rule of the large store's keyword arm:
+
+1. The query's content words (stemmed with Snowball English) and its identifiers (as
+   phrases) are OR-ed, headings weighted 2 against the body as in FTS5; the terms of
+   ``keyword_bounds`` rule 1 (in more than 10% of the chunks, when a rarer term
+   remains) are dropped first, as there.
+2. tantivy returns the BM25 top ``limit`` (k1 1.2, b 0.75, IDF over the whole index)
+   without scoring every match; unpublished rows and other workspaces are filtered
+   out after (the workspace inside the query, the published flag by SQLite), asking
+   for more while too few remain.
+3. Words match whole (after stemming): FTS5's prefix match (``"protein"*``) is not
+   carried over.
+
+Crash safety follows the approximate vector index (:mod:`abstain.stores.sqlite_ann`):
+once an index exists (the ``keyword_index`` row of ``meta``), triggers on ``chunks``
+write a ``keyword_log`` row for each searchable chunk added or removed, in the writing
+transaction. A search replays the log entries after the index's ``state.json`` (the
+last entry it holds, written after each tantivy commit) into the index, then prunes
+them; replaying is idempotent (a chunk is deleted by rowid before it is added), so a
+crash between the commit and the state file costs a second replay, never a wrong
+index. An index whose state cannot be caught up (a missing or unreadable folder, a
+log pruned past it, a database restored from an older backup) or that holds another
+number of chunks than the database after replaying is rebuilt, with a logged reason.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import shutil
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import Stemmer
+
+from abstain.errors import MissingDependency
+from abstain.evidence import ArmHit
+from abstain.query import KeywordQuery
+from abstain.stores import keyword_bounds
+from abstain.stores.sqlite_sql import in_batches
+from abstain.text import tokens
+
+log = logging.getLogger("abstain.stores")
+
+KEYWORD_THRESHOLD = 20_000
+"""Rows of the full-text index from which the keyword index answers (below, FTS5 is
+fast and ranks exactly as always)."""
+FORMAT = 1
+"""The index's layout (fields, terms); an index of another format is rebuilt."""
+BATCH = 5_000
+WRITER_HEAP = 128_000_000
+MAX_FETCH = 4_000
+"""The most hits asked of tantivy while unpublished rows are filtered out."""
+_PORTER = Stemmer.Stemmer("porter")
+"""FTS5's ``porter`` tokenizer stems so: the index and the query stem alike."""
+_TOKENIZER = "abstain_whitespace"
+
+
+def _tantivy() -> Any:
+    try:
+        import tantivy
+    except ImportError as exc:
+        raise MissingDependency("tantivy", "ann") from exc
+    return tantivy
+
+
+def available() -> bool:
+    try:
+        _tantivy()
+    except MissingDependency:
+        return False
+    return True
+
+
+def folder_of(db_path: str) -> Path | None:
+    """Where the database's keyword index lives (None for an in-memory database)."""
+    if db_path == ":memory:":
+        return None
+    return Path(db_path).expanduser().with_name(Path(db_path).name + ".kw")
+
+
+@dataclass
+class KeywordIndex:
+    """The store's tantivy index, as of log entry ``seq``."""
+
+    folder: Path
+    index: Any
+    seq: int
+
+    # -- search -----------------------------------------------------------
+    def search(self, keywords: KeywordQuery, workspace: str, limit: int) -> list[tuple[int, float]]:
+        """(chunk rowid, BM25 score) of the best ``limit`` rows of the workspace, best first."""
+        tantivy = _tantivy()
+        searcher = self.index.searcher()
+        clauses = self._clauses(tantivy, searcher, keywords, _space(workspace))
+        if not clauses:
+            return []
+        query = tantivy.Query.boolean_query([(tantivy.Occur.Should, c) for c in clauses])
+        result = searcher.search(query, limit, count=False)
+        return [(int(searcher.doc(address)["rowid"][0]), float(score))
+                for score, address in result.hits]
+
+    def _clauses(self, tantivy: Any, searcher: Any, keywords: KeywordQuery,
+                 space: str) -> list[Any]:
+        """One query per part of the FTS5 query: a word as a prefix, a number whole, an
+        identifier as a phrase; the frequent words dropped (``keyword_bounds`` rule 1)."""
+        schema = self.index.schema
+        terms: dict[str, tuple[str, str]] = {}  # part -> (field, term)
+        phrases: list[list[str]] = []
+        for part in keywords.fts5_parts():
+            words = [space + _PORTER.stemWord(w) for w in part.strip('"*').split()]
+            if len(words) > 1:
+                phrases.append(words)
+            elif words:
+                terms[part] = ("prefixes" if part.endswith("*") else "words", words[0])
+        if len(terms) > 1:
+            rows = searcher.num_docs
+            if rows > keyword_bounds.frequent_above(rows):
+                # the word's own count, as FTS5's vocabulary gives it (a prefix's is larger)
+                frequency = {p: searcher.doc_freq("words", term) for p, (_, term) in terms.items()}
+                terms = {p: terms[p] for p in keyword_bounds.prune(frequency, rows)}
+        return ([tantivy.Query.term_query(schema, field, term, index_option="freq")
+                 for field, term in terms.values()]
+                + [tantivy.Query.phrase_query(schema, "words", words) for words in phrases])
+
+    def __len__(self) -> int:
+        return int(self.index.searcher().num_docs)
+
+    # -- catching up ------------------------------------------------------
+    def current(self, conn: sqlite3.Connection) -> bool:
+        """Whether the index holds every logged change."""
+        return self.seq >= _newest(conn)
+
+    def catch_up(self, conn: sqlite3.Connection) -> bool:
+        """Apply the log entries after ``seq``; False when another process holds the
+        index's writer (the caller searches with FTS5 this time)."""
+        newest = _newest(conn)
+        if newest <= self.seq:
+            return True
+        saved = _saved_seq(self.folder)
+        if saved is not None and saved >= newest:  # another process caught up
+            self.index.reload()
+            self.seq = saved
+            return True
+        tantivy = _tantivy()
+        try:
+            writer = self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
+        except ValueError:
+            return False
+        seq = max(self.seq, saved or 0)  # the folder holds what other processes applied
+        while True:
+            entries = conn.execute("SELECT seq, chunk_rowid, added FROM keyword_log"
+                                   " WHERE seq > ? ORDER BY seq LIMIT ?",
+                                   (seq, BATCH)).fetchall()
+            if not entries:
+                break
+            added = {int(e[1]) for e in entries if e[2]}
+            texts = {r[0]: r for r in _rows(conn, sorted(added))}
+            for _, rowid, was_added in entries:
+                writer.delete_documents("rowid", int(rowid))
+                if was_added and rowid in texts:
+                    writer.add_document(_document(tantivy, texts[rowid]))
+            seq = int(entries[-1][0])
+        writer.commit()
+        writer.wait_merging_threads()
+        self.index.reload()
+        self.seq = seq
+        _save_seq(self.folder, seq)
+        return True
+
+
+def search(conn: sqlite3.Connection, index: KeywordIndex, keywords: KeywordQuery, *,
+           workspace: str, limit: int, published_only: bool) -> list[ArmHit]:
+    """The keyword arm through the index: the workspace's top ``limit`` rows, asking
+    tantivy for more while unpublished ones are filtered out."""
+    want = limit
+    while True:
+        found = index.search(keywords, workspace, want)
+        rows: dict[int, tuple[Any, ...]] = {}
+        for part, marks in in_batches([rowid for rowid, _ in found]):
+            rows.update((r[0], r[1:]) for r in conn.execute(
+                "SELECT c.rowid, c.id, c.kind, c.parent_id, d.published FROM chunks c"
+                f" JOIN documents d ON d.id = c.document_id WHERE c.rowid IN ({marks})", part))
+        kept = [(rows[rowid], score) for rowid, score in found
+                if rowid in rows and (rows[rowid][3] or not published_only)]
+        if len(kept) >= limit or len(found) < want or want >= MAX_FETCH:
+            break
+        want = min(MAX_FETCH, want * 4)
+    return [ArmHit(chunk_id=row[0], rank=i, score=score,
+                   collapse_to=row[2] if row[1] == "paraphrase" else None)
+            for i, (row, score) in enumerate(kept[:limit], start=1)]
+
+
+def open_index(conn: sqlite3.Connection, folder: Path) -> tuple[KeywordIndex, str | None]:
+    """The store's keyword index, caught up, or (re)built; with the reason for a rebuild."""
+    saved = _saved_seq(folder)
+    reason = f"no keyword index of format {FORMAT} in {folder.name}"
+    if saved is not None:
+        reason = _loadable(conn, saved) or ""
+        if not reason:
+            try:
+                index = KeywordIndex(folder, _open(folder, create=False), saved)
+            except (OSError, ValueError) as exc:
+                reason = f"{folder.name} is unreadable ({exc})"
+            else:
+                if not index.catch_up(conn):
+                    return index, None  # behind; another process is catching it up
+                expected = indexed_count(conn)
+                if len(index) == expected:
+                    return index, None
+                reason = (f"{folder.name} holds {len(index)} chunks after replaying the"
+                          f" log, the database {expected}")
+    return build(conn, folder), reason
+
+
+def build(conn: sqlite3.Connection, folder: Path) -> KeywordIndex:
+    """A fresh index over every searchable chunk, read from one snapshot of the database."""
+    tantivy = _tantivy()
+    conn.execute("INSERT INTO meta (key, value) VALUES ('keyword_index', '1')"
+                 " ON CONFLICT (key) DO NOTHING")  # the triggers log from now on
+    shutil.rmtree(folder, ignore_errors=True)
+    index = _open(folder, create=True)
+    writer = index.writer(heap_size=WRITER_HEAP, num_threads=1)
+    conn.execute("BEGIN")  # one snapshot: the log's position and the rows agree
+    try:
+        seq = _newest(conn)
+        last = -1
+        while True:
+            rows = conn.execute(
+                "SELECT f.rowid, f.headings, f.body, d.workspace FROM chunks_fts f"
+                " JOIN chunks c ON c.rowid = f.rowid JOIN documents d ON d.id = c.document_id"
+                " WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?", (last, BATCH)).fetchall()
+            if not rows:
+                break
+            for row in rows:
+                writer.add_document(_document(tantivy, row))
+            last = int(rows[-1][0])
+    finally:
+        conn.execute("COMMIT")
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    _save_seq(folder, seq)
+    return KeywordIndex(folder, index, seq)
+
+
+def prune_log(conn: sqlite3.Connection, seq: int) -> None:
+    """Drop the log entries the saved index holds (in a write transaction)."""
+    if conn.execute("SELECT 1 FROM keyword_log WHERE seq <= ? LIMIT 1", (seq,)).fetchone():
+        conn.execute("DELETE FROM keyword_log WHERE seq <= ?", (seq,))
+        conn.execute("INSERT INTO meta (key, value) VALUES ('keyword_log_pruned', ?) ON CONFLICT"
+                     " (key) DO UPDATE SET value = max(CAST(value AS INTEGER), excluded.value)",
+                     (str(seq),))
+
+
+def indexed_count(conn: sqlite3.Connection) -> int:
+    """Rows of the full-text index (its docsize shadow table: one small row per chunk)."""
+    return int(conn.execute("SELECT count(*) FROM chunks_fts_docsize").fetchone()[0])
+
+
+def _open(folder: Path, *, create: bool) -> Any:
+    tantivy = _tantivy()
+    if create:
+        folder.mkdir(parents=True, exist_ok=True)
+        schema = tantivy.SchemaBuilder()
+        schema.add_text_field("words", tokenizer_name=_TOKENIZER)
+        schema.add_text_field("prefixes", tokenizer_name=_TOKENIZER, index_option="freq")
+        schema.add_integer_field("rowid", stored=True, indexed=True, fast=True)
+        index = tantivy.Index(schema.build(), path=str(folder))
+    else:
+        if not tantivy.Index.exists(str(folder)):
+            raise OSError("no index in it")
+        index = tantivy.Index.open(str(folder))
+    index.register_tokenizer(
+        _TOKENIZER, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
+    return index
+
+
+def _document(tantivy: Any, row: tuple[Any, ...]) -> Any:
+    """A chunk as the index holds it: its stems (the headings twice, FTS5's weight 2), and
+    every prefix of each stem from two letters on (FTS5's ``"word"*``), in the workspace's
+    own terms."""
+    rowid, headings, body, workspace = row
+    stems = _PORTER.stemWords(tokens(f"{headings or ''}\n{headings or ''}\n{body or ''}"))
+    space = _space(workspace)
+    return tantivy.Document(rowid=int(rowid), words=" ".join(space + s for s in stems),
+                            prefixes=" ".join(_prefixes(space, s) for s in stems))
+
+
+@functools.lru_cache(maxsize=65536)
+def _prefixes(space: str, stem: str) -> str:
+    return " ".join(space + stem[:n] for n in range(min(2, len(stem)), len(stem) + 1))
+
+
+@functools.lru_cache(maxsize=1024)
+def _space(workspace: str) -> str:
+    """The prefix of a workspace's terms: each workspace has its own postings and its own
+    BM25 statistics in one index, and a search reads only its own."""
+    return hashlib.blake2b(workspace.encode(), digest_size=6).hexdigest() + ":"
+
+
+def _rows(conn: sqlite3.Connection, rowids: list[int]) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = []
+    for part, marks in in_batches(rowids):
+        out += conn.execute(
+            "SELECT f.rowid, f.headings, f.body, d.workspace FROM chunks_fts f"
+            " JOIN chunks c ON c.rowid = f.rowid JOIN documents d ON d.id = c.document_id"
+            f" WHERE f.rowid IN ({marks})", part).fetchall()
+    return out
+
+
+def _loadable(conn: sqlite3.Connection, seq: int) -> str | None:
+    """Why an index at log entry ``seq`` cannot be caught up from the log, if it cannot."""
+    pruned = conn.execute("SELECT value FROM meta WHERE key = 'keyword_log_pruned'").fetchone()
+    newest = _newest(conn)
+    if pruned is not None and seq < int(pruned[0]):
+        return f"the keyword index is at change {seq} but the log starts after {pruned[0]}"
+    if seq > newest:
+        return f"the keyword index is at change {seq}, newer than the database ({newest})"
+    return None
+
+
+def _newest(conn: sqlite3.Connection) -> int:
+    """The last log entry ever written (pruned or not): AUTOINCREMENT never reuses one."""
+    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'keyword_log'").fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def _saved_seq(folder: Path) -> int | None:
+    """The last log entry the index in ``folder`` holds (None: no index of this format)."""
+    try:
+        state = json.loads((folder / "state.json").read_text())
+        return int(state["seq"]) if state.get("format") == FORMAT else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _save_seq(folder: Path, seq: int) -> None:
+    temporary = folder / f".state.{os.getpid()}.tmp"
+    temporary.write_text(json.dumps({"seq": seq, "format": FORMAT}))
+    os.replace(temporary, folder / "state.json")
