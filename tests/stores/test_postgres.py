@@ -127,12 +127,14 @@ def test_both_arms_can_use_their_index_under_rls(pg: PostgresStore, pg_database:
         conn.execute("DROP INDEX chunks_workspace")
     q = np.ones(EMB.dim, dtype=np.float32)
     params = {"q": q, "terms": ["backup"], "ws": "a", "published_only": True, "limit": 5,
-              "quota": 100, "budget": 100}
+              "quota": 100, "best": 100, "budget": 100}
     with pg._tx("a") as conn:
         conn.execute("SET LOCAL enable_seqscan = off")
         plans = ["\n".join(r[0] for r in conn.execute(f"EXPLAIN {stmt}".encode(), params))
                  for stmt in (sql.SEARCH_TEXT, sql.SEARCH_VECTOR)]
     assert "Bitmap Index Scan on chunks_tsv" in plans[0]
+    assert "Index Only Scan Backward using chunk_terms_pkey" in plans[0] or (
+        "Index Scan Backward using chunk_terms_pkey" in plans[0])  # rule 4's best rows
     assert "Index Scan using chunks_embedding_hnsw" in plans[1]
 
 

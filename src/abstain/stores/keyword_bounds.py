@@ -24,15 +24,24 @@ stores apply the same rule before ranking:
    whole query, so the candidate set only grows: where the budget never binds
    (BEIR SciFact) the ranking is unchanged.
 
-The SQLite store applies both: a term's frequency is its stemmed word's count in FTS5's
+4. **The best rows of each term (PostgreSQL).** Each term also brings its
+   ``BEST_PER_TERM`` rows with the highest BM25 term-frequency factor (``chunk_terms``,
+   impact-ordered postings kept by triggers: migration 6), and the rows it brings in
+   storage order shrink to ``STORAGE_BUDGET`` across the terms (its prefix's other words,
+   a rare term's every row). The candidate set is then a few thousand rows chosen by
+   score, not 20,000 by storage order, and is ranked with the whole query as before.
+
+The SQLite store's FTS5 arm applies rules 1–3 (a store of 20,000 chunks or more ranks
+through its keyword index instead, :mod:`abstain.stores.sqlite_keywords`, which needs no
+budget): a term's frequency is its stemmed word's count in FTS5's
 vocabulary (one lookup; for a prefix term a lower bound, since counting every word the
 prefix covers costs as much as ranking them). The PostgreSQL
 store has no cheap per-term count (its planner statistics are hidden from a role under
 row-level security), so it bounds per term instead: each term brings at most
-``term_quota`` matching rows to the candidate set, found through the GIN index; a rare
+``storage_quota`` matching rows to the candidate set, found through the GIN index; a rare
 term's matches all come in, a frequent term's are cut at its quota, and the union is
 ranked with the whole query; the rows with every term (``abstain_tsquery_all``, the
-terms' prefix queries AND-ed, resolved in the GIN index) join them.
+terms' prefix queries AND-ed, resolved in the GIN index) join them, and rule 4 applies.
 """
 
 from __future__ import annotations
@@ -42,6 +51,8 @@ from collections.abc import Mapping
 FREQUENT_SHARE = 0.10
 FREQUENT_MIN_ROWS = 5_000
 CANDIDATE_BUDGET = 20_000
+STORAGE_BUDGET = 1_000
+BEST_PER_TERM = 500
 
 
 def frequent_above(rows: int) -> int:
@@ -55,12 +66,17 @@ def is_frequent(rows_with_term: int, rows: int) -> bool:
     return rows_with_term > frequent_above(rows)
 
 
-def term_quota(terms: int) -> int:
-    """Matching rows each of ``terms`` query terms may bring to the candidate set."""
-    return max(1, CANDIDATE_BUDGET // max(1, terms))
-
-
 def prune(frequency: Mapping[str, int], rows: int) -> list[str]:
     """The terms to rank, in their order: the frequent ones dropped unless none is left."""
     kept = [t for t, n in frequency.items() if not is_frequent(n, rows)]
     return kept or list(frequency)
+
+
+def storage_quota(terms: int) -> int:
+    """Matching rows each of ``terms`` query terms brings in storage order (rule 4)."""
+    return max(1, min(CANDIDATE_BUDGET, STORAGE_BUDGET) // max(1, terms))
+
+
+def best_per_term() -> int:
+    """Rows each query term brings by its BM25 term-frequency factor (rule 4)."""
+    return min(CANDIDATE_BUDGET, BEST_PER_TERM)

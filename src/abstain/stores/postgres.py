@@ -408,7 +408,8 @@ class PostgresStore:
         if not terms or limit <= 0:
             return []
         params = {"terms": terms, "ws": workspace, "published_only": published_only,
-                  "limit": limit, "quota": keyword_bounds.term_quota(len(terms)),
+                  "limit": limit, "quota": keyword_bounds.storage_quota(len(terms)),
+                  "best": keyword_bounds.best_per_term(),
                   "budget": keyword_bounds.CANDIDATE_BUDGET}
         rows = self._read(workspace, sql.SEARCH_TEXT, params)
         return _arm_hits(rows)
@@ -426,8 +427,8 @@ class PostgresStore:
         terms = _terms(query)
         params = {"q": q, "terms": terms, "ws": workspace, "k": k, "top": limit,
                   "published_only": published_only, "limit": candidates,
-                  "quota": keyword_bounds.term_quota(len(terms)),
-                  "budget": keyword_bounds.CANDIDATE_BUDGET}
+                  "quota": keyword_bounds.storage_quota(len(terms)),
+                  "best": keyword_bounds.best_per_term(), "budget": keyword_bounds.CANDIDATE_BUDGET}
         rows = self._read(workspace, sql.SEARCH_FUSED, params,
                           **self._hnsw_settings(candidates))
         return [FusedHit(chunk_id=r[0], fused_score=float(r[1]), vector_rank=r[2],

@@ -216,6 +216,57 @@ MIGRATIONS: list[str] = [
                       FROM unnest(terms) WITH ORDINALITY AS u(t, n)) AS s
                 WHERE q IS NOT NULL AND numnode(q) > 0);
     """,
+    # 6: impact-ordered postings (abstain.stores.keyword_bounds, rule 4): a row per (chunk,
+    #    lexeme) with the lexeme's BM25 term-frequency factor in the chunk (headings count
+    #    twice), kept by statement triggers (one INSERT ... SELECT per statement: a bulk load
+    #    stays one statement); a query term reads its best rows from the primary key,
+    #    backwards. A removed chunk's rows are found again by recomputing them (no second
+    #    index). Existing chunks are filled in once.
+    """
+    CREATE FUNCTION abstain_chunk_terms(tsv tsvector) RETURNS TABLE (term text, impact real)
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+    BEGIN ATOMIC
+        SELECT u.lexeme, (f.tf * 2.2 / (f.tf + 1.2 * (0.25 + 0.75 * l.len / 40.0)))::real
+        FROM unnest(tsv) AS u,
+             LATERAL (SELECT sum(CASE w WHEN 'A' THEN 2 ELSE 1 END)::float8 AS tf
+                      FROM unnest(u.weights) AS w) AS f,
+             LATERAL (SELECT coalesce(sum(cardinality(v.positions)), 0)::float8 AS len
+                      FROM unnest(tsv) AS v) AS l;
+    END;
+    CREATE TABLE chunk_terms (
+        workspace text NOT NULL,
+        term text NOT NULL,
+        impact real NOT NULL,
+        seq bigint NOT NULL,
+        PRIMARY KEY (workspace, term, impact, seq)
+    );
+    SELECT set_config('abstain.all_workspaces', 'on', true);
+    INSERT INTO chunk_terms (workspace, term, impact, seq)
+        SELECT c.workspace, t.term, t.impact, c.seq
+        FROM chunks c, abstain_chunk_terms(c.tsv) AS t WHERE c.tsv IS NOT NULL;
+    SELECT set_config('abstain.all_workspaces', '', true);
+    CREATE FUNCTION abstain_chunk_terms_added() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO chunk_terms (workspace, term, impact, seq)
+            SELECT n.workspace, t.term, t.impact, n.seq
+            FROM added AS n, abstain_chunk_terms(n.tsv) AS t WHERE n.tsv IS NOT NULL;
+        RETURN NULL;
+    END $$;
+    CREATE FUNCTION abstain_chunk_terms_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        DELETE FROM chunk_terms AS c
+            USING (SELECT o.workspace, t.term, t.impact, o.seq
+                   FROM removed AS o, abstain_chunk_terms(o.tsv) AS t
+                   WHERE o.tsv IS NOT NULL) AS r
+            WHERE c.workspace = r.workspace AND c.term = r.term AND c.impact = r.impact
+              AND c.seq = r.seq;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER chunks_terms_added AFTER INSERT ON chunks REFERENCING NEW TABLE AS added
+        FOR EACH STATEMENT EXECUTE FUNCTION abstain_chunk_terms_added();
+    CREATE TRIGGER chunks_terms_removed AFTER DELETE ON chunks REFERENCING OLD TABLE AS removed
+        FOR EACH STATEMENT EXECUTE FUNCTION abstain_chunk_terms_removed();
+    """ + _POLICY.format(table="chunk_terms"),
 ]
 
 
@@ -276,7 +327,7 @@ def _hand_to_app_role(conn: Conn) -> None:
         GRANT USAGE, CREATE ON SCHEMA public TO {APP_ROLE};
     """.encode())
     for table in ("meta", "schema_migrations", "embedding_cache", *TENANT_TABLES, "query_log",
-                  "staged_chunks", *VOCABULARY_TABLES):
+                  "staged_chunks", *VOCABULARY_TABLES, "chunk_terms"):
         conn.execute(f"ALTER TABLE {table} OWNER TO {APP_ROLE}".encode())
 
 

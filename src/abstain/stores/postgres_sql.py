@@ -28,14 +28,17 @@ KEYWORD_ARM = """
     SELECT c.id, c.kind, c.parent_id, c.seq,
            ts_rank(c.tsv, (SELECT query FROM tsq), 1)::float8 AS score
     FROM chunks c JOIN candidates USING (seq)
+    WHERE c.published OR NOT %(published_only)s
     ORDER BY score DESC, c.seq
     LIMIT %(limit)s
 """
 
 # The keyword arm's bounded candidate set (abstain.stores.keyword_bounds): each term
-# brings at most ``quota`` matching rows, so a frequent term costs no more than a rare
-# one (a rare term's matches all come in); the rows with every term join them, up to the
-# whole budget. Parameters: terms, ws, published_only, quota, budget.
+# brings at most ``quota`` matching rows in storage order (a rare term's all, and the
+# prefix's other words) and its ``best`` rows by BM25 term-frequency factor (chunk_terms,
+# read backwards through its primary key), so a frequent term costs no more than a rare
+# one; the rows with every term join them, up to the whole budget. Parameters: terms,
+# ws, published_only, quota, best, budget.
 _TSQ = """tsq AS MATERIALIZED (SELECT abstain_tsquery(%(terms)s::text[]) AS query),
     candidates AS MATERIALIZED (
         SELECT m.seq FROM unnest(%(terms)s::text[]) AS u(term)
@@ -44,6 +47,14 @@ _TSQ = """tsq AS MATERIALIZED (SELECT abstain_tsquery(%(terms)s::text[]) AS quer
             WHERE c.tsv @@ abstain_tsquery(ARRAY[u.term]) AND c.workspace = %(ws)s
               AND (c.published OR NOT %(published_only)s)
             LIMIT %(quota)s) AS m
+        UNION
+        SELECT b.seq FROM unnest(%(terms)s::text[]) AS u(term)
+        CROSS JOIN LATERAL unnest(to_tsvector('english'::regconfig, abstain_unaccent(u.term)))
+            AS l
+        CROSS JOIN LATERAL (
+            SELECT t.seq FROM chunk_terms t
+            WHERE t.workspace = %(ws)s AND t.term = l.lexeme
+            ORDER BY t.impact DESC LIMIT %(best)s) AS b
         UNION
         (SELECT c.seq FROM chunks c
          WHERE cardinality(%(terms)s::text[]) > 1
