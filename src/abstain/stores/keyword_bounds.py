@@ -2,7 +2,7 @@
 
 Full-text ranking costs a score per matching row, so one frequent word (a term in
 a third of a million chunks) costs more than the rest of the question. Both
-stores apply the same rule before ranking:
+stores bound it before ranking:
 
 1. **Prune frequent terms.** A term found in more than ``FREQUENT_SHARE`` of the
    store's chunks *and* in more than ``FREQUENT_MIN_ROWS`` of them is dropped
@@ -23,13 +23,15 @@ stores apply the same rule before ranking:
    came from for 62% of queries without this rule). Their scores are those of the
    whole query, so the candidate set only grows: where the budget never binds
    (BEIR SciFact) the ranking is unchanged.
-
-4. **The best rows of each term (PostgreSQL).** Each term also brings its
-   ``BEST_PER_TERM`` rows with the highest BM25 term-frequency factor (``chunk_terms``,
-   impact-ordered postings kept by triggers: migration 6), and the rows it brings in
-   storage order shrink to ``STORAGE_BUDGET`` across the terms (its prefix's other words,
-   a rare term's every row). The candidate set is then a few thousand rows chosen by
-   score, not 20,000 by storage order, and is ranked with the whole query as before.
+4. **The best rows of each term (PostgreSQL).** The candidates come from impact-ordered
+   postings (``chunk_terms``, a row per chunk and word with the word's BM25
+   term-frequency factor in the chunk, kept by triggers: migration 6), never from a whole
+   posting list: each term's word brings its ``BEST_PER_TERM`` rows with the highest
+   factor (its postings read backwards through the primary key), the other words it is a
+   prefix of bring ``STORAGE_BUDGET`` rows across the terms (a range of the same key), and
+   the rows holding every term's word (rule 3, the words themselves through the GIN index,
+   where the rarest one leads) join them. A few hundred rows chosen by score, ranked with
+   the whole query as before.
 
 The SQLite store's FTS5 arm applies rules 1–3 (a store of 20,000 chunks or more ranks
 through its keyword index instead, :mod:`abstain.stores.sqlite_keywords`, which needs no
@@ -37,11 +39,8 @@ budget): a term's frequency is its stemmed word's count in FTS5's
 vocabulary (one lookup; for a prefix term a lower bound, since counting every word the
 prefix covers costs as much as ranking them). The PostgreSQL
 store has no cheap per-term count (its planner statistics are hidden from a role under
-row-level security), so it bounds per term instead: each term brings at most
-``storage_quota`` matching rows to the candidate set, found through the GIN index; a rare
-term's matches all come in, a frequent term's are cut at its quota, and the union is
-ranked with the whole query; the rows with every term (``abstain_tsquery_all``, the
-terms' prefix queries AND-ed, resolved in the GIN index) join them, and rule 4 applies.
+row-level security), so it bounds per term instead (rule 4): a rare word's rows all come
+in, a frequent word's best ones, and the union is ranked with the whole query.
 """
 
 from __future__ import annotations
@@ -51,8 +50,8 @@ from collections.abc import Mapping
 FREQUENT_SHARE = 0.10
 FREQUENT_MIN_ROWS = 5_000
 CANDIDATE_BUDGET = 20_000
-STORAGE_BUDGET = 1_000
-BEST_PER_TERM = 500
+STORAGE_BUDGET = 300
+BEST_PER_TERM = 300
 
 
 def frequent_above(rows: int) -> int:

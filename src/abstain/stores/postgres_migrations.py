@@ -221,7 +221,7 @@ MIGRATIONS: list[str] = [
     #    twice), kept by statement triggers (one INSERT ... SELECT per statement: a bulk load
     #    stays one statement); a query term reads its best rows from the primary key,
     #    backwards. A removed chunk's rows are found again by recomputing them (no second
-    #    index). Existing chunks are filled in once.
+    #    index). Existing chunks are filled in once, before the key is built (one sort).
     """
     CREATE FUNCTION abstain_chunk_terms(tsv tsvector) RETURNS TABLE (term text, impact real)
         LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
@@ -235,16 +235,17 @@ MIGRATIONS: list[str] = [
     END;
     CREATE TABLE chunk_terms (
         workspace text NOT NULL,
-        term text NOT NULL,
+        term text COLLATE "C" NOT NULL,
         impact real NOT NULL,
-        seq bigint NOT NULL,
-        PRIMARY KEY (workspace, term, impact, seq)
+        seq bigint NOT NULL
     );
     SELECT set_config('abstain.all_workspaces', 'on', true);
     INSERT INTO chunk_terms (workspace, term, impact, seq)
         SELECT c.workspace, t.term, t.impact, c.seq
         FROM chunks c, abstain_chunk_terms(c.tsv) AS t WHERE c.tsv IS NOT NULL;
     SELECT set_config('abstain.all_workspaces', '', true);
+    ALTER TABLE chunk_terms ADD PRIMARY KEY (workspace, term, impact, seq);
+    ANALYZE chunk_terms;
     CREATE FUNCTION abstain_chunk_terms_added() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         INSERT INTO chunk_terms (workspace, term, impact, seq)
