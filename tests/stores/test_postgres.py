@@ -138,6 +138,31 @@ def test_both_arms_can_use_their_index_under_rls(pg: PostgresStore, pg_database:
     assert "Index Scan using chunks_embedding_hnsw" in plans[1]
 
 
+def test_impact_postings_follow_every_write(pg: PostgresStore, pg_database: str) -> None:
+    """chunk_terms (keyword_bounds rule 4) holds exactly one row per searchable chunk and
+    word after writes, bulk loads, re-ingests and deletes, as triggers keep it."""
+    rng = random.Random(11)
+    _write_random(pg, rng, "a", 6)
+    _write_random(pg, rng, "b", 3)
+    _write_random(pg, rng, "a", 4)  # the same documents again: replaced
+    docs = [(Document(f"bulk{i}", "a", f"bulk{i}.md", "Bulk", "h"),
+             [Chunk(f"bulk{i}-c0", f"bulk{i}", ChunkKind.CHILD, "restore the cluster node", 0,
+                    None, ("Backup",))], np.ones((1, EMB.dim), dtype=np.float32))
+            for i in range(3)]
+    pg.write_documents(docs, EMB)
+    assert pg.delete_document("a", "a-d1") and pg.delete_document("a", "bulk0")
+    with psycopg.connect(pg_database, autocommit=True) as conn:
+        expected = conn.execute(
+            "SELECT c.workspace, t.term, t.impact, c.seq FROM chunks c,"
+            " abstain_chunk_terms(c.tsv) AS t WHERE c.tsv IS NOT NULL"
+            " ORDER BY 1, 2, 3, 4").fetchall()
+        held = conn.execute("SELECT workspace, term, impact, seq FROM chunk_terms"
+                            " ORDER BY 1, 2, 3, 4").fetchall()
+    assert held == expected and len(held) > 50
+    hits = pg.search_text("restore cluster", workspace="a", limit=3)
+    assert {h.chunk_id for h in hits} >= {"bulk1-c0", "bulk2-c0"}
+
+
 # -- fusion in SQL -------------------------------------------------------------
 @pytest.fixture
 def random_corpora(pg: PostgresStore) -> PostgresStore:

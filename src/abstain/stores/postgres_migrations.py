@@ -220,18 +220,19 @@ MIGRATIONS: list[str] = [
     #    lexeme) with the lexeme's BM25 term-frequency factor in the chunk (headings count
     #    twice), kept by statement triggers (one INSERT ... SELECT per statement: a bulk load
     #    stays one statement); a query term reads its best rows from the primary key,
-    #    backwards. A removed chunk's rows are found again by recomputing them (no second
-    #    index). Existing chunks are filled in once, before the key is built (one sort).
+    #    backwards. A removed chunk's rows are found again by recomputing them and looked
+    #    up one by one in the key (no second index; a foreign-key cascade deletes a
+    #    document's chunks in a statement of their own, which must not scan the table). Existing chunks are filled in once, before the key is built (one sort).
     """
     CREATE FUNCTION abstain_chunk_terms(tsv tsvector) RETURNS TABLE (term text, impact real)
         LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
     BEGIN ATOMIC
-        SELECT u.lexeme, (f.tf * 2.2 / (f.tf + 1.2 * (0.25 + 0.75 * l.len / 40.0)))::real
-        FROM unnest(tsv) AS u,
+        SELECT u.lexeme, (f.tf * 2.2 / (f.tf + 1.2 * (0.25 + 0.75 * d.len / 40.0)))::real
+        FROM (SELECT coalesce(sum(cardinality(v.positions)), 0)::float8 AS len
+              FROM unnest(tsv) AS v) AS d,
+             unnest(tsv) AS u,
              LATERAL (SELECT sum(CASE w WHEN 'A' THEN 2 ELSE 1 END)::float8 AS tf
-                      FROM unnest(u.weights) AS w) AS f,
-             LATERAL (SELECT coalesce(sum(cardinality(v.positions)), 0)::float8 AS len
-                      FROM unnest(tsv) AS v) AS l;
+                      FROM unnest(u.weights) AS w) AS f;
     END;
     CREATE TABLE chunk_terms (
         workspace text NOT NULL,
@@ -253,7 +254,8 @@ MIGRATIONS: list[str] = [
             FROM added AS n, abstain_chunk_terms(n.tsv) AS t WHERE n.tsv IS NOT NULL;
         RETURN NULL;
     END $$;
-    CREATE FUNCTION abstain_chunk_terms_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE FUNCTION abstain_chunk_terms_removed() RETURNS trigger LANGUAGE plpgsql
+        SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
     BEGIN
         DELETE FROM chunk_terms AS c
             USING (SELECT o.workspace, t.term, t.impact, o.seq
