@@ -222,7 +222,8 @@ MIGRATIONS: list[str] = [
     #    stays one statement); a query term reads its best rows from the primary key,
     #    backwards. A removed chunk's rows are found again by recomputing them and looked
     #    up one by one in the key (no second index; a foreign-key cascade deletes a
-    #    document's chunks in a statement of their own, which must not scan the table). Existing chunks are filled in once, before the key is built (one sort).
+    #    document's chunks in a statement of their own, which must not scan the table).
+    #    Existing chunks are filled in once, before the key is built (one sort).
     """
     CREATE FUNCTION abstain_chunk_terms(tsv tsvector) RETURNS TABLE (term text, impact real)
         LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
