@@ -156,3 +156,18 @@ def test_the_store_switches_to_the_index_at_its_threshold(tmp_path: Path) -> Non
     assert _ids(store, "standby") == ["d0-c0", "d0-c1"]
     assert (tmp_path / "kb.db.kw" / "state.json").exists()
     store.close()
+
+
+def test_while_another_process_builds_the_index_fts5_answers(tmp_path: Path) -> None:
+    import fcntl
+
+    store = SQLiteStore(tmp_path / "kb.db", keyword_threshold=0)
+    _write(store, "d0", TEXTS[:4])
+    with open(tmp_path / "kb.db.kw.lock", "a+b") as other:  # another open file: another owner
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert _ids(store, "standby") == ["d0-c0", "d0-c1"]
+        assert not (tmp_path / "kb.db.kw").exists()
+        fcntl.flock(other, fcntl.LOCK_UN)
+    assert _ids(store, "standby") == ["d0-c0", "d0-c1"]
+    assert (tmp_path / "kb.db.kw" / "state.json").exists()
+    store.close()

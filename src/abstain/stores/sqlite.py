@@ -13,7 +13,6 @@ re-scored exactly.
 from __future__ import annotations
 
 import json
-import logging
 import sqlite3
 import threading
 import weakref
@@ -41,20 +40,19 @@ from abstain.stores.base import (
     vectors_by_chunk,
 )
 from abstain.stores.sqlite_ann import ANN_THRESHOLD, AnnIndex
-from abstain.stores.sqlite_keywords import KeywordIndex
+from abstain.stores.sqlite_keywords import KeywordIndex, KeywordIndexed
 from abstain.stores.sqlite_migrations import migrate
 from abstain.stores.sqlite_sql import in_batches
 from abstain.stores.sqlite_vectors import VectorArm, _Index
 from abstain.text import tokens
 
-log = logging.getLogger("abstain.stores")
 _PORTER = Stemmer.Stemmer("porter")
 """The keyword arm's FTS5 ``porter`` tokenizer stems with Porter's original algorithm."""
 
 Vector = npt.NDArray[np.float32]
 
 
-class SQLiteStore(VectorArm):
+class SQLiteStore(VectorArm, KeywordIndexed):
     def __init__(self, path: str | Path, *, create: bool = True,
                  ann_threshold: int = ANN_THRESHOLD,
                  keyword_threshold: int | None = None) -> None:
@@ -410,43 +408,6 @@ class SQLiteStore(VectorArm):
         return [ArmHit(chunk_id=r[0], rank=i, score=-float(r[3]),
                        collapse_to=r[2] if r[1] == "paraphrase" else None)
                 for i, r in enumerate(rows, start=1)]
-
-    def _keyword_index(self, conn: sqlite3.Connection) -> KeywordIndex | None:
-        """The keyword index, caught up with the database, once the store holds
-        ``keyword_threshold`` searchable chunks (None below, without tantivy, or while
-        another process holds the index's writer: FTS5 answers then)."""
-        folder = sqlite_keywords.folder_of(self.path)
-        if folder is None or (self._keywords is None and not (folder / "state.json").exists()
-                              and self._fts_rows(conn) < self.keyword_threshold):
-            return None
-        if not sqlite_keywords.available():
-            if not self._ann_missing_warned:
-                self._ann_missing_warned = True
-                log.warning("%s: pip install 'abstain[ann]' for the keyword index of a large "
-                            "store; FTS5 ranks every match meanwhile", self.path)
-            return None
-        with self._lock:
-            try:
-                index, before = self._keywords, -1
-                if index is None:
-                    existed = conn.execute(
-                        "SELECT 1 FROM meta WHERE key = 'keyword_index'").fetchone() is not None
-                    index, reason = sqlite_keywords.open_index(conn, folder)
-                    if reason is not None and existed:
-                        self.keyword_rebuilds.append(f"{reason}; rebuilt from the database")
-                        log.warning("%s: keyword index: %s; rebuilt from the database",
-                                    self.path, reason)
-                    self._keywords = index
-                else:
-                    before = index.seq
-                    index.catch_up(conn)
-                if index.seq != before:
-                    with self._transaction() as writing:
-                        sqlite_keywords.prune_log(writing, index.seq)
-                return index if index.current(conn) else None
-            except (OSError, ValueError, sqlite3.Error) as exc:
-                log.warning("%s: keyword index unusable (%s); FTS5 answers", self.path, exc)
-                return None
 
     def _ranked_parts(self, conn: sqlite3.Connection, parts: list[str]) -> list[str]:
         """The MATCH parts worth ranking (:mod:`abstain.stores.keyword_bounds`). A part's

@@ -10,16 +10,18 @@ frequent word costs no more than the few blocks where it can still matter.
 
 The rule of the large store's keyword arm:
 
-1. The query's content words (stemmed with Snowball English) and its identifiers (as
-   phrases) are OR-ed, headings weighted 2 against the body as in FTS5; the terms of
-   ``keyword_bounds`` rule 1 (in more than 10% of the chunks, when a rarer term
-   remains) are dropped first, as there.
-2. tantivy returns the BM25 top ``limit`` (k1 1.2, b 0.75, IDF over the whole index)
-   without scoring every match; unpublished rows and other workspaces are filtered
-   out after (the workspace inside the query, the published flag by SQLite), asking
-   for more while too few remain.
-3. Words match whole (after stemming): FTS5's prefix match (``"protein"*``) is not
-   carried over.
+1. The index holds each chunk's Porter stems (FTS5's ``porter`` tokenizer stems alike; the
+   headings twice, FTS5's column weight 2) in ``words``, and every prefix of each stem from
+   two letters on in ``prefixes``, so that a query word matches as a prefix exactly as
+   FTS5's ``"word"*`` does: BM25 over the prefix (its document frequency, its
+   occurrences). Numbers match whole (``words``), identifiers as phrases.
+2. Each workspace's terms carry a prefix of their own (a hash of its name): its postings
+   and BM25 statistics are its own, and a search reads nothing else.
+3. The terms of ``keyword_bounds`` rule 1 (a word in more than 10% of the chunks, when a
+   rarer one remains) are dropped first, as there (the word's own count).
+4. tantivy returns the BM25 top ``limit`` (k1 1.2, b 0.75) of the OR-ed terms without
+   scoring every match; unpublished rows are filtered out after by SQLite, asking for more
+   while too few remain (up to ``MAX_FETCH``).
 
 Crash safety follows the approximate vector index (:mod:`abstain.stores.sqlite_ann`):
 once an index exists (the ``keyword_index`` row of ``meta``), triggers on ``chunks``
@@ -35,6 +37,7 @@ number of chunks than the database after replaying is rebuilt, with a logged rea
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import json
@@ -42,6 +45,9 @@ import logging
 import os
 import shutil
 import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -204,6 +210,81 @@ def search(conn: sqlite3.Connection, index: KeywordIndex, keywords: KeywordQuery
     return [ArmHit(chunk_id=row[0], rank=i, score=score,
                    collapse_to=row[2] if row[1] == "paraphrase" else None)
             for i, (row, score) in enumerate(kept[:limit], start=1)]
+
+
+class KeywordIndexed:
+    """The SQLite store's side of its keyword index: when to use it, and keeping it caught
+    up (one index per store, shared by its threads)."""
+
+    path: str
+    keyword_threshold: int
+    keyword_rebuilds: list[str]
+    _keywords: KeywordIndex | None
+    _ann_missing_warned: bool
+    _lock: threading.RLock
+
+    def _fts_rows(self, conn: sqlite3.Connection) -> int:
+        raise NotImplementedError
+
+    def _transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        raise NotImplementedError
+
+    def _keyword_index(self, conn: sqlite3.Connection) -> KeywordIndex | None:
+        """The keyword index, caught up with the database, once the store holds
+        ``keyword_threshold`` searchable chunks (None below, without tantivy, or while
+        another process builds or catches up the index: FTS5 answers then)."""
+        folder = folder_of(self.path)
+        if folder is None or (self._keywords is None and not (folder / "state.json").exists()
+                              and self._fts_rows(conn) < self.keyword_threshold):
+            return None
+        if not available():
+            if not self._ann_missing_warned:
+                self._ann_missing_warned = True
+                log.warning("%s: pip install 'abstain[ann]' for the keyword index of a large "
+                            "store; FTS5 ranks every match meanwhile", self.path)
+            return None
+        if self._keywords is not None and self._keywords.current(conn):
+            return self._keywords
+        with self._lock, writer_lock(folder) as mine:
+            if not mine:  # another process builds or catches up the index: FTS5 answers
+                return None
+            try:
+                index, before = self._keywords, -1
+                if index is None:
+                    existed = conn.execute(
+                        "SELECT 1 FROM meta WHERE key = 'keyword_index'").fetchone() is not None
+                    index, reason = open_index(conn, folder)
+                    if reason is not None and existed:
+                        self.keyword_rebuilds.append(f"{reason}; rebuilt from the database")
+                        log.warning("%s: keyword index: %s; rebuilt from the database",
+                                    self.path, reason)
+                    self._keywords = index
+                else:
+                    before = index.seq
+                    index.catch_up(conn)
+                if index.seq != before:
+                    with self._transaction() as writing:
+                        prune_log(writing, index.seq)
+                return index if index.current(conn) else None
+            except (OSError, ValueError, sqlite3.Error) as exc:
+                log.warning("%s: keyword index unusable (%s); FTS5 answers", self.path, exc)
+                return None
+
+
+@contextmanager
+def writer_lock(folder: Path) -> Iterator[bool]:
+    """Hold ``<folder>.lock`` (an advisory lock of this process) while the index is built or
+    caught up; yields False, without waiting, when another process holds it."""
+    with open(folder.with_name(folder.name + ".lock"), "a+b") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def open_index(conn: sqlite3.Connection, folder: Path) -> tuple[KeywordIndex, str | None]:
