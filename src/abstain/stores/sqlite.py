@@ -151,6 +151,7 @@ class SQLiteStore(VectorArm, KeywordIndexed):
             for _, conn in self._conns:
                 conn.close()
             self._conns = []
+            self._keywords = None  # tantivy's files are released with it
             self._closed = True
             self._local = threading.local()
 

@@ -234,9 +234,9 @@ class KeywordIndexed:
         ``keyword_threshold`` searchable chunks (None below, without tantivy, or while
         another process builds or catches up the index: FTS5 answers then)."""
         folder = folder_of(self.path)
-        if folder is None or (self._keywords is None and not (folder / "state.json").exists()
+        if folder is None or (self._keywords is None
                               and self._fts_rows(conn) < self.keyword_threshold):
-            return None
+            return None  # an index left by a larger past is caught up when it grows again
         if not available():
             if not self._ann_missing_warned:
                 self._ann_missing_warned = True
