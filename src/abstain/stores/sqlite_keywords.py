@@ -57,7 +57,7 @@ import Stemmer
 from abstain.errors import MissingDependency
 from abstain.evidence import ArmHit
 from abstain.query import KeywordQuery
-from abstain.stores import keyword_bounds
+from abstain.stores import keyword_bounds, sqlite_changes
 from abstain.stores.sqlite_sql import in_batches
 from abstain.text import tokens
 
@@ -342,11 +342,7 @@ def build(conn: sqlite3.Connection, folder: Path) -> KeywordIndex:
 
 def prune_log(conn: sqlite3.Connection, seq: int) -> None:
     """Drop the log entries the saved index holds (in a write transaction)."""
-    if conn.execute("SELECT 1 FROM keyword_log WHERE seq <= ? LIMIT 1", (seq,)).fetchone():
-        conn.execute("DELETE FROM keyword_log WHERE seq <= ?", (seq,))
-        conn.execute("INSERT INTO meta (key, value) VALUES ('keyword_log_pruned', ?) ON CONFLICT"
-                     " (key) DO UPDATE SET value = max(CAST(value AS INTEGER), excluded.value)",
-                     (str(seq),))
+    sqlite_changes.prune(conn, "keyword_log", seq)
 
 
 def indexed_count(conn: sqlite3.Connection) -> int:
@@ -406,20 +402,11 @@ def _rows(conn: sqlite3.Connection, rowids: list[int]) -> list[tuple[Any, ...]]:
 
 
 def _loadable(conn: sqlite3.Connection, seq: int) -> str | None:
-    """Why an index at log entry ``seq`` cannot be caught up from the log, if it cannot."""
-    pruned = conn.execute("SELECT value FROM meta WHERE key = 'keyword_log_pruned'").fetchone()
-    newest = _newest(conn)
-    if pruned is not None and seq < int(pruned[0]):
-        return f"the keyword index is at change {seq} but the log starts after {pruned[0]}"
-    if seq > newest:
-        return f"the keyword index is at change {seq}, newer than the database ({newest})"
-    return None
+    return sqlite_changes.unloadable(conn, "keyword_log", seq, "the keyword index")
 
 
 def _newest(conn: sqlite3.Connection) -> int:
-    """The last log entry ever written (pruned or not): AUTOINCREMENT never reuses one."""
-    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'keyword_log'").fetchone()
-    return 0 if row is None else int(row[0])
+    return sqlite_changes.newest(conn, "keyword_log")
 
 
 def _saved_seq(folder: Path) -> int | None:
