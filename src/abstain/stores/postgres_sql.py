@@ -112,10 +112,11 @@ SEARCH_FUSED = f"""
     LIMIT %(top)s
 """
 
-# Parameters: ws, published_only. Searchable chunks (parents carry no tsv).
+# Parameters: ws, published_only. Searchable chunks (parents carry no tsv), as the
+# triggers of migration 7 count them.
 COUNT_SEARCHABLE = """
-    SELECT count(*) FROM chunks c
-    WHERE c.workspace = %(ws)s AND c.tsv IS NOT NULL AND (c.published OR NOT %(published_only)s)
+    SELECT coalesce((SELECT CASE WHEN %(published_only)s THEN published ELSE searchable END
+                     FROM chunk_counts WHERE workspace = %(ws)s), 0)
 """
 
 # Parameters: ws, published_only, phrase (plain words), limit. Words in order, stemmed.
