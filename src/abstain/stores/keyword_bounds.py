@@ -50,8 +50,8 @@ from collections.abc import Mapping
 FREQUENT_SHARE = 0.10
 FREQUENT_MIN_ROWS = 5_000
 CANDIDATE_BUDGET = 20_000
-STORAGE_BUDGET = 300
-BEST_PER_TERM = 300
+STORAGE_BUDGET = 150
+BEST_PER_TERM = 150
 
 
 def frequent_above(rows: int) -> int:

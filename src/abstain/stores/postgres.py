@@ -47,7 +47,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise MissingDependency(exc.name or "psycopg", "postgres") from exc
 
-from abstain.stores.postgres_bulk import copy_documents
+from abstain.stores.postgres_bulk import analyze_if_grown, copy_documents
 from abstain.stores.postgres_migrations import APP_ROLE, is_privileged, migrate
 from abstain.stores.postgres_replicas import WAIT_S, ReplicaSet, redacted
 
@@ -239,6 +239,7 @@ class PostgresStore:
             with self._tx(ws) as conn:
                 self._bind_embedder(conn, embedder)
                 copy_documents(conn, ws, batch)
+                analyze_if_grown(conn, sum(len(chunks) for _, chunks, _ in batch))
         self._embedder = embedder
         self._wrote()
 

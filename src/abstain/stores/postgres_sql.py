@@ -39,7 +39,9 @@ KEYWORD_ARM = """
 # read from the impact-ordered postings (chunk_terms) and the GIN index, never a whole
 # posting list: each term's ``best`` rows by BM25 term-frequency factor (its word's
 # postings read backwards); ``quota`` rows of the other words it is a prefix of (a range
-# of the same key); and the rows holding every term's word (GIN, the rarest word leading).
+# of the same key); and the rows holding every term's word (GIN, the rarest word leading;
+# the workspace is checked outside that scan, or the planner may read the workspace's every
+# row through its own index and test each: 105 ms at 5,000 chunks for a 17-word question).
 # Parameters: terms, ws, published_only, quota, best, budget.
 _TSQ = """tsq AS MATERIALIZED (SELECT abstain_tsquery(%(terms)s::text[]) AS query),
     words AS MATERIALIZED (
@@ -60,12 +62,13 @@ _TSQ = """tsq AS MATERIALIZED (SELECT abstain_tsquery(%(terms)s::text[]) AS quer
               AND t.term < w.word || chr(1114111)
             ORDER BY t.term DESC, t.impact DESC LIMIT %(quota)s) AS p
         UNION
-        (SELECT c.seq FROM chunks c
-         WHERE cardinality(%(terms)s::text[]) > 1
-           AND c.tsv @@ plainto_tsquery('english'::regconfig,
-                                        abstain_unaccent(array_to_string(%(terms)s, ' ')))
-           AND c.workspace = %(ws)s AND (c.published OR NOT %(published_only)s)
-         LIMIT %(budget)s))"""
+        SELECT a.seq FROM (
+            SELECT c.seq, c.workspace, c.published FROM chunks c
+            WHERE cardinality(%(terms)s::text[]) > 1
+              AND c.tsv @@ plainto_tsquery('english'::regconfig,
+                                           abstain_unaccent(array_to_string(%(terms)s, ' ')))
+            LIMIT %(budget)s) AS a
+        WHERE a.workspace = %(ws)s AND (a.published OR NOT %(published_only)s))"""
 
 SEARCH_VECTOR = f"""
     WITH nearest AS MATERIALIZED ({VECTOR_ARM})
