@@ -72,7 +72,8 @@ def prune(frequency: Mapping[str, int], rows: int) -> list[str]:
 
 
 def storage_quota(terms: int) -> int:
-    """Matching rows each of ``terms`` query terms brings in storage order (rule 4)."""
+    """Rows of the other words it is a prefix of that each of ``terms`` query terms brings
+    (PostgreSQL, rule 4)."""
     return max(1, min(CANDIDATE_BUDGET, STORAGE_BUDGET) // max(1, terms))
 
 
