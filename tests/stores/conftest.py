@@ -13,7 +13,8 @@ import pytest
 from abstain.stores.base import Store
 
 BACKENDS = ["sqlite", "sqlite-ann", pytest.param("postgres", marks=pytest.mark.postgres)]
-"""``sqlite-ann``: the SQLite store with its approximate index on every workspace."""
+"""``sqlite-ann``: the SQLite store with its approximate vector index on every workspace and
+its keyword index (tantivy) from the first chunk."""
 
 
 @pytest.fixture(params=BACKENDS)
@@ -28,7 +29,7 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Calla
 
         def factory() -> Store:
             store = (SQLiteStore(path) if threshold is None
-                     else SQLiteStore(path, ann_threshold=threshold))
+                     else SQLiteStore(path, ann_threshold=threshold, keyword_threshold=threshold))
             opened.append(store)
             return store
     else:

@@ -126,14 +126,49 @@ def test_both_arms_can_use_their_index_under_rls(pg: PostgresStore, pg_database:
     with psycopg.connect(pg_database, autocommit=True) as conn:  # leave GIN the only way in
         conn.execute("DROP INDEX chunks_workspace")
     q = np.ones(EMB.dim, dtype=np.float32)
-    params = {"q": q, "terms": ["backup"], "ws": "a", "published_only": True, "limit": 5,
-              "quota": 100, "budget": 100}
+    params = {"q": q, "terms": ["backup", "policy"], "ws": "a", "published_only": True, "limit": 5,
+              "quota": 100, "best": 100, "budget": 100}
     with pg._tx("a") as conn:
         conn.execute("SET LOCAL enable_seqscan = off")
         plans = ["\n".join(r[0] for r in conn.execute(f"EXPLAIN {stmt}".encode(), params))
                  for stmt in (sql.SEARCH_TEXT, sql.SEARCH_VECTOR)]
     assert "Bitmap Index Scan on chunks_tsv" in plans[0]
+    assert "Index Only Scan Backward using chunk_terms_pkey" in plans[0] or (
+        "Index Scan Backward using chunk_terms_pkey" in plans[0])  # rule 4's best rows
     assert "Index Scan using chunks_embedding_hnsw" in plans[1]
+
+
+def test_impact_postings_follow_every_write(pg: PostgresStore, pg_database: str) -> None:
+    """chunk_terms (keyword_bounds rule 4) holds exactly one row per searchable chunk and
+    word, and chunk_counts each workspace's searchable and published chunks, after writes,
+    bulk loads, re-ingests, deletes and unpublishing, as triggers keep them."""
+    rng = random.Random(11)
+    _write_random(pg, rng, "a", 6)
+    _write_random(pg, rng, "b", 3)
+    _write_random(pg, rng, "a", 4)  # the same documents again: replaced
+    docs = [(Document(f"bulk{i}", "a", f"bulk{i}.md", "Bulk", "h"),
+             [Chunk(f"bulk{i}-c0", f"bulk{i}", ChunkKind.CHILD, "restore the cluster node", 0,
+                    None, ("Backup",))], np.ones((1, EMB.dim), dtype=np.float32))
+            for i in range(3)]
+    pg.write_documents(docs, EMB)
+    assert pg.delete_document("a", "a-d1") and pg.delete_document("a", "bulk0")
+    assert pg.set_published("a", "bulk1", False)
+    with psycopg.connect(pg_database, autocommit=True) as conn:
+        recount = conn.execute(
+            "SELECT workspace, count(*), count(*) FILTER (WHERE published) FROM chunks"
+            " WHERE tsv IS NOT NULL GROUP BY workspace ORDER BY 1").fetchall()
+        assert conn.execute("SELECT workspace, searchable, published FROM chunk_counts"
+                            " ORDER BY 1").fetchall() == recount  # migration 7
+        expected = conn.execute(
+            "SELECT c.workspace, t.term, t.impact, c.seq FROM chunks c,"
+            " abstain_chunk_terms(c.tsv) AS t WHERE c.tsv IS NOT NULL"
+            " ORDER BY 1, 2, 3, 4").fetchall()
+        held = conn.execute("SELECT workspace, term, impact, seq FROM chunk_terms"
+                            " ORDER BY 1, 2, 3, 4").fetchall()
+    assert held == expected and len(held) > 50
+    hits = pg.search_text("restore cluster", workspace="a", limit=3)
+    assert "bulk2-c0" in {h.chunk_id for h in hits} and "bulk1-c0" not in {
+        h.chunk_id for h in hits}
 
 
 # -- fusion in SQL -------------------------------------------------------------

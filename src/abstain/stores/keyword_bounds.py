@@ -2,7 +2,7 @@
 
 Full-text ranking costs a score per matching row, so one frequent word (a term in
 a third of a million chunks) costs more than the rest of the question. Both
-stores apply the same rule before ranking:
+stores bound it before ranking:
 
 1. **Prune frequent terms.** A term found in more than ``FREQUENT_SHARE`` of the
    store's chunks *and* in more than ``FREQUENT_MIN_ROWS`` of them is dropped
@@ -23,16 +23,24 @@ stores apply the same rule before ranking:
    came from for 62% of queries without this rule). Their scores are those of the
    whole query, so the candidate set only grows: where the budget never binds
    (BEIR SciFact) the ranking is unchanged.
+4. **The best rows of each term (PostgreSQL).** The candidates come from impact-ordered
+   postings (``chunk_terms``, a row per chunk and word with the word's BM25
+   term-frequency factor in the chunk, kept by triggers: migration 6), never from a whole
+   posting list: each term's word brings its ``BEST_PER_TERM`` rows with the highest
+   factor (its postings read backwards through the primary key), the other words it is a
+   prefix of bring ``STORAGE_BUDGET`` rows across the terms (a range of the same key), and
+   the rows holding every term's word (rule 3, the words themselves through the GIN index,
+   where the rarest one leads) join them. A few hundred rows chosen by score, ranked with
+   the whole query as before.
 
-The SQLite store applies both: a term's frequency is its stemmed word's count in FTS5's
+The SQLite store's FTS5 arm applies rules 1–3 (a store of 20,000 chunks or more ranks
+through its keyword index instead, :mod:`abstain.stores.sqlite_keywords`, which needs no
+budget): a term's frequency is its stemmed word's count in FTS5's
 vocabulary (one lookup; for a prefix term a lower bound, since counting every word the
 prefix covers costs as much as ranking them). The PostgreSQL
 store has no cheap per-term count (its planner statistics are hidden from a role under
-row-level security), so it bounds per term instead: each term brings at most
-``term_quota`` matching rows to the candidate set, found through the GIN index; a rare
-term's matches all come in, a frequent term's are cut at its quota, and the union is
-ranked with the whole query; the rows with every term (``abstain_tsquery_all``, the
-terms' prefix queries AND-ed, resolved in the GIN index) join them.
+row-level security), so it bounds per term instead (rule 4): a rare word's rows all come
+in, a frequent word's best ones, and the union is ranked with the whole query.
 """
 
 from __future__ import annotations
@@ -42,6 +50,8 @@ from collections.abc import Mapping
 FREQUENT_SHARE = 0.10
 FREQUENT_MIN_ROWS = 5_000
 CANDIDATE_BUDGET = 20_000
+STORAGE_BUDGET = 150
+BEST_PER_TERM = 150
 
 
 def frequent_above(rows: int) -> int:
@@ -55,12 +65,18 @@ def is_frequent(rows_with_term: int, rows: int) -> bool:
     return rows_with_term > frequent_above(rows)
 
 
-def term_quota(terms: int) -> int:
-    """Matching rows each of ``terms`` query terms may bring to the candidate set."""
-    return max(1, CANDIDATE_BUDGET // max(1, terms))
-
-
 def prune(frequency: Mapping[str, int], rows: int) -> list[str]:
     """The terms to rank, in their order: the frequent ones dropped unless none is left."""
     kept = [t for t, n in frequency.items() if not is_frequent(n, rows)]
     return kept or list(frequency)
+
+
+def storage_quota(terms: int) -> int:
+    """Rows of the other words it is a prefix of that each of ``terms`` query terms brings
+    (PostgreSQL, rule 4)."""
+    return max(1, min(CANDIDATE_BUDGET, STORAGE_BUDGET) // max(1, terms))
+
+
+def best_per_term() -> int:
+    """Rows each query term brings by its BM25 term-frequency factor (rule 4)."""
+    return min(CANDIDATE_BUDGET, BEST_PER_TERM)

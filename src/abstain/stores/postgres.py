@@ -47,7 +47,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise MissingDependency(exc.name or "psycopg", "postgres") from exc
 
-from abstain.stores.postgres_bulk import copy_documents
+from abstain.stores.postgres_bulk import analyze_if_grown, copy_documents
 from abstain.stores.postgres_migrations import APP_ROLE, is_privileged, migrate
 from abstain.stores.postgres_replicas import WAIT_S, ReplicaSet, redacted
 
@@ -239,6 +239,7 @@ class PostgresStore:
             with self._tx(ws) as conn:
                 self._bind_embedder(conn, embedder)
                 copy_documents(conn, ws, batch)
+                analyze_if_grown(conn, sum(len(chunks) for _, chunks, _ in batch))
         self._embedder = embedder
         self._wrote()
 
@@ -408,7 +409,8 @@ class PostgresStore:
         if not terms or limit <= 0:
             return []
         params = {"terms": terms, "ws": workspace, "published_only": published_only,
-                  "limit": limit, "quota": keyword_bounds.term_quota(len(terms)),
+                  "limit": limit, "quota": keyword_bounds.storage_quota(len(terms)),
+                  "best": keyword_bounds.best_per_term(),
                   "budget": keyword_bounds.CANDIDATE_BUDGET}
         rows = self._read(workspace, sql.SEARCH_TEXT, params)
         return _arm_hits(rows)
@@ -426,8 +428,8 @@ class PostgresStore:
         terms = _terms(query)
         params = {"q": q, "terms": terms, "ws": workspace, "k": k, "top": limit,
                   "published_only": published_only, "limit": candidates,
-                  "quota": keyword_bounds.term_quota(len(terms)),
-                  "budget": keyword_bounds.CANDIDATE_BUDGET}
+                  "quota": keyword_bounds.storage_quota(len(terms)),
+                  "best": keyword_bounds.best_per_term(), "budget": keyword_bounds.CANDIDATE_BUDGET}
         rows = self._read(workspace, sql.SEARCH_FUSED, params,
                           **self._hnsw_settings(candidates))
         return [FusedHit(chunk_id=r[0], fused_score=float(r[1]), vector_rank=r[2],

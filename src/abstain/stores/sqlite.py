@@ -28,7 +28,7 @@ from abstain.errors import NoDatabase, StoreError
 from abstain.evidence import ArmHit, Chunk, ChunkKind, Document
 from abstain.query import KeywordQuery
 from abstain.records import TermCounts
-from abstain.stores import keyword_bounds, sqlite_ann
+from abstain.stores import keyword_bounds, sqlite_ann, sqlite_keywords
 from abstain.stores.base import (
     TERM_COUNT_CAP,
     DocumentInfo,
@@ -40,6 +40,7 @@ from abstain.stores.base import (
     vectors_by_chunk,
 )
 from abstain.stores.sqlite_ann import ANN_THRESHOLD, AnnIndex
+from abstain.stores.sqlite_keywords import KeywordIndex, KeywordIndexed
 from abstain.stores.sqlite_migrations import migrate
 from abstain.stores.sqlite_sql import in_batches
 from abstain.stores.sqlite_vectors import VectorArm, _Index
@@ -51,15 +52,19 @@ _PORTER = Stemmer.Stemmer("porter")
 Vector = npt.NDArray[np.float32]
 
 
-class SQLiteStore(VectorArm):
+class SQLiteStore(VectorArm, KeywordIndexed):
     def __init__(self, path: str | Path, *, create: bool = True,
-                 ann_threshold: int = ANN_THRESHOLD) -> None:
+                 ann_threshold: int = ANN_THRESHOLD,
+                 keyword_threshold: int | None = None) -> None:
         """Open (and migrate) the database at ``path``; with ``create=False`` a missing file
         is a :class:`~abstain.errors.NoDatabase` error instead of a new empty database.
 
         A workspace holding ``ann_threshold`` vectors or more is searched through an
         approximate index (the ``ann`` extra), persisted in ``<path>.ann/``; without the
-        extra it is scanned exactly, with a warning."""
+        extra it is scanned exactly, with a warning. From ``keyword_threshold`` searchable
+        chunks (default :data:`~abstain.stores.sqlite_keywords.KEYWORD_THRESHOLD`) the
+        keyword arm ranks through a tantivy index in ``<path>.kw/``
+        (:mod:`abstain.stores.sqlite_keywords`, the same extra)."""
         self.path = str(path)
         if not create and self.path != ":memory:" and not Path(self.path).expanduser().exists():
             raise NoDatabase(self.path)
@@ -81,6 +86,11 @@ class SQLiteStore(VectorArm):
         self.ann_rebuilds: list[str] = []
         """Why an approximate index on disk was rebuilt from the database, one line each."""
         self._ann_missing_warned = False
+        self.keyword_threshold = (sqlite_keywords.KEYWORD_THRESHOLD if keyword_threshold is None
+                                  else int(keyword_threshold))
+        self._keywords: KeywordIndex | None = None
+        self.keyword_rebuilds: list[str] = []
+        """Why the keyword index on disk was rebuilt from the database, one line each."""
         self.index_loads = 0
         """How many times a workspace's vectors were (re)loaded (for tests and benchmarks)."""
         self._closed = False
@@ -141,6 +151,7 @@ class SQLiteStore(VectorArm):
             for _, conn in self._conns:
                 conn.close()
             self._conns = []
+            self._keywords = None  # tantivy's files are released with it
             self._closed = True
             self._local = threading.local()
 
@@ -374,6 +385,10 @@ class SQLiteStore(VectorArm):
         if not parts or limit <= 0:
             return []
         conn = self._conn()
+        index = self._keyword_index(conn)
+        if index is not None:
+            return sqlite_keywords.search(conn, index, keywords, workspace=workspace,
+                                          limit=limit, published_only=published_only)
         ranked = self._ranked_parts(conn, parts)
         budget = keyword_bounds.CANDIDATE_BUDGET
         matches = ("SELECT rowid, bm25(chunks_fts, 2.0, 1.0) AS score FROM chunks_fts"

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from abstain.errors import MissingDependency
+from abstain.stores import sqlite_changes
 from abstain.stores.sqlite_sql import in_batches
 
 log = logging.getLogger("abstain.stores")
@@ -223,28 +224,16 @@ def prune_log(conn: sqlite3.Connection) -> None:
     an index built later reads the chunks themselves)."""
     row = conn.execute("SELECT min(seq) FROM ann_state").fetchone()
     upto = int(row[0]) if row and row[0] is not None else _newest(conn)
-    if conn.execute("SELECT 1 FROM vector_log WHERE seq <= ? LIMIT 1", (upto,)).fetchone():
-        conn.execute("DELETE FROM vector_log WHERE seq <= ?", (upto,))
-        conn.execute("INSERT INTO meta (key, value) VALUES ('vector_log_pruned', ?) ON CONFLICT"
-                     " (key) DO UPDATE SET value = max(CAST(value AS INTEGER), excluded.value)",
-                     (str(upto),))
+    sqlite_changes.prune(conn, "vector_log", upto)
 
 
 def _loadable(conn: sqlite3.Connection, seq: int) -> str | None:
     """Why an index saved at log entry ``seq`` cannot be caught up from the log, if it cannot."""
-    pruned = conn.execute("SELECT value FROM meta WHERE key = 'vector_log_pruned'").fetchone()
-    newest = _newest(conn)
-    if pruned is not None and seq < int(pruned[0]):
-        return f"the index is at change {seq} but the log starts after {pruned[0]}"
-    if seq > newest:
-        return f"the index is at change {seq}, newer than the database ({newest})"
-    return None
+    return sqlite_changes.unloadable(conn, "vector_log", seq, "the index")
 
 
 def _newest(conn: sqlite3.Connection) -> int:
-    """The last log entry ever written (pruned or not): AUTOINCREMENT never reuses one."""
-    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'vector_log'").fetchone()
-    return 0 if row is None else int(row[0])
+    return sqlite_changes.newest(conn, "vector_log")
 
 
 def _files(folder: Path, workspace: str) -> list[tuple[int, Path]]:

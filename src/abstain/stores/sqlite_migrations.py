@@ -173,6 +173,21 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     CREATE INDEX chunks_searchable ON chunks (document_id) WHERE embedding IS NOT NULL;
     """,
+    # 8: a log of searchable chunks added and removed, written once a keyword index exists
+    #    (abstain.stores.sqlite_keywords replays it into the index)
+    """
+    CREATE TABLE keyword_log (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        chunk_rowid INTEGER NOT NULL,
+        added INTEGER NOT NULL
+    );
+    CREATE TRIGGER chunks_keywords_added AFTER INSERT ON chunks
+    WHEN NEW.kind <> 'parent' AND EXISTS (SELECT 1 FROM meta WHERE key = 'keyword_index')
+    BEGIN INSERT INTO keyword_log (chunk_rowid, added) VALUES (NEW.rowid, 1); END;
+    CREATE TRIGGER chunks_keywords_removed AFTER DELETE ON chunks
+    WHEN OLD.kind <> 'parent' AND EXISTS (SELECT 1 FROM meta WHERE key = 'keyword_index')
+    BEGIN INSERT INTO keyword_log (chunk_rowid, added) VALUES (OLD.rowid, 0); END;
+    """,
 ]
 
 
