@@ -178,7 +178,7 @@ class KeywordIndex:
             added = {int(e[1]) for e in entries if e[2]}
             texts = {r[0]: r for r in _rows(conn, sorted(added))}
             for _, rowid, was_added in entries:
-                writer.delete_documents("rowid", int(rowid))
+                writer.delete_documents_by_term("rowid", int(rowid))
                 if was_added and rowid in texts:
                     writer.add_document(_document(tantivy, texts[rowid]))
             seq = int(entries[-1][0])
