@@ -154,9 +154,7 @@ class AnnIndex:
 
 def folder_of(db_path: str) -> Path | None:
     """Where the database's indexes live (None for an in-memory database)."""
-    if db_path == ":memory:":
-        return None
-    return Path(db_path).expanduser().with_name(Path(db_path).name + ".ann")
+    return sqlite_changes.folder_beside(db_path, ".ann")
 
 
 def has_index(folder: Path | None, workspace: str) -> bool:

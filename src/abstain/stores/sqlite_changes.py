@@ -10,6 +10,7 @@ an index older than the pruned entries is known to be beyond catching up.
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 LOGS = ("vector_log", "keyword_log")
 
@@ -40,3 +41,11 @@ def prune(conn: sqlite3.Connection, log: str, upto: int) -> None:
         conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key)"
                      " DO UPDATE SET value = max(CAST(value AS INTEGER), excluded.value)",
                      (f"{log}_pruned", str(upto)))
+
+
+def folder_beside(db_path: str, suffix: str) -> Path | None:
+    """Where an index of the database lives (``<db><suffix>/``); None for an in-memory one."""
+    if db_path == ":memory:":
+        return None
+    path = Path(db_path).expanduser()
+    return path.with_name(path.name + suffix)

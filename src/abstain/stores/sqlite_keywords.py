@@ -95,9 +95,7 @@ def available() -> bool:
 
 def folder_of(db_path: str) -> Path | None:
     """Where the database's keyword index lives (None for an in-memory database)."""
-    if db_path == ":memory:":
-        return None
-    return Path(db_path).expanduser().with_name(Path(db_path).name + ".kw")
+    return sqlite_changes.folder_beside(db_path, ".kw")
 
 
 @dataclass
