@@ -171,3 +171,32 @@ def test_while_another_process_builds_the_index_fts5_answers(tmp_path: Path) -> 
     assert _ids(store, "standby") == ["d0-c0", "d0-c1"]
     assert (tmp_path / "kb.db.kw" / "state.json").exists()
     store.close()
+
+
+def test_each_fts5_fallback_and_rebuild_is_noted_for_the_answer(tmp_path: Path) -> None:
+    """What the store did instead of the index shows in the audit trail of the answer it
+    served (``stores.notes``), not only in the log."""
+    import fcntl
+    import shutil
+
+    from abstain.stores import notes
+
+    store = SQLiteStore(tmp_path / "kb.db", keyword_threshold=0)
+    _write(store, "d0", TEXTS[:4])
+    with open(tmp_path / "kb.db.kw.lock", "a+b") as other:
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with notes.collecting() as noted:
+            assert _ids(store, "standby") == ["d0-c0", "d0-c1"]
+        fcntl.flock(other, fcntl.LOCK_UN)
+    assert any("ranked by FTS5" in n and "another process" in n for n in noted)
+    with notes.collecting() as noted:
+        assert _ids(store, "standby") == ["d0-c0", "d0-c1"]
+    assert noted == []  # the index answered
+    store.close()
+
+    shutil.rmtree(tmp_path / "kb.db.kw")
+    reopened = SQLiteStore(tmp_path / "kb.db", keyword_threshold=0)
+    with notes.collecting() as noted:
+        assert _ids(reopened, "standby") == ["d0-c0", "d0-c1"]
+    assert any("rebuilt from the database" in n for n in noted)
+    reopened.close()

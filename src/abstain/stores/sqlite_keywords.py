@@ -58,6 +58,7 @@ from abstain.errors import MissingDependency
 from abstain.evidence import ArmHit
 from abstain.query import KeywordQuery
 from abstain.stores import keyword_bounds, sqlite_changes
+from abstain.stores.notes import note
 from abstain.stores.sqlite_sql import in_batches
 from abstain.text import tokens
 
@@ -240,11 +241,15 @@ class KeywordIndexed:
                 self._ann_missing_warned = True
                 log.warning("%s: pip install 'abstain[ann]' for the keyword index of a large "
                             "store; FTS5 ranks every match meanwhile", self.path)
+            _fts5_answers("the keyword index needs the ann extra "
+                          "(pip install 'abstain[ann]')")
             return None
         if self._keywords is not None and self._keywords.current(conn):
             return self._keywords
         with self._lock, writer_lock(folder) as mine:
-            if not mine:  # another process builds or catches up the index: FTS5 answers
+            if not mine:
+                _fts5_answers("another process is building or catching up the "
+                              "keyword index")
                 return None
             try:
                 index, before = self._keywords, -1
@@ -256,6 +261,7 @@ class KeywordIndexed:
                         self.keyword_rebuilds.append(f"{reason}; rebuilt from the database")
                         log.warning("%s: keyword index: %s; rebuilt from the database",
                                     self.path, reason)
+                        note(f"keyword index: {reason}; rebuilt from the database")
                     self._keywords = index
                 else:
                     before = index.seq
@@ -263,10 +269,21 @@ class KeywordIndexed:
                 if index.seq != before:
                     with self._transaction() as writing:
                         prune_log(writing, index.seq)
-                return index if index.current(conn) else None
+                if not index.current(conn):
+                    _fts5_answers("the keyword index could not be caught up with the "
+                                  "database this time")
+                    return None
+                return index
             except (OSError, ValueError, sqlite3.Error) as exc:
                 log.warning("%s: keyword index unusable (%s); FTS5 answers", self.path, exc)
+                _fts5_answers(f"the keyword index is unusable ({exc})")
                 return None
+
+
+def _fts5_answers(why: str) -> None:
+    """Note, for the answer's audit trail, that FTS5 ranked the keyword arm instead of the
+    index (same matches, every one ranked: slower on a large store)."""
+    note(f"keyword arm ranked by FTS5: {why}")
 
 
 @contextmanager

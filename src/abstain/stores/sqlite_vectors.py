@@ -23,6 +23,7 @@ from abstain.errors import EmbedderMismatch
 from abstain.evidence import ArmHit
 from abstain.stores import sqlite_ann
 from abstain.stores.base import EmbedderInfo
+from abstain.stores.notes import note
 from abstain.stores.sqlite_ann import AnnIndex
 from abstain.stores.sqlite_sql import in_batches
 
@@ -193,6 +194,7 @@ class VectorArm:
             line = f"{workspace}: {reason}; rebuilt from the database"
             self.ann_rebuilds.append(line)
             log.warning("%s: approximate index of %s", self.path, line)
+            note(f"approximate vector index of {line}")
         return index
 
     def _save_indexes(self, *, every: bool) -> None:
