@@ -9,8 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from abstain.answer_confidence import (
+    ANSWER_SIGNALS,
     SIGNALS,
     AnswerConfidence,
+    answer_signals,
     shipped_answer_confidence,
     signals,
 )
@@ -20,6 +22,7 @@ from abstain.evaluate.answer_all import GATE_CHECKS, gate_decision
 from abstain.evaluate.answer_fit import fit_answer_confidence
 from abstain.evaluate.records import QuestionRecord, load_records
 from abstain.pipeline import Pipeline
+from abstain.question import Question
 from abstain.records import Check, CheckName
 from abstain.stores.sqlite import SQLiteStore
 
@@ -99,6 +102,28 @@ def test_a_model_names_only_known_signals_and_round_trips(tmp_path: Path) -> Non
     assert again.confidence({"best_cosine": 0.5}) == pytest.approx(0.5)
     with pytest.raises(ConfigError, match="cannot read"):
         AnswerConfidence.load(tmp_path / "missing.json")
+    # a fit on the quoted answer's signals is for judging: the gate decides before the answer
+    judged = AnswerConfidence(-2.0, {"best_cosine": 1.0, "answer_read": 2.0}, 0.5)
+    assert judged.confidence({"best_cosine": 1.0, "answer_read": 0.5}) == pytest.approx(0.5)
+    judged.save(tmp_path / "judged.json")
+    with pytest.raises(ConfigError, match=r"quoted answer \(answer_read\).*judging only"):
+        AnswerConfidence.load(tmp_path / "judged.json")
+
+
+def test_the_quoted_answers_signals() -> None:
+    """Whether the answer carries the asked type, holds the asked terms and repeats the
+    question's numbers: a near miss from another year repeats none of them."""
+    asked = Question.parse("Who won the women's singles Wimbledon in 2019?")
+    assert answer_signals(asked, ["Simona Halep won the 2019 Wimbledon women's singles."]) == {
+        "answer_typed": 1.0, "answer_terms": 1.0, "answer_numbers": 1.0}
+    other_year = answer_signals(asked, ["Angelique Kerber won the 2018 Wimbledon final."])
+    assert other_year["answer_numbers"] == 0.0 and other_year["answer_terms"] < 1.0
+    when = Question.parse("When was version 2.0 released?")
+    assert answer_signals(when, ["Version 2.0 is the current release."])["answer_typed"] == 0.0
+    assert answer_signals(when, ["Version 2.0 was released on 3 May 2021."])[
+        "answer_typed"] == 1.0
+    features = {"answer_read": 0.9, **answer_signals(when, ["It shipped."])}
+    assert {k: v for k, v in signals(features, []).items() if k in ANSWER_SIGNALS} == features
 
 
 def test_the_shipped_model_carries_its_leave_one_domain_out_report() -> None:

@@ -15,7 +15,7 @@ from abstain.embed import HashingEmbedder
 from abstain.evaluate.baselines import BASELINES
 from abstain.evaluate.data import LabelledQuestion, read_jsonl, select, split_groups
 from abstain.evaluate.loaders import load_rgb, load_scifact, load_squad2
-from abstain.evaluate.records import load_records
+from abstain.evaluate.records import load_records, unmarked
 from abstain.evaluate.report import summarize, sweep
 from abstain.evaluate.runner import run_questions
 from abstain.pipeline import Pipeline
@@ -380,6 +380,18 @@ def test_reader_model_reads_with_the_given_file(hashing_db: str, tmp_path: Path)
     records = load_records(out)
     assert any("answerability" in r.features for r in records)
     assert all(r.error is None for r in records)
+    # Each answer carries the reader's P(answers) of the answer as quoted (markers left out).
+    from abstain.evaluate.runner import ANSWER_READ
+    from abstain.rerank.reader import OnnxReader, sigmoid
+
+    answered = [r for r in records if r.answered]
+    assert answered and all(0.0 <= r.features[ANSWER_READ] <= 1.0 for r in answered)
+    assert not any(ANSWER_READ in r.features for r in records if not r.answered)
+    reader = OnnxReader(model_file())
+    for record in answered:  # the answer's sentences without their [n] markers, read again
+        logits = reader.logits([record.item.question], [unmarked(record.answer_text)])
+        assert record.features[ANSWER_READ] == pytest.approx(sigmoid(float(logits[0, 0])),
+                                                             abs=1e-3)
     for extra, message in ((["--reader-model", str(path)], "not a reader model"),
                            (["--reader-model", str(model_file()), "--no-reader"],
                             "drop --no-reader")):

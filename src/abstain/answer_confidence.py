@@ -35,9 +35,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
+from abstain.align import AskedType
 from abstain.confidence import logistic
 from abstain.errors import ConfigError
+from abstain.question import Question
 from abstain.records import Check, CheckName, RefusalReason
+from abstain.text import stems, tokens
 
 MODEL_FILE = "answer_confidence.json"
 
@@ -49,6 +52,10 @@ CHECK_SIGNALS = ("informative_coverage", "passage_coverage", "chunk_confidence",
 READING_SIGNAL = "answerability"
 SIGNALS = (*RETRIEVAL_SIGNALS, *CHECK_SIGNALS, READING_SIGNAL)
 """Every signal a model may use; a fitted model names the ones it uses."""
+ANSWER_SIGNALS = ("answer_read", "answer_typed", "answer_terms", "answer_numbers")
+"""Signals of the quoted answer itself (:func:`answer_signals`), for judging fits on
+recorded answers only (``bench/answer_confidence_reading.py``): the gate decides before
+there is an answer, so a model file that names one is refused."""
 
 
 WEIGHED = (CheckName.BEST_DISTANCE, CheckName.ANSWER_GATE, CheckName.TERM_COVERAGE,
@@ -97,9 +104,27 @@ def signals(features: Mapping[str, float], checks: Iterable[CheckLike]) -> dict[
     out["entity_in_evidence"] = verdict(CheckName.ENTITY_EXISTENCE)
     out["answer_type_found"] = verdict(CheckName.ANSWER_TYPE)
     out["checks_passed"] = sum(verdict(n) for n in WEIGHED) / len(WEIGHED)
-    if READING_SIGNAL in features:
-        out[READING_SIGNAL] = float(features[READING_SIGNAL])
+    for name in (READING_SIGNAL, *ANSWER_SIGNALS):
+        if name in features:
+            out[name] = float(features[name])
     return out
+
+
+def answer_signals(question: Question, sentences: Sequence[str]) -> dict[str, float]:
+    """What the quoted answer itself holds, each on a 0–1 scale: whether it carries the
+    answer type asked for (1 when none is asked), the share of the question's asked terms
+    (stems) it holds, and the share of the question's numbers ("2019", "Q3") it repeats (1
+    when it names none). ``answer_read``, the reader's P(answers) of the quote, is recorded
+    by ``abstain eval --reader`` (:func:`abstain.evaluate.runner.answer_read`)."""
+    text = " ".join(sentences)
+    asked_type = AskedType.of(question)
+    asked = {t.stem for t in question.terms if not t.context} or set(question.stems)
+    numbers = {w for w in tokens(question.text) if any(ch.isdigit() for ch in w)}
+    said = set(stems(text))
+    return {"answer_typed": 1.0 if asked_type is None else float(asked_type.carried_by(text)),
+            "answer_terms": len(asked & said) / len(asked) if asked else 1.0,
+            "answer_numbers": (len(numbers & set(tokens(text))) / len(numbers)
+                               if numbers else 1.0)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +140,7 @@ class AnswerConfidence:
     """How it was fitted and judged: data, folds, per-domain ECE / AUROC, risk control."""
 
     def __post_init__(self) -> None:
-        unknown = set(self.coefficients) - set(SIGNALS)
+        unknown = set(self.coefficients) - set(SIGNALS) - set(ANSWER_SIGNALS)
         if unknown:
             raise ConfigError(f"answer confidence uses unknown signals: {sorted(unknown)}")
         if not 0.0 <= self.threshold <= 1.0:
@@ -137,6 +162,11 @@ class AnswerConfidence:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> AnswerConfidence:
+        judged_only = sorted(set(data["coefficients"]) & set(ANSWER_SIGNALS))
+        if judged_only:
+            raise ConfigError(f"answer confidence uses signals of the quoted answer "
+                              f"({', '.join(judged_only)}), which the gate cannot know before "
+                              f"it decides: such a fit is for judging only")
         return cls(intercept=float(data["intercept"]),
                    coefficients={k: float(v) for k, v in data["coefficients"].items()},
                    threshold=float(data["threshold"]), name=str(data.get("name", "custom")),

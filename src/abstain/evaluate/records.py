@@ -165,7 +165,12 @@ def contains_key(text: str, key: str) -> bool:
         return " ".join(fold(value).split())
 
     needle = norm(key)
-    return bool(needle) and needle in norm(re.sub(r" ?\[\d+\]", "", text))
+    return bool(needle) and needle in norm(unmarked(text))
+
+
+def unmarked(text: str) -> str:
+    """An answer's text without its citation markers ``[n]``."""
+    return re.sub(r" ?\[\d+\]", "", text)
 
 
 def is_gold(source: str, gold: tuple[str, ...] | list[str]) -> bool:

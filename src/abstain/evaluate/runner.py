@@ -24,10 +24,15 @@ from abstain.ingest.chunk import chunk_document
 from abstain.ingest.parse import parse_string
 from abstain.pipeline import Pipeline
 from abstain.query import KeywordQuery
+from abstain.rerank.reader import sigmoid
+from abstain.rerank.reading import ANSWERS_HEAD, PairLogits
 from abstain.retrieve import Retrieval, Retriever
 from abstain.text import content_words
 
 Progress = Callable[[int], None]
+ANSWER_READ = "answer_read"
+"""With a reader: the record's feature holding the reader's P(answers) of the quoted answer
+(:func:`answer_read`), for fitting the answer confidence (``bench/``)."""
 
 
 class RecordingRetriever(Retriever):
@@ -134,15 +139,26 @@ def _record(pipe: Pipeline, item: LabelledQuestion, answer: Answer | None,
                               latency_ms=latency, error=error)
     checks = tuple(CheckValue(c.name, c.passed, _num(c.value), _num(c.threshold), c.reason)
                    for c in answer.checks)
+    features = dict(answer.features)
+    if pipe.reader is not None and answer.answered and answer.sentences:
+        features[ANSWER_READ] = answer_read(pipe.reader, answer)
     return QuestionRecord(
         item=item, answered=answer.answered,
         reason=answer.refusal.reason if answer.refusal else None,
-        confidence=float(answer.confidence), features=dict(answer.features), checks=checks,
+        confidence=float(answer.confidence), features=features, checks=checks,
         chunks=chunks, rankings=rankings, retrieved_coverage=coverage,
         curated=any(e.document.curated for e in answer.evidence) and bool(answer.evidence)
         and any(c.name == "evidence" and c.passed for c in answer.checks),
         cited_sources=tuple(dict.fromkeys(c.source for c in answer.citations)),
         answer_text=answer.text, latency_ms=latency)
+
+
+def answer_read(reader: PairLogits, answer: Answer) -> float:
+    """The reader's P(answers) of the answer as quoted (its sentences, without their
+    markers: as the extractive answerer reads its quotes)."""
+    text = " ".join(s.text for s in answer.sentences)
+    logits = reader.logits([answer.question], [text])
+    return round(sigmoid(float(logits[0, ANSWERS_HEAD])), 4)
 
 
 def _rankings(pipe: Pipeline, retrieval: Retrieval) -> dict[str, tuple[str, ...]]:
