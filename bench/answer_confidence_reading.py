@@ -103,10 +103,12 @@ def explain(runs: Mapping[str, Sequence[QuestionRecord]], names: Sequence[str],
     _, _, fits = leave_one_domain_out(data, names)
     rng = np.random.default_rng(seed)
     print(f"\nthreshold {threshold}")
+    reads = any(READ & set(r.values) for r in data)
     print("| held out | ECE | answered: n, right, mean stated | refused: n, right, mean "
           "stated | ECE if calibrated (mean / 90th pct) | ECE after an offset from k = "
-          + " / ".join(map(str, LABELS_GIVEN)) + " labels (without) |")
-    print("|---|---|---|---|---|---|")
+          + " / ".join(map(str, LABELS_GIVEN)) + " labels (without) |"
+          + (" answered, right / wrong: mean answerability; answer_read |" if reads else ""))
+    print("|---|---|---|---|---|---|" + ("---|" if reads else ""))
     for domain in sorted(runs):
         test = [r for r in data if r.domain == domain]
         model = fits[domain]
@@ -120,7 +122,19 @@ def explain(runs: Mapping[str, Sequence[QuestionRecord]], names: Sequence[str],
         print(f"| {domain} | {ece(stated, right)[0]:.3f} | "
               f"{_group(answered, right, stated)} | {_group(~answered, right, stated)} | "
               f"{np.mean(floor):.3f} / {np.quantile(floor, 0.9):.3f} | "
-              + " / ".join(cells) + " |", flush=True)
+              + " / ".join(cells) + " |"
+              + (f" {_read(test, answered)} |" if reads else ""), flush=True)
+
+
+def _read(test: Sequence[Row], answered: np.ndarray) -> str:
+    """The reader's signals of the answered questions, right against wrong."""
+    def mean(name: str, right: bool) -> str:
+        got = [r.values.get(name, 0.0) for r, a in zip(test, answered, strict=True)
+               if a and r.right == right]
+        return f"{np.mean(got):.2f}" if got else "-"
+
+    return "; ".join(f"{mean(n, True)} / {mean(n, False)}"
+                     for n in (READING_SIGNAL, "answer_read"))
 
 
 def _group(mask: np.ndarray, right: np.ndarray, stated: np.ndarray) -> str:
