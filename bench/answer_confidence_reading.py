@@ -18,7 +18,8 @@ and the refused questions' share of right answers against their mean stated conf
 the ECE a perfectly calibrated confidence would measure on as many questions (its labels
 drawn from the stated probabilities: the noise floor of the target); and the ECE after one
 offset of the fit's intercept learnt from k labelled questions of the domain itself (those
-of them every other check passes; judged on the rest).
+of them every other check passes; judged on the rest), and after refitting every
+coefficient on the same k.
 
 Results: docs/EVALUATION.md, "The reader and the quoted answer as signals".
 """
@@ -41,12 +42,13 @@ from abstain.evaluate.answer_fit import (
     DEFAULT_SIGNALS,
     PRESET_ALPHAS,
     Row,
+    fit,
     fit_answer_confidence,
     leave_one_domain_out,
     rows,
     stated_under,
 )
-from abstain.evaluate.metrics import ece
+from abstain.evaluate.metrics import auroc, ece
 from abstain.evaluate.records import QuestionRecord, load_records, unmarked
 from abstain.question import Question
 
@@ -104,11 +106,13 @@ def explain(runs: Mapping[str, Sequence[QuestionRecord]], names: Sequence[str],
     rng = np.random.default_rng(seed)
     print(f"\nthreshold {threshold}")
     reads = any(READ & set(r.values) for r in data)
+    ks = " / ".join(map(str, LABELS_GIVEN))
     print("| held out | ECE | answered: n, right, mean stated | refused: n, right, mean "
-          "stated | ECE if calibrated (mean / 90th pct) | ECE after an offset from k = "
-          + " / ".join(map(str, LABELS_GIVEN)) + " labels (without) |"
+          f"stated | ECE if calibrated (mean / 90th pct) | ECE after an offset from k = {ks} "
+          f"labels (without) | ECE / AUROC after a refit on k = {ks.replace(' /', ';')} "
+          "(AUROC without) |"
           + (" answered, right / wrong: mean answerability; answer_read |" if reads else ""))
-    print("|---|---|---|---|---|---|" + ("---|" if reads else ""))
+    print("|---|---|---|---|---|---|---|" + ("---|" if reads else ""))
     for domain in sorted(runs):
         test = [r for r in data if r.domain == domain]
         model = fits[domain]
@@ -117,12 +121,13 @@ def explain(runs: Mapping[str, Sequence[QuestionRecord]], names: Sequence[str],
         answered = np.asarray([r.gate_passed and r.answered
                                and model.confidence(r.values) >= threshold for r in test])
         floor = [ece(stated, rng.random(len(stated)) < stated)[0] for _ in range(400)]
-        cells = [_offset_cell(model, test, stated, right, k, threshold, rng)
+        cells = [_with_labels(model, test, stated, right, k, threshold, names, rng)
                  for k in LABELS_GIVEN]
         print(f"| {domain} | {ece(stated, right)[0]:.3f} | "
               f"{_group(answered, right, stated)} | {_group(~answered, right, stated)} | "
               f"{np.mean(floor):.3f} / {np.quantile(floor, 0.9):.3f} | "
-              + " / ".join(cells) + " |"
+              + " / ".join(c[0] for c in cells) + " | "
+              + "; ".join(c[1] for c in cells) + " |"
               + (f" {_read(test, answered)} |" if reads else ""), flush=True)
 
 
@@ -143,25 +148,34 @@ def _group(mask: np.ndarray, right: np.ndarray, stated: np.ndarray) -> str:
     return f"{int(mask.sum())}, {right[mask].mean():.2f}, {stated[mask].mean():.2f}"
 
 
-def _offset_cell(model: AnswerConfidence, test: Sequence[Row], stated: np.ndarray,
-                 right: np.ndarray, k: int, threshold: float, rng: np.random.Generator,
-                 repeats: int = 200) -> str:
-    """Mean ECE on the rest of the domain after shifting the intercept by the offset that
-    fits ``k`` labelled questions of it (those every other check passes), and without."""
+def _with_labels(model: AnswerConfidence, test: Sequence[Row], stated: np.ndarray,
+                 right: np.ndarray, k: int, threshold: float, names: Sequence[str],
+                 rng: np.random.Generator, repeats: int = 200) -> tuple[str, str]:
+    """With ``k`` labelled questions of the domain, judged on the rest (means over random
+    draws): ECE after shifting the intercept by the offset that fits those of them every
+    other check passes (in brackets: without), and ECE / AUROC after refitting every
+    coefficient on all ``k`` (in brackets: AUROC without)."""
     if k > len(test) - 10:
-        return "-"
-    after, before = [], []
+        return "-", "-"
+    shifted, refitted, before = [], [], []
     raw = np.asarray([model.confidence(r.values) for r in test])
     for _ in range(repeats):
         order = rng.permutation(len(test))
-        labelled = [i for i in order[:k] if test[i].gate_passed and test[i].answered]
-        rest = order[k:]
-        shift = _offset(raw[labelled], right[labelled])
-        moved = AnswerConfidence(model.intercept + shift, model.coefficients, threshold)
-        after.append(ece([stated_under(moved, test[i], threshold) for i in rest],
-                         right[rest])[0])
-        before.append(ece(stated[rest], right[rest])[0])
-    return f"{np.mean(after):.3f} ({np.mean(before):.3f})"
+        labelled, rest = order[:k], order[k:]
+        passed = [i for i in labelled if test[i].gate_passed and test[i].answered]
+        moved = AnswerConfidence(model.intercept + _offset(raw[passed], right[passed]),
+                                 model.coefficients, threshold)
+        shifted.append(ece([stated_under(moved, test[i], threshold) for i in rest],
+                           right[rest])[0])
+        before.append((ece(stated[rest], right[rest])[0], auroc(stated[rest], right[rest])))
+        if len(set(right[labelled])) == 2:
+            new = fit([test[i] for i in labelled], names, float(model.report.get("l2", 1.0)))
+            again = [stated_under(new, test[i], threshold) for i in rest]
+            refitted.append((ece(again, right[rest])[0], auroc(again, right[rest])))
+    old = np.nanmean(np.asarray(before), axis=0)
+    new_ece, new_auroc = np.nanmean(np.asarray(refitted), axis=0)
+    return (f"{np.mean(shifted):.3f} ({old[0]:.3f})",
+            f"{new_ece:.3f} / {new_auroc:.3f} ({old[1]:.3f})")
 
 
 def _offset(p: np.ndarray, y: np.ndarray, prior_sd: float = 1.0) -> float:
