@@ -104,6 +104,22 @@ RECIPES["docs-gpu-gentle"] = replace(
     notes="docs-gpu's pairs, one epoch at a lower rate (3e-5) or what fits 2 minutes: how "
     "much of v2 a lighter touch keeps", epochs=1, lr=3e-5, time_budget_s=120.0)
 
+RECIPES["docs-users-cpu"] = replace(
+    RECIPES["docs-cpu"], name="docs-users-cpu",
+    notes="v2 fine-tuned on 2 busy CPU cores on questions users ask of real documentation "
+    "(abstain.train.userpairs: every window of the answering page, the one holding the answer "
+    "key positive, its siblings negative; near misses against their closest windows), "
+    "mixed with a tenth of the templated documentation pairs, 8 SQuAD articles and 800 SNLI "
+    "pairs; layers 0-3 frozen, 128-token windows, what fits the budget",
+    max_articles=8, snli=800, support_synthetic=8, max_steps=600, time_budget_s=1500.0,
+    checkpoint_every_s=300.0, extra={"docs": 1.0, "docs_share": 0.1, "users": 1.0})
+RECIPES["docs-users-gpu"] = replace(
+    RECIPES["docs-gpu"], name="docs-users-gpu",
+    notes="docs-gpu's mix plus the users' questions of real documentation "
+    "(abstain.train.userpairs) eight times: the passage-choice data the templated questions "
+    "lack; 2 epochs or what fits 4 minutes of one GPU",
+    extra={"docs": 3.0, "users": 8.0})
+
 
 PAIR_FIELDS = ("max_articles", "holdout", "own_negatives", "mined_negatives", "perturbations",
                "relevance_rate", "snli", "support_synthetic", "val_articles", "val_questions",

@@ -52,11 +52,23 @@ def build(data: Path, docs_file: Path, recipe: Recipe, seed: int
             continue
         seen[r["group"]] += 1
         val_doc.append((r["a"], r["b"], r["head"], r["label"], "doc:" + r["group"]))
+    share = float(recipe.extra.get("docs_share", 1.0))  # docs-users-cpu: a sample of them
+    if share < 1.0:
+        train_doc = rng.sample(train_doc, int(share * len(train_doc)))
+    train_users: list[trainset.Row] = []
+    if recipe.extra.get("users"):  # users' questions of real docs (abstain.train.userpairs)
+        from abstain.train import userpairs
+
+        user_rows, users_summary = userpairs.build()
+        train_users = [(r["a"], r["b"], r["head"], r["label"], "doc-" + r["kind"])
+                       for r in user_rows] * int(recipe.extra["users"])
+        summary = summary | {"user_sets": users_summary["sets"]}
     squad_groups = len({r[4] for r in val if r[4]})
-    rows = rows + train_doc
+    rows = rows + train_doc + train_users
     rng.shuffle(rows)
     summary = summary | {
-        "pairs": len(rows), "doc_pairs": len(train_doc), "squad_val_groups": squad_groups,
+        "pairs": len(rows), "doc_pairs": len(train_doc), "user_pairs": len(train_users),
+        "squad_val_groups": squad_groups,
         "doc_val_groups": len(seen), "val_pairs": len(val) + len(val_doc),
         "kinds": dict(sorted(Counter(f"{r[4]}:{r[3]}" for r in rows).items()))}
     return rows, val + val_doc, summary

@@ -1,0 +1,147 @@
+"""Question × window pairs from questions users ask of real documentation: the reader's
+data shaped like its failure, which passage of the right page answers.
+
+Each set is a folder of ``data/userdocs/`` (see its README): a project's documentation in
+``kb/``, ``SOURCE.json`` (repository, commit, licence, and ``role``: ``train`` or ``eval``)
+and ``questions.jsonl`` in :mod:`abstain.evaluate.data`'s format, written as users ask, the
+answerable ones with verbatim ``answer_keys``. Only ``train`` sets give pairs; ``eval`` sets
+are measured with ``abstain eval`` and never trained on.
+
+The pages are cut as abstain stores and reads them (parent chunks, then
+:func:`abstain.rerank.windows.sentence_windows`). For an answerable question:
+
+* ``user`` (1) — each window of a gold page that holds one of its answer keys;
+* ``user-window`` (0) — the first other windows of the passage that answers;
+* ``user-sibling`` (0) — the BM25-closest windows of the gold pages' other passages: the right
+  page's wrong passages, the ones that share the question's words;
+* ``user-mined`` (0) — the BM25-closest windows of other pages that hold no key.
+
+A near-miss question is read against the BM25-closest windows of the whole set (``user-nm``, 0):
+the passages that share its words and do not answer it. Questions whose key falls across two
+windows are skipped (counted in the summary).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from abstain.evaluate.records import contains_key
+from abstain.evidence import ChunkKind
+from abstain.ingest.chunk import iter_chunks
+from abstain.ingest.parse import SUPPORTED_SUFFIXES, parse_file
+from abstain.rerank.windows import sentence_windows
+from abstain.train.trainset import ParagraphIndex
+
+ANSWERS = 0
+DEFAULT_ROOT = Path(__file__).resolve().parents[3] / "data" / "userdocs"
+"""The sets in a checkout (not installed with the package)."""
+SAME_PASSAGE = 4
+"""Other windows of the answering passage read as negatives (its first ones)."""
+SIBLINGS = 6
+"""BM25-closest windows of the gold pages' other passages read as negatives."""
+MINED = 3
+"""BM25-closest windows of other pages read as negatives per answerable question."""
+NEAR_MISS_WINDOWS = 6
+"""BM25-closest windows a near-miss question is read against."""
+
+
+@dataclass(frozen=True)
+class Passage:
+    page: str
+    windows: tuple[str, ...]
+
+
+def passages(kb: Path) -> list[Passage]:
+    """The set's pages as abstain stores them: parent chunks, each cut into windows."""
+    out = []
+    for path in sorted(p for p in kb.rglob("*") if p.suffix.lower() in SUPPORTED_SUFFIXES):
+        page = str(path.relative_to(kb))
+        for chunk in iter_chunks(page, parse_file(path)):
+            if chunk.kind is ChunkKind.PARENT and len(chunk.text.split()) >= 4:
+                out.append(Passage(page, tuple(sentence_windows(chunk.text))))
+    return out
+
+
+def sets(root: Path = DEFAULT_ROOT, role: str | None = None) -> list[Path]:
+    """The set folders under ``root`` (of one ``role`` when given)."""
+    found = sorted(p.parent for p in root.glob("*/SOURCE.json"))
+    return [p for p in found if role is None or source(p).get("role") == role]
+
+
+def source(folder: Path) -> dict[str, Any]:
+    return dict(json.loads((folder / "SOURCE.json").read_text()))
+
+
+def questions(folder: Path) -> list[dict[str, Any]]:
+    with open(folder / "questions.jsonl", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def set_rows(folder: Path) -> tuple[list[dict[str, Any]], Counter[str]]:
+    """Every pair of one set, and what was skipped."""
+    repo = source(folder)["repo"]
+    ps = passages(folder / "kb")
+    flat = [(i, w) for i, p in enumerate(ps) for w in p.windows]
+    index = ParagraphIndex([w for _, w in flat])
+    rows: list[dict[str, Any]] = []
+    skipped: Counter[str] = Counter()
+
+    def row(q: str, window: str, label: int, kind: str) -> None:
+        rows.append({"project": repo, "split": "train", "a": q, "b": window, "head": ANSWERS,
+                     "label": label, "kind": kind, "group": ""})
+
+    for q in questions(folder):
+        text = q["question"]
+        if q.get("category") == "near_miss":
+            for k in index.top(text, NEAR_MISS_WINDOWS):
+                row(text, flat[k][1], 0, "user-nm")
+            continue
+        keys = q.get("answer_keys") or []
+        if q.get("expected") != "answer" or not keys:
+            continue
+        gold = set(q.get("gold_sources") or ())
+
+        def held(window: str, keys: list[str] = keys) -> bool:
+            return any(contains_key(window, k) for k in keys)
+
+        on_page = [p for p in ps if p.page in gold]
+        if not any(held(w) for p in on_page for w in p.windows):
+            skipped["key across windows or not on a gold page"] += 1
+            continue
+        for p in on_page:
+            if any(held(w) for w in p.windows):
+                answering = [w for w in p.windows if held(w)]
+                for w in answering:
+                    row(text, w, 1, "user")
+                for w in [w for w in p.windows if not held(w)][:SAME_PASSAGE]:
+                    row(text, w, 0, "user-window")
+        siblings = mined = 0
+        for k in index.top(text, 60):
+            i, w = flat[k]
+            if held(w) or (ps[i].page in gold and any(held(x) for x in ps[i].windows)):
+                continue
+            if ps[i].page in gold and siblings < SIBLINGS:
+                row(text, w, 0, "user-sibling")
+                siblings += 1
+            elif ps[i].page not in gold and mined < MINED:
+                row(text, w, 0, "user-mined")
+                mined += 1
+
+    return rows, skipped
+
+
+def build(root: Path = DEFAULT_ROOT) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The pairs of every ``train`` set, and a summary (per set: pairs by kind, skipped)."""
+    rows: list[dict[str, Any]] = []
+    summary: dict[str, Any] = {"sets": []}
+    for folder in sets(root, "train"):
+        got, skipped = set_rows(folder)
+        rows += got
+        summary["sets"].append({"set": folder.name, "pairs": len(got),
+                                "kinds": dict(Counter(f"{r['kind']}:{r['label']}" for r in got)),
+                                "skipped": dict(skipped)})
+    return rows, summary

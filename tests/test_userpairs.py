@@ -1,0 +1,78 @@
+"""The reader's pairs from users' questions of real documentation (abstain.train.userpairs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from abstain.train import userpairs
+
+PAGE = """# Workers
+
+## Timeouts
+
+Workers silent for more than this many seconds are killed and restarted. Set it with
+--timeout 120 when a report endpoint takes a minute. The value is in seconds.
+
+## Restarting workers
+
+The server restarts a worker after it handled max_requests requests, which limits the damage
+of a memory leak. Jitter spreads the restarts so that all workers do not restart together.
+
+## Logging
+
+Access logs go to stdout unless you pass a file. Error logs go to stderr by default.
+"""
+
+
+def make_set(root: Path, name: str, role: str) -> Path:
+    folder = root / name
+    (folder / "kb").mkdir(parents=True)
+    (folder / "kb" / "workers.md").write_text(PAGE)
+    (folder / "kb" / "other.md").write_text(
+        "# Install\n\nInstall the server with pip and start it with one command on any port.\n")
+    (folder / "SOURCE.json").write_text(json.dumps({"repo": f"o/{name}", "role": role}))
+    questions = [
+        {"question": "my report page takes a minute and the worker gets killed, what do I set?",
+         "expected": "answer", "category": "answerable", "gold_sources": ["workers.md"],
+         "answer_keys": ["--timeout 120"]},
+        {"question": "how much memory does each worker use?", "expected": "refuse",
+         "category": "near_miss"},
+        {"question": "how do I centre a div?", "expected": "refuse", "category": "off_topic"},
+    ]
+    (folder / "questions.jsonl").write_text("\n".join(json.dumps(q) for q in questions) + "\n")
+    return folder
+
+
+def test_the_window_holding_the_key_is_the_positive_and_its_siblings_the_negatives(
+        tmp_path: Path) -> None:
+    folder = make_set(tmp_path, "srv", "train")
+    rows, skipped = userpairs.set_rows(folder)
+    assert not skipped
+    asked = [r for r in rows if r["a"].startswith("my report page")]
+    positives = [r for r in asked if r["label"] == 1]
+    assert positives and all("--timeout 120" in r["b"] for r in positives)
+    assert all(r["kind"] == "user" for r in positives)
+    negatives = [r for r in asked if r["label"] == 0]
+    assert {r["kind"] for r in negatives} >= {"user-sibling"}
+    assert not any("--timeout 120" in r["b"] for r in negatives)
+    assert any("max_requests" in r["b"] for r in negatives)  # the right page's wrong passage
+    near = [r for r in rows if r["kind"] == "user-nm"]
+    assert near and all(r["label"] == 0 and r["a"].startswith("how much memory") for r in near)
+    assert not any(r["a"].startswith("how do I centre") for r in rows)  # off-topic: no pairs
+
+
+def test_only_train_sets_give_pairs_and_a_key_across_windows_is_skipped(
+        tmp_path: Path) -> None:
+    make_set(tmp_path, "a", "train")
+    make_set(tmp_path, "b", "eval")
+    assert [p.name for p in userpairs.sets(tmp_path, "train")] == ["a"]
+    rows, summary = userpairs.build(tmp_path)
+    assert {r["project"] for r in rows} == {"o/a"}
+    assert [s["set"] for s in summary["sets"]] == ["a"]
+    folder = tmp_path / "a"
+    bad = {"question": "q?", "expected": "answer", "category": "answerable",
+           "gold_sources": ["workers.md"], "answer_keys": ["not in the docs at all"]}
+    (folder / "questions.jsonl").write_text(json.dumps(bad) + "\n")
+    rows, skipped = userpairs.set_rows(folder)
+    assert not rows and sum(skipped.values()) == 1
