@@ -123,6 +123,14 @@ def test_what_users_type_is_extracted(question: str, text: str, kind: Kind) -> N
     assert _named(question)[text][0] is kind
 
 
+def test_a_contracted_pronoun_or_verb_is_no_name() -> None:
+    named = _named("Uploads are big; I'd like to stream each file to S3 and we've tried "
+                   "Kubernetes. Won't it buffer?")
+    assert "I'd" not in named and "Won't" not in named
+    assert named["Kubernetes"][0] is Kind.NAME
+    assert _named("Does O'Neil's parser keep comments?")["O'Neil"][0] is Kind.NAME
+
+
 def test_names_offered_as_comparison_or_context_are_soft() -> None:
     named = _named("Is there something like pandas' `df.head()` here?")
     assert named["df.head"] == (Kind.SOFT, "comparison")

@@ -76,15 +76,20 @@ def find_identifiers(text: str) -> list[str]:
 
 NAME = re.compile(r"(?<![\w'’.-])[A-Z][\w]*(?:[-'’][\w]+)*")
 """A capitalised word, with its hyphenated or apostrophed parts (Saint-Clair, O'Neil)."""
+CONTRACTION = re.compile(r"['’](?:d|m|ve|ll|re|t)$")
+"""The contracted ending of a word ("I'd", "we've", "don't": "do" or "don", "can't", "won't")."""
+_NOT_NAMES = STOPWORDS | LIGHT_WORDS
 _NAME_FOLLOW = re.compile(r" ([A-Z][a-z]\w*)(?![\w'’.-])")
 """A second capitalised word makes one name: "GitHub Actions", "Windows Terminal"."""
 
 
 def is_name_word(word: str) -> bool:
     """A capitalised word that may be a name: two characters or more, and no stopword or
-    light word ("The", "Please", "Roughly", "OK")."""
+    light word ("The", "Please", "Roughly", "OK"), also when contracted ("I'd", "We've",
+    "Don't")."""
     folded = fold(word)
-    return len(word) >= 2 and folded not in STOPWORDS and folded not in LIGHT_WORDS
+    forms = {folded, CONTRACTION.sub("", folded), CONTRACTION.sub("", folded).removesuffix("n")}
+    return len(word) >= 2 and not forms & _NOT_NAMES
 
 
 def capitalised_words(sentence: str) -> Iterator[tuple[int, str]]:

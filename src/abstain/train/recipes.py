@@ -113,6 +113,13 @@ RECIPES["docs-users-cpu"] = replace(
     "pairs; layers 0-3 frozen, 128-token windows, what fits the budget",
     max_articles=8, snli=800, support_synthetic=8, max_steps=600, time_budget_s=1500.0,
     checkpoint_every_s=300.0, extra={"docs": 1.0, "docs_share": 0.1, "users": 1.0})
+RECIPES["docs-users-cpu-long"] = replace(
+    RECIPES["docs-users-cpu"], name="docs-users-cpu-long",
+    notes="docs-users-cpu's pairs, trained on from its step-600 checkpoint (weights and AdamW "
+    "moments) to step 2,400 (1.3 epochs of the set) with the linear decay spread over the "
+    "new total: a 60-minute budget on 2 shared CPU cores at the 11 pairs/s measured",
+    max_steps=2400, time_budget_s=3600.0)
+"""Same pairs as docs-users-cpu (``same_pairs``), so it trains docs-users-cpu's saved set."""
 RECIPES["docs-users-gpu"] = replace(
     RECIPES["docs-gpu"], name="docs-users-gpu",
     notes="docs-gpu's mix plus the users' questions of real documentation "
