@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import psycopg
@@ -55,7 +56,7 @@ def _items(seed: int, docs: int, ws: str = "bulk") -> list[Item]:
     return items
 
 
-def _state(store: PostgresStore, url: str, ws: str = "bulk") -> object:
+def _state(store: PostgresStore, url: str, ws: str = "bulk", dim: int = EMB.dim) -> object:
     """Everything a question reads: postings (by chunk id: ``seq`` is renumbered by every
     write), counts, both arms, fusion, chunks, documents and identifiers."""
     with psycopg.connect(url) as conn:
@@ -63,8 +64,9 @@ def _state(store: PostgresStore, url: str, ws: str = "bulk") -> object:
             "SELECT t.workspace, t.term, t.impact, c.id FROM chunk_terms t"
             " JOIN chunks c ON c.seq = t.seq ORDER BY 1, 2, 3, 4").fetchall()
         counts = conn.execute("SELECT * FROM chunk_counts ORDER BY 1").fetchall()
-    q = np.ones(EMB.dim, dtype=np.float32) / np.sqrt(EMB.dim)
-    ids = [c.id for _, chunks, _ in _items(1, 40, ws) for c in chunks]
+    q = np.ones(dim, dtype=np.float32) / np.sqrt(dim)
+    with psycopg.connect(url) as conn:
+        ids = [r[0] for r in conn.execute("SELECT id FROM chunks ORDER BY id")]
     return (postings, counts,
             store.search_fused(q, "backup policy replica", workspace=ws, limit=50,
                                candidates=50),
@@ -173,3 +175,33 @@ def test_migration_8_computes_the_postings_of_migration_6(pg: PostgresStore,
         rows = conn.execute("SELECT count(*) FROM chunks c, abstain_chunk_terms(c.tsv)"
                             ).fetchone()
     assert differ == (0,) and rows is not None and rows[0] > 100
+
+
+def test_a_folder_is_ingested_in_bulk_as_one_file_at_a_time(
+        pg: PostgresStore, pg_database: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``abstain ingest`` of a folder gives PostgreSQL its small documents a few thousand
+    chunks at a time (here 6): the same store as writing them one by one."""
+    from abstain import ingest
+    from abstain.embed import HashingEmbedder
+
+    rng = random.Random(5)
+    for n in range(14):
+        words = " ".join(rng.choices(WORDS, k=30))
+        (tmp_path / f"f{n:02d}.md").write_text(f"# Note {n}\n\n{words}\n\n## Next\n\n{words}\n")
+    (tmp_path / "broken.xyz").write_text("unsupported")
+    monkeypatch.setattr(ingest, "BULK_CHUNKS", 6)
+    assert isinstance(pg, ingest.BulkStore)
+    embedder = HashingEmbedder()
+    bulk = ingest.Ingester(pg, embedder, "bulk").ingest_paths([tmp_path])
+    assert len(bulk.added) == 14 and [s for s, _ in bulk.skipped] == [
+        str(tmp_path / "broken.xyz")]
+    in_bulk = _state(pg, pg_database, dim=embedder.dim)
+    for doc in pg.list_documents("bulk"):
+        pg.delete_document("bulk", doc.id)
+    monkeypatch.setattr(ingest, "BulkStore", type(None))  # one write_document per file
+    assert len(ingest.Ingester(pg, embedder, "bulk").ingest_paths([tmp_path]).added) == 14
+    assert _state(pg, pg_database, dim=embedder.dim) == in_bulk
+    assert "ADR-0007" in pg.identifiers("bulk")
+    again = ingest.Ingester(pg, embedder, "bulk").ingest_paths([tmp_path])
+    assert len(again.unchanged) == 14
