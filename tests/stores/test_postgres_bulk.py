@@ -14,7 +14,7 @@ import pytest
 
 from abstain.errors import StoreError
 from abstain.evidence import Chunk, ChunkKind, Document
-from abstain.stores.base import EmbedderInfo
+from abstain.stores.base import BulkStore, EmbedderInfo
 from abstain.stores.postgres import PostgresStore
 from abstain.stores.postgres_migrations import MIGRATIONS
 
@@ -191,7 +191,7 @@ def test_a_folder_is_ingested_in_bulk_as_one_file_at_a_time(
         (tmp_path / f"f{n:02d}.md").write_text(f"# Note {n}\n\n{words}\n\n## Next\n\n{words}\n")
     (tmp_path / "broken.xyz").write_text("unsupported")
     monkeypatch.setattr(ingest, "BULK_CHUNKS", 6)
-    assert isinstance(pg, ingest.BulkStore)
+    assert isinstance(pg, BulkStore)
     embedder = HashingEmbedder()
     bulk = ingest.Ingester(pg, embedder, "bulk").ingest_paths([tmp_path])
     assert len(bulk.added) == 14 and [s for s, _ in bulk.skipped] == [
