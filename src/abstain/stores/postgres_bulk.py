@@ -47,9 +47,12 @@ REBUILD_RATIO = 1.0
 the table holds (the store at least doubles): see the module's docstring."""
 BATCH_ROWS = 20_000
 """Chunk rows sent by one ``COPY`` and moved by one ``INSERT … SELECT``."""
-BUILD_MEMORY = "1GB"
-"""``maintenance_work_mem`` of a rebuild: the HNSW graph of ~400,000 384-d chunks at
-m = 24 builds in memory; a larger one builds, more slowly, past it."""
+BUILD_BYTES_PER_ROW = 3 * 1024
+MAX_BUILD_MB = 2048
+"""A rebuild raises ``maintenance_work_mem`` (never lowers it) to ~3 KB a chunk row, at most
+2 GB: pgvector builds the HNSW graph in memory while it fits (~2.2 KB a 384-d chunk at
+m = 24) and much more slowly past it. A server with memory to spare for 1M chunks and
+more can be given more (``ALTER SYSTEM SET maintenance_work_mem``)."""
 
 _DOC_COLUMNS = ("id", "workspace", "source", "title", "content_hash", "curated", "published",
                 "metadata", "origin")
@@ -139,7 +142,7 @@ def load(conn: Conn, workspace: str, items: Iterable[Item],
             dropped = _drop(conn, indexes)
         _insert(conn, workspace, chunks)
     if dropped:
-        conn.execute(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'".encode())
+        _raise_build_memory(conn, table_rows(conn))
     for name in dropped:
         with clock(f"index:{name}"):
             conn.execute(indexes[name][1].encode())
@@ -162,6 +165,15 @@ def table_rows(conn: Conn) -> float:
         return 0.0
     tuples, pages, now = float(row[0]), int(row[1]), int(row[2])
     return tuples / pages * now if tuples >= 0 and pages > 0 else 4.0 * now
+
+
+def _raise_build_memory(conn: Conn, rows: float) -> None:
+    row = conn.execute("SELECT setting::bigint * 1024 FROM pg_settings"
+                       " WHERE name = 'maintenance_work_mem'").fetchone()
+    current = int(row[0]) if row else 0
+    wanted = min(int(rows * BUILD_BYTES_PER_ROW), MAX_BUILD_MB * 2**20)
+    if wanted > current:
+        conn.execute(f"SET LOCAL maintenance_work_mem = '{wanted // 2**20:d}MB'".encode())
 
 
 def _staging_tables(conn: Conn) -> None:
