@@ -20,27 +20,20 @@ cores with this client.
 from __future__ import annotations
 
 import argparse
-import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from _common import ROOT, machine, write_section
+from _common import ROOT, load_average, machine, postgres, write_section
 from bench_postgres import documents
 from scale_data import cached
 
-from abstain.stores import pg_embedded
 from abstain.stores.base import EmbedderInfo
 from abstain.stores.postgres import PostgresStore
 
 INFO = EmbedderInfo("synthetic-384", 384)
 WS = "bench"
 HNSW = "index:chunks_embedding_hnsw"
-
-
-def load_average() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def run(url: str, rows: int, rebuild: bool, data: Path) -> dict[str, Any]:
@@ -81,18 +74,8 @@ def main() -> None:
                     help="where the synthetic corpus is cached (bench_scale.py's)")
     ap.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     args = ap.parse_args()
-    root = None
-    url = args.url
-    if url is None:
-        root = Path(tempfile.mkdtemp(prefix="abstain-pg-load-", dir="/tmp"))
-        root.chmod(0o755)
-        url = pg_embedded.start(root).url()
-    try:
+    with postgres(args.url, "abstain-pg-load-") as url:
         r = run(url, args.rows, not args.keep, args.data)
-    finally:
-        if root is not None:
-            pg_embedded.stop(root)
-            shutil.rmtree(root, ignore_errors=True)
     text = table(r)
     print(r)
     print(text)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import ROOT, machine, percentiles, write_section
+from _common import ROOT, load_average, machine, percentiles, write_section
 from bench_postgres import documents
 from scale_data import Corpus, K, cached
 
@@ -54,10 +54,6 @@ fits in memory (the store raises it to at most 2 GB by itself)."""
 def rss_mb() -> float:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
-def load_average() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def hybrid(store: Store, vector: np.ndarray, text: str) -> int:

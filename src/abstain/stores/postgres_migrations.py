@@ -322,8 +322,19 @@ MIGRATIONS: list[str] = [
     # 8: the same postings as migration 6's function, computed ~25% faster (a chunk's
     #    term frequency from its weights' count and its headings' 'A' count, no subquery
     #    per word; a body PostgreSQL can inline): the same numbers, so the rows written
-    #    before are found again by the delete trigger
+    #    before are found again by the delete trigger; and a statement's new postings
+    #    inserted in key order (neighbouring keys share leaf pages: ~15% faster at 20,000
+    #    chunks into a kept key)
     """
+    CREATE OR REPLACE FUNCTION abstain_chunk_terms_added() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO chunk_terms (workspace, term, impact, seq)
+            SELECT n.workspace, t.term, t.impact, n.seq
+            FROM added AS n, abstain_chunk_terms(n.tsv) AS t WHERE n.tsv IS NOT NULL
+            ORDER BY 1, 2, 3, 4;
+        RETURN NULL;
+    END $$;
     CREATE OR REPLACE FUNCTION abstain_chunk_terms(tsv tsvector)
         RETURNS TABLE (term text, impact real)
         LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
