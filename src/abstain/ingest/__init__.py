@@ -11,7 +11,9 @@ A document is chunked, embedded and written ``batch_chunks`` searchable chunks a
 a time, so memory stays flat and progress is reported per batch. A document of
 one batch is written in one transaction; a larger one is staged batch by batch
 where no search reads it, then replaces the old version in one transaction: it
-becomes visible complete or not at all, also when the process is killed.
+becomes visible complete or not at all, also when the process is killed. A store that
+loads in bulk (PostgreSQL) gets a folder's one-batch documents ``BULK_CHUNKS`` searchable
+chunks at a time, in one transaction each.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ by ``COPY … (FORMAT BINARY)`` into a session-local table (no policy, no index,
 WAL) and from there into ``documents`` and ``chunks`` with one ``INSERT … SELECT``
 each: the policies' checks run inside the server, and the client sends each row
 once, in binary (a 384-d vector is 1.5 KB, not ~4 KB of text). The statement
-triggers of migrations 6 and 7 fill ``chunk_terms`` and ``chunk_counts`` from each
+triggers of migrations 6 to 8 fill ``chunk_terms`` and ``chunk_counts`` from each
 ``INSERT … SELECT`` as a set, in the same transaction.
 
 **Indexes.** Inserting a row into the HNSW graph, ~36 random keys into the primary key
@@ -97,7 +97,7 @@ class LoadReport:
     seconds: Mapping[str, float] = field(default_factory=dict)
     """Wall time per phase: ``copy`` (the client's COPY into the session's tables),
     ``insert`` (rows, their ``tsvector``, postings and counts, and the indexes kept),
-    ``index:<name>`` per rebuilt index, ``analyze``, ``commit``."""
+    ``index:<name>`` per rebuilt index, ``analyze`` (the commit comes after)."""
 
     @property
     def total_s(self) -> float:
