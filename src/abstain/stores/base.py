@@ -10,7 +10,7 @@ conformance suite (``tests/stores/``).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -162,6 +162,20 @@ class Store(Protocol):
     def cache_vectors(self, model: str, items: dict[str, npt.NDArray[np.float32]]) -> None: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class BulkStore(Store, Protocol):
+    """A store that writes many documents at once (PostgreSQL: through ``COPY``)."""
+
+    def write_documents(self, items: Iterable[tuple[Document, Sequence[Chunk],
+                                                    npt.NDArray[np.float32]]],
+                        embedder: EmbedderInfo, *,
+                        identifiers: Mapping[str, Sequence[str]] | None = None,
+                        rebuild_indexes: bool | None = None) -> object:
+        """``write_document`` for each item; each item stored whole or not at all, and each
+        searchable as soon as its write commits."""
+        ...
 
 
 def searched_headings(document: Document, chunk: Chunk) -> str:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from itertools import groupby
 from typing import Any
 
 import numpy as np
@@ -47,7 +48,8 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise MissingDependency(exc.name or "psycopg", "postgres") from exc
 
-from abstain.stores.postgres_bulk import analyze_if_grown, copy_documents
+from abstain.stores.postgres_bulk import LoadReport, hnsw_index, rebuilt_indexes
+from abstain.stores.postgres_bulk import load as bulk_load
 from abstain.stores.postgres_migrations import APP_ROLE, is_privileged, migrate
 from abstain.stores.postgres_replicas import WAIT_S, ReplicaSet, redacted
 
@@ -198,9 +200,7 @@ class PostgresStore:
                          (info.name, str(info.dim)))
             conn.execute(f"ALTER TABLE chunks ALTER COLUMN embedding TYPE vector({info.dim:d})"
                          .encode())
-            conn.execute(f"CREATE INDEX chunks_embedding_hnsw ON chunks USING hnsw"
-                         f" (embedding vector_cosine_ops) WITH (m = {self.hnsw_m:d},"
-                         f" ef_construction = {self.hnsw_ef_construction:d})".encode())
+            conn.execute(hnsw_index(self.hnsw_m, self.hnsw_ef_construction).encode())
         elif current != info:
             raise embedder_mismatch(str(self), current, info, option="--store")
 
@@ -227,21 +227,27 @@ class PostgresStore:
         self._embedder = embedder
         self._wrote()
 
-    def write_documents(self, items: Sequence[tuple[Document, Sequence[Chunk], Vector]],
-                        embedder: EmbedderInfo) -> None:
-        """Bulk load: ``write_document`` for each item, through ``COPY``, in one transaction
-        per workspace (see :mod:`abstain.stores.postgres_bulk`)."""
-        by_workspace: dict[str, list[tuple[Document, Sequence[Chunk], dict[str, Vector]]]] = {}
-        for document, chunks, vectors in items:
-            by_workspace.setdefault(document.workspace, []).append(
-                (document, chunks, vectors_by_chunk(chunks, vectors, embedder)))
-        for ws, batch in by_workspace.items():
+    def write_documents(self, items: Iterable[tuple[Document, Sequence[Chunk], Vector]],
+                        embedder: EmbedderInfo, *,
+                        identifiers: Mapping[str, Sequence[str]] | None = None,
+                        rebuild_indexes: bool | None = None) -> LoadReport:
+        """Bulk load: ``write_document`` for each item, through ``COPY``, one transaction per
+        run of items of one workspace, read as it goes (a generator of a million chunks
+        holds ~20,000 in memory; see :mod:`abstain.stores.postgres_bulk`). ``identifiers``:
+        each document's identifier tokens by document id. ``rebuild_indexes``: drop the
+        vector, text and postings indexes and build them after the load (None: when the
+        load holds at least as many chunks as the table, ``REBUILD_RATIO``)."""
+        report = LoadReport(0, 0, 0, ())
+        indexes = rebuilt_indexes(self.hnsw_m, self.hnsw_ef_construction)
+        for ws, run in groupby(items, key=lambda item: item[0].workspace):
+            checked = ((d, c, vectors_by_chunk(c, v, embedder)) for d, c, v in run)
             with self._tx(ws) as conn:
                 self._bind_embedder(conn, embedder)
-                copy_documents(conn, ws, batch)
-                analyze_if_grown(conn, sum(len(chunks) for _, chunks, _ in batch))
+                report = report.merge(bulk_load(conn, ws, checked, identifiers or {},
+                                                rebuild=rebuild_indexes, indexes=indexes))
         self._embedder = embedder
         self._wrote()
+        return report
 
     def stage_chunks(self, staging_id: str, document: Document, chunks: Sequence[Chunk],
                      vectors: Vector, embedder: EmbedderInfo) -> None:
