@@ -69,6 +69,9 @@ class Comparison:
     """About how many labelled questions in all a stable fit needs; None when it has them."""
     kind: str = "calibration"
     """What the model in use is: ``calibration`` or ``answer confidence``."""
+    labelled: int | None = None
+    """The labelled questions in all, when the comparison is on a part of them (an offset:
+    those every other gate check passes); ``labels_needed`` then counts that part."""
 
     @property
     def worse(self) -> bool:
@@ -78,13 +81,24 @@ class Comparison:
     @property
     def message(self) -> str:
         verdict = "worse than" if self.worse else "at least as good as"
+        ranked = (f"AUROC {self.new.auroc:.3f} against {self.old.auroc:.3f} "
+                  f"({self.new.auroc - self.old.auroc:+.3f})"
+                  if math.isfinite(self.new.auroc) and math.isfinite(self.old.auroc)
+                  else "AUROC undefined (one label only)")
         text = (f"the new fit is {verdict} the current {self.kind} ({self.current}) on the "
-                f"same {self.questions} labelled questions: cross-validated AUROC "
-                f"{self.new.auroc:.3f} against {self.old.auroc:.3f} "
-                f"({self.new.auroc - self.old.auroc:+.3f}), ECE {self.new.ece:.3f} against "
+                f"same {self.questions} labelled questions"
+                + ("" if self.labelled is None else
+                   f" (of {self.labelled}) that every other gate check passes")
+                + f": cross-validated {ranked}, ECE {self.new.ece:.3f} against "
                 f"{self.old.ece:.3f} ({self.new.ece - self.old.ece:+.3f})")
         if not self.worse:
             return text
+        if self.labels_needed is not None and self.labelled is not None:
+            share = self.questions / max(self.labelled, 1)
+            total = max(self.labelled + 1, math.ceil(self.labels_needed / max(share, 1e-9)))
+            return text + (f"; a stable offset needs about {total} labelled questions "
+                           f"({total - self.labelled} more, for at least {PER_FEATURE} of "
+                           f"each label among those every other gate check passes)")
         if self.labels_needed is not None:
             return text + (f"; a stable fit needs about {self.labels_needed} labelled "
                            f"questions ({self.labels_needed - self.questions} more, at least "
@@ -96,25 +110,40 @@ class Comparison:
         return {"current": self.current, "kind": self.kind, "questions": self.questions,
                 "new": self.new.to_json(), "current_scores": self.old.to_json(),
                 "worse": self.worse, "labels_needed": self.labels_needed,
+                "labelled": self.labelled,
                 "per_fold": [{"new": n.to_json(), "current": o.to_json()}
                              for n, o in self.per_fold],
                 "message": self.message}
 
 
 def compare(cv: CrossValidation, current: str, current_confidences: Sequence[float],
-            positive: Sequence[bool], features: int, kind: str = "calibration") -> Comparison:
+            positive: Sequence[bool], features: int, kind: str = "calibration", *,
+            monotone: bool = False, labelled: int | None = None) -> Comparison:
     """The cross-validated new fit (``cv``, with its out-of-fold predictions) against the
-    confidences of the model in use (named ``current``) on the same questions and folds."""
+    confidences of the model in use (named ``current``) on the same questions and folds.
+    ``monotone``: the new model is the current one moved by a monotone map (an intercept
+    offset), so it ranks the questions as the current one does and its AUROC is the
+    current one's (pooling out-of-fold predictions made with each fold's own offset would
+    rank them otherwise, and worse: a fold with more positives than the rest gets a lower
+    offset). ``labelled``: the labelled questions in all, when these are a part of them."""
     y = [bool(v) for v in positive]
     new_p, old_p = list(cv.predictions), list(current_confidences)
+
+    def scores(new: Sequence[float], old: Sequence[float], ys: Sequence[bool]
+               ) -> tuple[Scores, Scores]:
+        before = Scores.of(old, ys)
+        after = Scores.of(new, ys)
+        return (Scores(before.auroc, after.ece, after.log_loss) if monotone else after,
+                before)
+
     folds = []
     for f in sorted(set(cv.fold_of)):
         rows = [i for i, k in enumerate(cv.fold_of) if k == f]
-        ys = [y[i] for i in rows]
-        folds.append((Scores.of([new_p[i] for i in rows], ys),
-                      Scores.of([old_p[i] for i in rows], ys)))
-    return Comparison(current, len(y), Scores.of(new_p, y), Scores.of(old_p, y),
-                      tuple(folds), labels_needed(y, features), kind)
+        folds.append(scores([new_p[i] for i in rows], [old_p[i] for i in rows],
+                            [y[i] for i in rows]))
+    new, old = scores(new_p, old_p, y)
+    return Comparison(current, len(y), new, old, tuple(folds), labels_needed(y, features),
+                      kind, labelled)
 
 
 def labels_needed(positive: Sequence[bool], features: int) -> int | None:
