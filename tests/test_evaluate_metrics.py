@@ -9,7 +9,6 @@ import pytest
 
 from abstain.evaluate.logistic import (
     cross_validate,
-    cross_validate_offset,
     fit_logistic,
     fit_offset,
 )
@@ -130,15 +129,3 @@ def test_an_offset_recovers_the_shift_and_its_prior_holds_few_labels_back() -> N
     assert 0 < few < fit_offset(z[:8], np.ones(8, dtype=bool), prior_sd=10.0)
     assert fit_offset([], []) == 0.0
 
-
-def test_a_cross_validated_offset_scores_each_row_with_the_other_folds_offset() -> None:
-    rng = np.random.default_rng(4)
-    z = rng.normal(size=300)
-    y = rng.random(300) < 1 / (1 + np.exp(-(z - 1.0)))  # the model is 1.0 too high
-    cv = cross_validate_offset(z, y, folds=5)
-    fid = np.asarray(cv.fold_of)
-    b = fit_offset(z[fid != 0], y[fid != 0])
-    first = np.flatnonzero(fid == 0)[0]
-    assert cv.predictions[first] == pytest.approx(1 / (1 + np.exp(-(z[first] + b))))
-    assert -1.3 < b < -0.7 and cv.l2 == 1.0
-    assert cv.ece < ece(1 / (1 + np.exp(-z)), y)[0]

@@ -260,8 +260,9 @@ def test_few_labelled_log_entries_shift_the_answer_confidence_only_when_better(
     coefficient needs: `calibrate` fits one offset of the shipped model's intercept on the
     26 entries every other check passes (all right, where the shipped model, fitted on other
     collections, states far less), writes it as a shift of that model, and `ask` decides on
-    it. Another log whose reviewer judged every third answer wrong: an offset states those
-    entries less honestly than the model in use (cross-validated), so it is refused."""
+    it. Another log whose reviewer judged every second answer wrong: the shipped model's
+    P(right) for those answers is about their share of right ones already, so offsets
+    fitted on the other folds only move it away (cross-validated): refused."""
     shipped = shipped_answer_confidence()
     questions = read_jsonl(QUESTIONS).questions
     _log_labelled(db, list(questions))
@@ -271,8 +272,8 @@ def test_few_labelled_log_entries_shift_the_answer_confidence_only_when_better(
     assert ("on the intercept of answer-confidence, fitted on the 26 of 60 labelled "
             "questions every other gate check passes (26 right if answered)") in out
     assert ("the new fit is at least as good as the current answer confidence "
-            "(answer-confidence) on the same 26 labelled questions (of 60)") in out
-    assert "AUROC undefined (one label only)" in out  # every one of them is right
+            "(answer-confidence) on the same 60 labelled questions as the pipeline states "
+            "them") in out
     written = json.loads(model.read_text())
     report = written["report"]
     assert written["name"] == "shift:query log (default)" and report["refit"] == "offset"
@@ -300,14 +301,15 @@ def test_few_labelled_log_entries_shift_the_answer_confidence_only_when_better(
         from tests.conftest import SAMPLE_CORPUS
 
         pipe.ingest([SAMPLE_CORPUS])
-    _log_labelled(other, list(questions), wrong_every=3)
+    _log_labelled(other, list(questions), wrong_every=2)
     again = tmp_path / "again.json"
     out = _run("calibrate", "--from-log", "--db", other, "--target", "answer-confidence",
-               "--refit", "offset", "-o", str(again), ok=False)
+               "-o", str(again), ok=False)
+    assert "fitted on the 26 of 60 labelled questions every other gate check passes (13 " in out
     assert ("the new fit is worse than the current answer confidence (answer-confidence) on "
-            "the same 26 labelled questions (of 60) that every other gate check passes: "
-            "cross-validated AUROC") in out
-    assert "a stable offset needs about" in out and "no file was written" in out
+            "the same 60 labelled questions as the pipeline states them: cross-validated "
+            "AUROC") in out
+    assert "it is not short of labels" in out and "no file was written" in out
     assert not again.exists()
     _run("calibrate", "--from-log", "--db", other, "--target", "answer-confidence",
          "--refit", "offset", "-o", str(again), "--force")

@@ -312,19 +312,20 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
     the shipped one), labelled by whether answering was right (an answer the
     labels judge correct; otherwise the question's expected label). With few
     labels (--refit auto, the default: fewer than 10 of the rarer label per
-    coefficient) it fits only an offset of the model's intercept: the share of
-    right answers differs from one collection to another more than the signals
-    show, and about 40 labelled questions of your own collection move every
-    P(right) towards it while the model keeps its ranking (docs/EVALUATION.md).
-    The file records the model it shifts, the offset and the labels. Without
+    coefficient) it fits only an offset of the model's intercept, which keeps
+    the model's ranking: where your collection's share of right answers is far
+    from what the model states, about 40 labelled questions bring its P(right)
+    to that share; where it is not, the offset is refused or changes little
+    (docs/EVALUATION.md, "An offset from your own labels"). The file records
+    the model it shifts, the offset and the labels. Without
     --max-false-accept the new model keeps the threshold of the one in use.
     `abstain ask --answer-confidence FILE` (or answer_confidence in
     abstain.toml) then decides on it.
 
     Before writing, the new fit is compared with the model in use
     (--calibration / --answer-confidence FILE, else the shipped one) on the same
-    labelled questions (for an offset: those it is fitted on): the new fit by
-    its cross-validated predictions, the current one as it is. A new fit that
+    labelled questions (for an offset: as the pipeline states them): the new fit
+    by its cross-validated predictions, the current one as it is. A new fit that
     ranks them worse (AUROC lower by 0.01 or more) or is calibrated worse (ECE
     higher by 0.02 or more) is not written unless --force; the message says by
     how much, and about how many labelled questions a stable fit needs.
@@ -470,8 +471,8 @@ def _print_calibration(payload: dict[str, Any], result: Any) -> None:
                    f"fitted on the {fit_on['decided_by_confidence']} of "
                    f"{fit_on['questions']} labelled questions every other gate check passes "
                    f"({fit_on['right_among_decided']} right if answered); {cv['folds']}-fold "
-                   f"CV on them: AUROC {cv['auroc']}, ECE {cv['ece']}, log loss "
-                   f"{cv['log_loss']}")
+                   f"CV of all {fit_on['questions']} as the pipeline states them: AUROC "
+                   f"{cv['auroc']}, ECE {cv['ece']}, log loss {cv['log_loss']}")
     else:
         click.echo(f"fit on {fit_on['questions']} questions "
                    f"({fit_on.get('right', fit_on.get('answerable'))} {positive}); "

@@ -73,9 +73,12 @@ def log_loss(p: Matrix, y: Sequence[bool] | npt.ArrayLike) -> float:
 
 def fold_ids(n: int, folds: int, groups: Sequence[str] | None = None, seed: int = 0
              ) -> npt.NDArray[np.int64]:
-    """Fold number per row; rows of one group share a fold."""
+    """Fold number per row; rows of one group share a fold, when there are at least as many
+    groups as folds (else, a whole set labelled with one group, each row is its own)."""
     rng = np.random.default_rng(seed)
     keys = list(groups) if groups is not None else [str(i) for i in range(n)]
+    if len(set(keys)) < folds:
+        keys = [str(i) for i in range(n)]
     unique = sorted(set(keys))
     perm = rng.permutation(len(unique))
     fold_of = {unique[i]: int(r % folds) for r, i in enumerate(perm)}
@@ -145,24 +148,3 @@ def fit_offset(logits: Sequence[float] | npt.ArrayLike, y: Sequence[bool] | npt.
             break
     return b
 
-
-def cross_validate_offset(logits: Sequence[float] | npt.ArrayLike,
-                          y: Sequence[bool] | npt.ArrayLike, *, folds: int = 5,
-                          groups: Sequence[str] | None = None, prior_sd: float = 1.0,
-                          seed: int = 0) -> CrossValidation:
-    """:func:`fit_offset` cross-validated: each row scored with the offset fitted on the
-    folds that do not hold it (``l2`` reports the prior's penalty, 1 / prior_sd²)."""
-    z = np.asarray(logits, dtype=np.float64).reshape(-1)
-    t = np.asarray(y, dtype=bool).reshape(-1)
-    k = max(2, min(folds, len(t)))
-    fid = fold_ids(len(t), k, groups, seed)
-    p = np.zeros(len(t))
-    for f in range(k):
-        test = fid == f
-        b = fit_offset(z[~test], t[~test], prior_sd=prior_sd)
-        p[test] = 1.0 / (1.0 + np.exp(-np.clip(z[test] + b, -60, 60)))
-    loss = log_loss(p, t)
-    l2 = 1 / prior_sd**2
-    return CrossValidation(l2, k, loss, float(np.mean((p - t) ** 2)), auroc(p, t),
-                           ece(p, t)[0], {l2: loss}, tuple(float(v) for v in p),
-                           tuple(int(f) for f in fid))

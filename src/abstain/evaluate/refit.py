@@ -69,9 +69,9 @@ class Comparison:
     """About how many labelled questions in all a stable fit needs; None when it has them."""
     kind: str = "calibration"
     """What the model in use is: ``calibration`` or ``answer confidence``."""
-    labelled: int | None = None
-    """The labelled questions in all, when the comparison is on a part of them (an offset:
-    those every other gate check passes); ``labels_needed`` then counts that part."""
+    decided: int | None = None
+    """For an offset: how many of the questions it was fitted on (those every other gate
+    check passes); ``labels_needed`` then counts for them."""
 
     @property
     def worse(self) -> bool:
@@ -87,17 +87,16 @@ class Comparison:
                   else "AUROC undefined (one label only)")
         text = (f"the new fit is {verdict} the current {self.kind} ({self.current}) on the "
                 f"same {self.questions} labelled questions"
-                + ("" if self.labelled is None else
-                   f" (of {self.labelled}) that every other gate check passes")
+                + ("" if self.decided is None else " as the pipeline states them")
                 + f": cross-validated {ranked}, ECE {self.new.ece:.3f} against "
                 f"{self.old.ece:.3f} ({self.new.ece - self.old.ece:+.3f})")
         if not self.worse:
             return text
-        if self.labels_needed is not None and self.labelled is not None:
-            share = self.questions / max(self.labelled, 1)
-            total = max(self.labelled + 1, math.ceil(self.labels_needed / max(share, 1e-9)))
+        if self.labels_needed is not None and self.decided is not None:
+            share = self.decided / max(self.questions, 1)
+            total = max(self.questions + 1, math.ceil(self.labels_needed / max(share, 1e-9)))
             return text + (f"; a stable offset needs about {total} labelled questions "
-                           f"({total - self.labelled} more, for at least {PER_FEATURE} of "
+                           f"({total - self.questions} more, for at least {PER_FEATURE} of "
                            f"each label among those every other gate check passes)")
         if self.labels_needed is not None:
             return text + (f"; a stable fit needs about {self.labels_needed} labelled "
@@ -110,7 +109,7 @@ class Comparison:
         return {"current": self.current, "kind": self.kind, "questions": self.questions,
                 "new": self.new.to_json(), "current_scores": self.old.to_json(),
                 "worse": self.worse, "labels_needed": self.labels_needed,
-                "labelled": self.labelled,
+                "decided": self.decided,
                 "per_fold": [{"new": n.to_json(), "current": o.to_json()}
                              for n, o in self.per_fold],
                 "message": self.message}
@@ -118,32 +117,32 @@ class Comparison:
 
 def compare(cv: CrossValidation, current: str, current_confidences: Sequence[float],
             positive: Sequence[bool], features: int, kind: str = "calibration", *,
-            monotone: bool = False, labelled: int | None = None) -> Comparison:
+            ranked: Sequence[float] | None = None, fitted_on: Sequence[bool] | None = None
+            ) -> Comparison:
     """The cross-validated new fit (``cv``, with its out-of-fold predictions) against the
     confidences of the model in use (named ``current``) on the same questions and folds.
-    ``monotone``: the new model is the current one moved by a monotone map (an intercept
-    offset), so it ranks the questions as the current one does and its AUROC is the
-    current one's (pooling out-of-fold predictions made with each fold's own offset would
-    rank them otherwise, and worse: a fold with more positives than the rest gets a lower
-    offset). ``labelled``: the labelled questions in all, when these are a part of them."""
+    ``ranked``: scores that rank the questions as the new model does, for its AUROC in place
+    of the out-of-fold predictions' — for an offset, which ranks them as the model it moves
+    (pooled out-of-fold predictions, each fold moved by its own offset, would rank them
+    otherwise, and worse: a fold with more positives than the rest gets a lower offset).
+    ``fitted_on``: for an offset, the labels of the questions it was fitted on (those every
+    other gate check passes), on which the labels it needs are counted."""
     y = [bool(v) for v in positive]
     new_p, old_p = list(cv.predictions), list(current_confidences)
 
-    def scores(new: Sequence[float], old: Sequence[float], ys: Sequence[bool]
-               ) -> tuple[Scores, Scores]:
-        before = Scores.of(old, ys)
-        after = Scores.of(new, ys)
-        return (Scores(before.auroc, after.ece, after.log_loss) if monotone else after,
-                before)
+    def scores(rows: Sequence[int]) -> tuple[Scores, Scores]:
+        ys = [y[i] for i in rows]
+        after = Scores.of([new_p[i] for i in rows], ys)
+        if ranked is not None:
+            after = Scores(auroc([ranked[i] for i in rows], ys), after.ece, after.log_loss)
+        return after, Scores.of([old_p[i] for i in rows], ys)
 
-    folds = []
-    for f in sorted(set(cv.fold_of)):
-        rows = [i for i, k in enumerate(cv.fold_of) if k == f]
-        folds.append(scores([new_p[i] for i in rows], [old_p[i] for i in rows],
-                            [y[i] for i in rows]))
-    new, old = scores(new_p, old_p, y)
-    return Comparison(current, len(y), new, old, tuple(folds), labels_needed(y, features),
-                      kind, labelled)
+    folds = tuple(scores([i for i, k in enumerate(cv.fold_of) if k == f])
+                  for f in sorted(set(cv.fold_of)))
+    new, old = scores(range(len(y)))
+    return Comparison(current, len(y), new, old, folds,
+                      labels_needed(y if fitted_on is None else fitted_on, features), kind,
+                      None if fitted_on is None else len(fitted_on))
 
 
 def labels_needed(positive: Sequence[bool], features: int) -> int | None:
