@@ -261,8 +261,9 @@ def test_few_labelled_log_entries_shift_the_answer_confidence_only_when_better(
     26 entries every other check passes (all right, where the shipped model, fitted on other
     collections, states far less), writes it as a shift of that model, and `ask` decides on
     it. Another log whose reviewer judged every second answer wrong: the shipped model's
-    P(right) for those answers is about their share of right ones already, so offsets
-    fitted on the other folds only move it away (cross-validated): refused."""
+    P(right) for those answers is about their share of right ones already, so an offset
+    (each fold's fitted on the others) states them no better: refused, as it would change
+    which questions are answered for nothing."""
     shipped = shipped_answer_confidence()
     questions = read_jsonl(QUESTIONS).questions
     _log_labelled(db, list(questions))
@@ -271,9 +272,8 @@ def test_few_labelled_log_entries_shift_the_answer_confidence_only_when_better(
                "-o", str(model))
     assert ("on the intercept of answer-confidence, fitted on the 26 of 60 labelled "
             "questions every other gate check passes (26 right if answered)") in out
-    assert ("the new fit is at least as good as the current answer confidence "
-            "(answer-confidence) on the same 60 labelled questions as the pipeline states "
-            "them") in out
+    assert ("the offset is better than the current answer confidence (answer-confidence) on "
+            "the same 60 labelled questions as the pipeline states them") in out
     written = json.loads(model.read_text())
     report = written["report"]
     assert written["name"] == "shift:query log (default)" and report["refit"] == "offset"
@@ -306,10 +306,12 @@ def test_few_labelled_log_entries_shift_the_answer_confidence_only_when_better(
     out = _run("calibrate", "--from-log", "--db", other, "--target", "answer-confidence",
                "-o", str(again), ok=False)
     assert "fitted on the 26 of 60 labelled questions every other gate check passes (13 " in out
-    assert ("the new fit is worse than the current answer confidence (answer-confidence) on "
-            "the same 60 labelled questions as the pipeline states them: cross-validated "
+    assert ("the offset is no better than the current answer confidence (answer-confidence) "
+            "on the same 60 labelled questions as the pipeline states them: cross-validated "
             "AUROC") in out
-    assert "it is not short of labels" in out and "no file was written" in out
+    assert "so it must lower ECE by 0.02 or more" in out
+    assert "it is not short of labels: the current answer confidence already states" in out
+    assert "no file was written" in out
     assert not again.exists()
     _run("calibrate", "--from-log", "--db", other, "--target", "answer-confidence",
          "--refit", "offset", "-o", str(again), "--force")

@@ -327,8 +327,10 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
     labelled questions (for an offset: as the pipeline states them): the new fit
     by its cross-validated predictions, the current one as it is. A new fit that
     ranks them worse (AUROC lower by 0.01 or more) or is calibrated worse (ECE
-    higher by 0.02 or more) is not written unless --force; the message says by
-    how much, and about how many labelled questions a stable fit needs.
+    higher by 0.02 or more) is not written unless --force; an offset, which
+    changes which questions are answered, is written only when it lowers ECE
+    by 0.02 or more. The message says by how much, and about how many labelled
+    questions a stable fit needs.
 
     \b
     Examples:
