@@ -433,21 +433,17 @@ def _refit_calibration(records: Any, params: dict[str, Any], common: dict[str, A
 def _refit_answer(records: Any, params: dict[str, Any], common: dict[str, Any],
                   what: str) -> _Result:
     from abstain.answer_confidence import AnswerConfidence, shipped_answer_confidence
-    from abstain.evaluate.answer_refit import (
-        refit_answer_confidence,
-        refit_kind,
-        shift_answer_confidence,
-        values,
-    )
+    from abstain.evaluate import answer_refit
 
     current = (AnswerConfidence.load(params["answer_confidence"])
                if params["answer_confidence"] else shipped_answer_confidence())
-    what = refit_kind(records, current) if what == "auto" else what
-    out = (shift_answer_confidence if what == "offset" else refit_answer_confidence)(
-        records, current, **common)
+    what = answer_refit.refit_kind(records, current) if what == "auto" else what
+    out = (answer_refit.shift_answer_confidence if what == "offset"
+           else answer_refit.refit_answer_confidence)(records, current, **common)
     model = out.model
     return _Result(model, out.fit, out.fit.threshold, out.fit.fit_on, out.fit.metrics,
-                   lambda r: model.confidence(values(r)), out.offset, current.name)
+                   lambda r: model.confidence(answer_refit.values(r)), out.offset,
+                   current.name)
 
 
 def _plots(records: Any, result: Any, plots_dir: str) -> None:
