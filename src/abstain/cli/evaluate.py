@@ -380,6 +380,8 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
                "intercept": model.intercept, "coefficients": model.coefficients,
                "gate_threshold": result.threshold, "fit_on": result.fit_on,
                "metrics": result.metrics}
+    if result.offset is not None:
+        payload["offset"] = {"of": result.current, "offset": round(result.offset, 6)}
     if as_json:
         print_json(payload)
     else:
