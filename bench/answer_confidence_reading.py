@@ -48,6 +48,7 @@ from abstain.evaluate.answer_fit import (
     rows,
     stated_under,
 )
+from abstain.evaluate.logistic import fit_offset
 from abstain.evaluate.metrics import auroc, ece
 from abstain.evaluate.records import QuestionRecord, load_records, unmarked
 from abstain.question import Question
@@ -163,7 +164,8 @@ def _with_labels(model: AnswerConfidence, test: Sequence[Row], stated: np.ndarra
         order = rng.permutation(len(test))
         labelled, rest = order[:k], order[k:]
         passed = [i for i in labelled if test[i].gate_passed and test[i].answered]
-        moved = AnswerConfidence(model.intercept + _offset(raw[passed], right[passed]),
+        z = np.log(np.clip(raw[passed], 1e-4, 1 - 1e-4) / np.clip(1 - raw[passed], 1e-4, 1))
+        moved = AnswerConfidence(model.intercept + fit_offset(z, right[passed]),
                                  model.coefficients, threshold)
         shifted.append(ece([stated_under(moved, test[i], threshold) for i in rest],
                            right[rest])[0])
@@ -176,19 +178,6 @@ def _with_labels(model: AnswerConfidence, test: Sequence[Row], stated: np.ndarra
     new_ece, new_auroc = np.nanmean(np.asarray(refitted), axis=0)
     return (f"{np.mean(shifted):.3f} ({old[0]:.3f})",
             f"{new_ece:.3f} / {new_auroc:.3f} ({old[1]:.3f})")
-
-
-def _offset(p: np.ndarray, y: np.ndarray, prior_sd: float = 1.0) -> float:
-    """The logit offset with the least log loss on (p, y), a N(0, prior_sd²) prior on it."""
-    if len(p) == 0:
-        return 0.0
-    z = np.log(np.clip(p, 1e-4, 1 - 1e-4) / np.clip(1 - p, 1e-4, 1))
-    b = 0.0
-    for _ in range(30):
-        q = 1.0 / (1.0 + np.exp(-(z + b)))
-        b -= (float((q - y).sum()) + b / prior_sd**2) / (
-            float((q * (1 - q)).sum()) + 1 / prior_sd**2)
-    return b
 
 
 def main() -> None:

@@ -201,3 +201,34 @@ def test_a_worse_refit_is_refused_with_the_reason(tmp_path: Path) -> None:
     assert "cross-validated AUROC" in result.output and "ECE" in result.output
     assert "more, at least 10 of each label per coefficient" in result.output
     assert "--force" in result.output and not out.exists()
+
+
+def test_auto_refits_every_coefficient_only_with_enough_of_each_label() -> None:
+    """The shipped answer confidence has seven coefficients: 80 of the rarer label each way
+    for a full refit; below that, an offset of its intercept."""
+    from abstain.answer_confidence import shipped_answer_confidence
+    from abstain.evaluate.answer_refit import refit_kind
+
+    shipped = shipped_answer_confidence()
+    assert len(shipped.coefficients) == 7
+    assert refit_kind(_synthetic(400, 4), shipped) == "all"  # about 160 should-refuse
+    assert refit_kind(_synthetic(150, 4), shipped) == "offset"  # about 60
+
+
+def test_an_offset_moves_the_stated_confidence_to_the_share_of_right_answers() -> None:
+    """150 questions, 60% right, every other check passed: the shifted model keeps the
+    shipped coefficients, and its mean P(right) moves to about 0.6."""
+    from abstain.answer_confidence import shipped_answer_confidence
+    from abstain.evaluate.answer_refit import shift_answer_confidence, values
+
+    shipped = shipped_answer_confidence()
+    records = _synthetic(150, 5)
+    share = np.mean([r.should_answer for r in records])
+    before = np.mean([shipped.confidence(values(r)) for r in records])
+    out = shift_answer_confidence(records, shipped, source="synthetic")
+    after = np.mean([out.model.confidence(values(r)) for r in records])
+    assert abs(before - share) > 0.1 and abs(after - share) < 0.03
+    assert out.model.coefficients == shipped.coefficients
+    assert out.model.intercept == pytest.approx(shipped.intercept + (out.offset or 0), abs=1e-5)
+    assert out.model.report["shift_of"]["model"] == shipped.name
+    assert out.fit.fit_on["decided_by_confidence"] == 150

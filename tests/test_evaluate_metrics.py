@@ -7,7 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from abstain.evaluate.logistic import cross_validate, fit_logistic
+from abstain.evaluate.logistic import (
+    cross_validate,
+    fit_logistic,
+    fit_offset,
+)
 from abstain.evaluate.metrics import (
     auroc,
     ece,
@@ -114,3 +118,14 @@ def test_cross_validation_reports_out_of_fold_metrics() -> None:
     assert 0.8 < cv.auroc < 1.0
     assert cv.ece < 0.1
     assert set(cv.by_l2) == {0.01, 0.1, 1.0, 10.0, 100.0}
+
+
+def test_an_offset_recovers_the_shift_and_its_prior_holds_few_labels_back() -> None:
+    rng = np.random.default_rng(3)
+    z = rng.normal(size=2000)
+    y = rng.random(2000) < 1 / (1 + np.exp(-(z + 1.5)))  # the model is 1.5 too low
+    assert abs(fit_offset(z, y) - 1.5) < 0.15
+    few = fit_offset(z[:8], np.ones(8, dtype=bool))  # 8 right answers: pulled up, held back
+    assert 0 < few < fit_offset(z[:8], np.ones(8, dtype=bool), prior_sd=10.0)
+    assert fit_offset([], []) == 0.0
+

@@ -191,16 +191,20 @@ def test_a_log_failure_never_breaks_the_answer_but_is_visible(
     assert "could not record the question" in caplog.text
 
 
-def _log_labelled(db: str, questions: list[object]) -> None:
-    """Ask ``questions`` with the log on and label each as the labelled file says."""
+def _log_labelled(db: str, questions: list[object], wrong_every: int = 0) -> None:
+    """Ask ``questions`` with the log on and label each as the labelled file says; with
+    ``wrong_every`` n, every n-th answer given is judged wrong (labelled ``refuse``)."""
     _run("log", "on", "--db", db)
     with Pipeline(SQLiteStore(db), HashingEmbedder()) as pipe:
         for item in questions:
             pipe.ask(item.question)  # type: ignore[attr-defined]
         qlog = open_log(pipe.store)
         by_question = {q.question: q.expected for q in questions}  # type: ignore[attr-defined]
+        answers = 0
         for e in qlog.entries("default"):
-            qlog.label("default", e.id, by_question[str(e.question)])
+            answers += e.answered
+            wrong = e.answered and wrong_every and answers % wrong_every == 0
+            qlog.label("default", e.id, "refuse" if wrong else by_question[str(e.question)])
 
 
 def test_the_answer_confidence_is_refitted_from_the_log_only_when_better(
@@ -213,7 +217,7 @@ def test_the_answer_confidence_is_refitted_from_the_log_only_when_better(
     _log_labelled(db, list(questions))
     model = tmp_path / "answer.json"
     out = _run("calibrate", "--from-log", "--db", db, "--target", "answer-confidence",
-               "-o", str(model))
+               "--refit", "all", "-o", str(model))
     assert "fit on 60 questions (30 right if answered)" in out
     assert ("the new fit is at least as good as the current answer confidence "
             "(answer-confidence) on the same 60 labelled questions") in out
@@ -239,11 +243,82 @@ def test_the_answer_confidence_is_refitted_from_the_log_only_when_better(
     _log_labelled(other, list(questions[::2][:26]))
     refit = tmp_path / "refit.json"
     out = _run("calibrate", "--from-log", "--db", other, "--target", "answer-confidence",
-               "--answer-confidence", str(model), "-o", str(refit), ok=False)
+               "--refit", "all", "--answer-confidence", str(model), "-o", str(refit), ok=False)
     assert ("the new fit is worse than the current answer confidence (fit:query log "
             "(default)) on the same 26 labelled questions: cross-validated AUROC") in out
     assert "more, at least 10 of each label per coefficient" in out
     assert "no file was written" in out and not refit.exists()
     out = _run("calibrate", "--from-log", "--db", other, "--target", "answer-confidence",
-               "--answer-confidence", str(model), "-o", str(refit), "--force")
+               "--refit", "all", "--answer-confidence", str(model), "-o", str(refit),
+               "--force")
     assert "(written: --force)" in out and refit.exists()
+
+
+def test_few_labelled_log_entries_shift_the_answer_confidence_only_when_better(
+        db: str, tmp_path: Path) -> None:
+    """60 labelled entries hold 30 right answers, fewer than the 80 a refit of every
+    coefficient needs: `calibrate` fits one offset of the shipped model's intercept on the
+    26 entries every other check passes (all right, where the shipped model, fitted on other
+    collections, states far less), writes it as a shift of that model, and `ask` decides on
+    it. Another log whose reviewer judged every second answer wrong: the shipped model's
+    P(right) for those answers is about their share of right ones already, so an offset
+    (each fold's fitted on the others) states them no better: refused, as it would change
+    which questions are answered for nothing."""
+    shipped = shipped_answer_confidence()
+    questions = read_jsonl(QUESTIONS).questions
+    _log_labelled(db, list(questions))
+    model = tmp_path / "shift.json"
+    out = _run("calibrate", "--from-log", "--db", db, "--target", "answer-confidence",
+               "-o", str(model))
+    assert ("on the intercept of answer-confidence, fitted on the 26 of 60 labelled "
+            "questions every other gate check passes (26 right if answered)") in out
+    assert ("the offset is better than the current answer confidence (answer-confidence) on "
+            "the same 60 labelled questions as the pipeline states them") in out
+    written = json.loads(model.read_text())
+    report = written["report"]
+    assert written["name"] == "shift:query log (default)" and report["refit"] == "offset"
+    offset = report["shift_of"]["offset"]
+    assert report["shift_of"]["model"] == shipped.name and offset > 1.0
+    assert written["intercept"] == pytest.approx(shipped.intercept + offset, abs=1e-5)
+    assert written["coefficients"] == shipped.coefficients  # the ranking is the shipped one
+    assert written["threshold"] == shipped.threshold  # kept: no --max-false-accept
+    assert report["fit_on"]["questions"] == 60 and report["fit_on"]["right"] == 30
+    assert report["fit_on"]["decided_by_confidence"] == 26
+    compared = report["metrics"]["compared_with_current"]
+    assert not compared["worse"] and compared["new"]["ece"] < compared["current_scores"]["ece"]
+
+    # `abstain ask` loads it and states more than the shipped model for the same answer
+    question = "What is the default value of storage.cache_mb?"
+    shown = json.loads(_run("ask", question, "--db", db, "--answer-confidence", str(model),
+                            "--json"))
+    before = json.loads(_run("ask", question, "--db", db, "--json"))
+    check = next(c for c in shown["checks"] if c["name"] == "calibrated_confidence")
+    assert check["detail"].startswith("P(right) from shift:query log (default)")
+    assert shown["answered"] and shown["confidence"] > before["confidence"]
+
+    other = str(tmp_path / "other.db")
+    with Pipeline(SQLiteStore(other), HashingEmbedder()) as pipe:
+        from tests.conftest import SAMPLE_CORPUS
+
+        pipe.ingest([SAMPLE_CORPUS])
+    _log_labelled(other, list(questions), wrong_every=2)
+    again = tmp_path / "again.json"
+    out = _run("calibrate", "--from-log", "--db", other, "--target", "answer-confidence",
+               "-o", str(again), ok=False)
+    assert "fitted on the 26 of 60 labelled questions every other gate check passes (13 " in out
+    assert ("the offset is no better than the current answer confidence (answer-confidence) "
+            "on the same 60 labelled questions as the pipeline states them: cross-validated "
+            "AUROC") in out
+    assert "so it must lower ECE by 0.02 or more" in out
+    assert "it is not short of labels: the current answer confidence already states" in out
+    assert "no file was written" in out
+    assert not again.exists()
+    _run("calibrate", "--from-log", "--db", other, "--target", "answer-confidence",
+         "--refit", "offset", "-o", str(again), "--force")
+    assert json.loads(again.read_text())["report"]["metrics"]["compared_with_current"]["worse"]
+
+
+def test_refit_is_an_answer_confidence_option(db: str, tmp_path: Path) -> None:
+    out = _run("calibrate", str(QUESTIONS), "--db", db, "--refit", "offset",
+               "-o", str(tmp_path / "c.json"), ok=False)
+    assert "--refit chooses how the answer confidence is refitted" in out

@@ -274,6 +274,14 @@ def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: s
               help="What to refit: the retrieval calibration (for --calibration), or the "
                    "answer confidence, P(this answer is right) from every gate check (for "
                    "--answer-confidence), labelled by whether answering was right.")
+@click.option("--refit", "refit_what", type=click.Choice(["auto", "offset", "all"]),
+              default="auto", show_default=True,
+              help="With --target answer-confidence, what to refit. offset: one offset of "
+                   "the intercept of the model in use, fitted on the labelled questions "
+                   "every other gate check passes (its coefficients, so its ranking, are "
+                   "kept; tens of labels suffice). all: every coefficient (a stable fit "
+                   "needs at least 10 of the rarer label per coefficient: 80 for the shipped "
+                   "model). auto: all when the labels are that many, else offset.")
 @click.option("--force", is_flag=True,
               help="Write the new fit even when it is worse than the model in use on the "
                    "same questions.")
@@ -283,7 +291,8 @@ def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: s
 @click.pass_context
 def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | None,
               alpha: float | None, level: float, risk: str, reading: bool, target: str,
-              force: bool, as_json: bool, plots_dir: str | None, **params: Any) -> None:
+              refit_what: str, force: bool, as_json: bool, plots_dir: str | None,
+              **params: Any) -> None:
     """Refit a confidence on labelled questions; write it unless it is worse.
 
     Cross-validated L2 logistic regression over the retrieval features (top fused
@@ -301,17 +310,27 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
     With --target answer-confidence it refits that answer confidence instead,
     over the same signals as the model in use (--answer-confidence FILE, else
     the shipped one), labelled by whether answering was right (an answer the
-    labels judge correct; otherwise the question's expected label). Without
+    labels judge correct; otherwise the question's expected label). With few
+    labels (--refit auto, the default: fewer than 10 of the rarer label per
+    coefficient) it fits only an offset of the model's intercept, which keeps
+    the model's ranking: where your collection's share of right answers is far
+    from what the model states, about 40 labelled questions bring its P(right)
+    to that share; where it is not, the offset is refused or changes little
+    (docs/EVALUATION.md, "An offset from your own labels"). The file records
+    the model it shifts, the offset and the labels. Without
     --max-false-accept the new model keeps the threshold of the one in use.
     `abstain ask --answer-confidence FILE` (or answer_confidence in
     abstain.toml) then decides on it.
 
     Before writing, the new fit is compared with the model in use
     (--calibration / --answer-confidence FILE, else the shipped one) on the same
-    labelled questions: the new fit by its cross-validated predictions, the current one as it is. A
-    new fit that ranks them worse (AUROC lower by 0.01 or more) or is calibrated
-    worse (ECE higher by 0.02 or more) is not written unless --force; the message
-    says by how much, and about how many labelled questions a stable fit needs.
+    labelled questions (for an offset: as the pipeline states them): the new fit
+    by its cross-validated predictions, the current one as it is. A new fit that
+    ranks them worse (AUROC lower by 0.01 or more) or is calibrated worse (ECE
+    higher by 0.02 or more) is not written unless --force; an offset, which
+    changes which questions are answered, is written only when it lowers ECE
+    by 0.02 or more. The message says by how much, and about how many labelled
+    questions a stable fit needs.
 
     \b
     Examples:
@@ -319,6 +338,7 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
       abstain calibrate --dataset squad2 -o cal.json --max-false-accept 0.01 --confidence 0.95
       abstain calibrate --from-log --db kb.db -o cal.json --max-false-accept 0.05
       abstain calibrate --from-log --db kb.db --target answer-confidence -o answer.json
+      abstain calibrate mine.jsonl --db kb.db --target answer-confidence --refit offset -o a.json
     """
     from abstain.evaluate.calibrate import read_records
 
@@ -332,6 +352,9 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
     if target == "answer-confidence" and reading:
         fail("--reading fits the reading calibration; the answer confidence is refitted "
              "over the signals of the model in use")
+    if target != "answer-confidence" and refit_what != "auto":
+        fail("--refit chooses how the answer confidence is refitted: give it with "
+             "--target answer-confidence")
     run = _collect(ctx, params, for_calibration=True)
     records = read_records(run.records) if reading else run.records
     share = holdout if holdout is not None else (0.5 if alpha is not None else 0.0)
@@ -340,7 +363,8 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
               "extra_fit_on": {k: run.meta[k] for k in ("preset", "embedder", "protocol")
                                if k in run.meta}}
     try:
-        result = (_refit_answer(records, params, common) if target == "answer-confidence"
+        result = (_refit_answer(records, params, common, refit_what)
+                  if target == "answer-confidence"
                   else _refit_calibration(records, params, common, reading))
     except ValueError as exc:
         fail(str(exc))
@@ -356,6 +380,8 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
                "intercept": model.intercept, "coefficients": model.coefficients,
                "gate_threshold": result.threshold, "fit_on": result.fit_on,
                "metrics": result.metrics}
+    if result.offset is not None:
+        payload["offset"] = {"of": result.current, "offset": round(result.offset, 6)}
     if as_json:
         print_json(payload)
     else:
@@ -382,6 +408,10 @@ class _Result:
     fit_on: dict[str, Any]
     metrics: dict[str, Any]
     confidence: Callable[[Any], float]
+    offset: float | None = None
+    """An answer confidence shifted by this intercept offset (None: every coefficient fitted)."""
+    current: str | None = None
+    """The name of the model in use."""
 
 
 def _refit_calibration(records: Any, params: dict[str, Any], common: dict[str, Any],
@@ -402,16 +432,20 @@ def _refit_calibration(records: Any, params: dict[str, Any], common: dict[str, A
                    lambda r: cal.confidence(record_features(r)))
 
 
-def _refit_answer(records: Any, params: dict[str, Any], common: dict[str, Any]) -> _Result:
+def _refit_answer(records: Any, params: dict[str, Any], common: dict[str, Any],
+                  what: str) -> _Result:
     from abstain.answer_confidence import AnswerConfidence, shipped_answer_confidence
-    from abstain.evaluate.answer_refit import refit_answer_confidence, values
+    from abstain.evaluate import answer_refit
 
     current = (AnswerConfidence.load(params["answer_confidence"])
                if params["answer_confidence"] else shipped_answer_confidence())
-    out = refit_answer_confidence(records, current, **common)
+    what = answer_refit.refit_kind(records, current) if what == "auto" else what
+    out = (answer_refit.shift_answer_confidence if what == "offset"
+           else answer_refit.refit_answer_confidence)(records, current, **common)
     model = out.model
     return _Result(model, out.fit, out.fit.threshold, out.fit.fit_on, out.fit.metrics,
-                   lambda r: model.confidence(values(r)))
+                   lambda r: model.confidence(answer_refit.values(r)), out.offset,
+                   current.name)
 
 
 def _plots(records: Any, result: Any, plots_dir: str) -> None:
@@ -432,10 +466,18 @@ def _print_calibration(payload: dict[str, Any], result: Any) -> None:
     fit_on = payload["fit_on"]
     positive = ("right if answered" if payload["target"] == "answer-confidence"
                 else "answerable")
-    click.echo(f"fit on {fit_on['questions']} questions "
-               f"({fit_on.get('right', fit_on.get('answerable'))} {positive}); "
-               f"{cv['folds']}-fold CV: AUROC {cv['auroc']}, ECE {cv['ece']}, "
-               f"log loss {cv['log_loss']} (L2 {cv['l2']})")
+    if result.offset is not None:
+        click.echo(f"offset {result.offset:+.3f} on the intercept of {result.current}, "
+                   f"fitted on the {fit_on['decided_by_confidence']} of "
+                   f"{fit_on['questions']} labelled questions every other gate check passes "
+                   f"({fit_on['right_among_decided']} right if answered); {cv['folds']}-fold "
+                   f"CV of all {fit_on['questions']} as the pipeline states them: AUROC "
+                   f"{cv['auroc']}, ECE {cv['ece']}, log loss {cv['log_loss']}")
+    else:
+        click.echo(f"fit on {fit_on['questions']} questions "
+                   f"({fit_on.get('right', fit_on.get('answerable'))} {positive}); "
+                   f"{cv['folds']}-fold CV: AUROC {cv['auroc']}, ECE {cv['ece']}, "
+                   f"log loss {cv['log_loss']} (L2 {cv['l2']})")
     click.echo("confidence = σ(" + f"{payload['intercept']:+.3f} " + " ".join(
         f"{w:+.3f}·{f}" for f, w in payload["coefficients"].items()) + ")")
     compared = payload["metrics"].get("compared_with_current")

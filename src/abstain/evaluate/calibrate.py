@@ -115,6 +115,31 @@ def read_records(records: Sequence[QuestionRecord]) -> list[QuestionRecord]:
     return [r for r in records if READING_FEATURE in r.features]
 
 
+def split(records: Sequence[QuestionRecord], target: Target, holdout: float, seed: int
+          ) -> tuple[list[QuestionRecord], list[int], list[int]]:
+    """The usable records (no error, features recorded), and the indices of the part the
+    model is fitted on and of the part held out (``holdout``: its share, by group)."""
+    usable = [r for r in records if r.error is None and r.features]
+    yes, no = target.label_names
+    if len(usable) < 10 or len({target.label(r) for r in usable}) < 2:
+        raise ValueError(f"need at least 10 questions with both {yes!r} and {no!r} labels")
+    fit_idx, hold_idx = (split_groups([r.item for r in usable], holdout, seed=seed)
+                         if holdout > 0 else (list(range(len(usable))), []))
+    return usable, fit_idx, hold_idx
+
+
+def described(fit: Sequence[QuestionRecord], hold: Sequence[QuestionRecord], target: Target,
+              source: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The labelled questions a model was fitted on, as its file records them."""
+    yes, no = target.label_names
+    right = sum(target.label(r) for r in fit)
+    return {"source": source, "questions": len(fit), yes: right, no: len(fit) - right,
+            "categories": _counts(r.item.category for r in fit),
+            "holdout_questions": len(hold), "features": list(target.features),
+            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "abstain_version": __version__, **(extra or {})}
+
+
 def refit(records: Sequence[QuestionRecord], target: Target, *, source: str, folds: int = 5,
           holdout: float = 0.0, alpha: float | None = None, delta: float = 0.05,
           risk: str = "answered", seed: int = 0,
@@ -122,12 +147,7 @@ def refit(records: Sequence[QuestionRecord], target: Target, *, source: str, fol
     """Cross-validate and fit ``target`` on ``records``; compare the out-of-fold
     predictions with the model in use on the same folds; with ``alpha``, certify a
     threshold on the held-out part (``holdout``, by group)."""
-    usable = [r for r in records if r.error is None and r.features]
-    yes, no = target.label_names
-    if len(usable) < 10 or len({target.label(r) for r in usable}) < 2:
-        raise ValueError(f"need at least 10 questions with both {yes!r} and {no!r} labels")
-    fit_idx, hold_idx = (split_groups([r.item for r in usable], holdout, seed=seed)
-                         if holdout > 0 else (list(range(len(usable))), []))
+    usable, fit_idx, hold_idx = split(records, target, holdout, seed)
     fit = [usable[i] for i in fit_idx]
     hold = [usable[i] for i in hold_idx]
     names = target.features
@@ -149,23 +169,32 @@ def refit(records: Sequence[QuestionRecord], target: Target, *, source: str, fol
     if target.current is not None and old is not None:
         comparison = compare(cv, target.current, old, list(y), len(names), target.kind)
         metrics["compared_with_current"] = comparison.to_json()
-    fit_on = {
-        "source": source, "questions": len(fit), yes: int(y.sum()), no: int((~y).sum()),
-        "categories": _counts(r.item.category for r in fit),
-        "holdout_questions": len(hold), "features": list(names),
-        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "abstain_version": __version__, **(extra_fit_on or {})}
+    fit_on = described(fit, hold, target, source, extra_fit_on)
     coefficients = {f: round(w, 6) for f, w in zip(names, model.coefficients, strict=True)}
     intercept = round(model.intercept, 6)
 
     def scored(part: Sequence[QuestionRecord]) -> list[float]:
         return [logistic(intercept, coefficients, target.values(r)) for r in part]
 
+    held, control = certify(fit, hold, scored, target.label, metrics, alpha=alpha,
+                            delta=delta, risk=risk, holdout=holdout, total=len(usable))
+    return Refit(intercept, coefficients, fit_on, metrics, control, fit_idx, hold_idx, held,
+                 comparison)
+
+
+def certify(fit: Sequence[QuestionRecord], hold: Sequence[QuestionRecord],
+            scored: Callable[[Sequence[QuestionRecord]], list[float]],
+            label: Callable[[QuestionRecord], bool], metrics: dict[str, Any], *,
+            alpha: float | None, delta: float, risk: str, holdout: float, total: int
+            ) -> tuple[dict[str, Any], RiskControl | None]:
+    """Judge a new model (``scored``) on the held-out part ``hold`` and, with ``alpha``,
+    certify its threshold there (on ``fit`` when nothing is held out: optimistic); the
+    results also go into ``metrics``. ``total``: the labelled questions in all."""
     held: dict[str, Any] = {}
     control: RiskControl | None = None
     if hold:
         conf = scored(hold)
-        pos = [target.label(r) for r in hold]
+        pos = [label(r) for r in hold]
         held = {"questions": len(hold), "auroc": _clean(auroc(conf, pos)),
                 "ece": _clean(ece(conf, pos)[0]),
                 "log_loss": _clean(log_loss(np.asarray(conf), pos))}
@@ -173,20 +202,19 @@ def refit(records: Sequence[QuestionRecord], target: Target, *, source: str, fol
     if alpha is not None:
         target_part = hold or fit
         control = control_risk(
-            scored(target_part), [target.label(r) for r in target_part], alpha=alpha,
+            scored(target_part), [label(r) for r in target_part], alpha=alpha,
             delta=delta, risk=risk,
             base_pass=[r.passes_except(CONFIDENCE_CHECK) for r in target_part],
             exempt=[r.curated for r in target_part])
         if hold and not control.certified and control.needed:
-            total = math.ceil(control.needed * len(usable) / len(hold))
+            needed = math.ceil(control.needed * total / len(hold))
             control = replace(control, message=control.message + (
                 f"; certification uses the held-out part only, so with --holdout "
-                f"{holdout:g} that is about {total} labelled questions in all"))
+                f"{holdout:g} that is about {needed} labelled questions in all"))
         metrics["risk_control"] = {
             **control.to_json(),
             "certified_on": "holdout" if hold else "the fit data (no holdout: optimistic)"}
-    return Refit(intercept, coefficients, fit_on, metrics, control, fit_idx, hold_idx, held,
-                 comparison)
+    return held, control
 
 
 def calibration_target(features: Sequence[str] = FEATURES,

@@ -73,9 +73,12 @@ def log_loss(p: Matrix, y: Sequence[bool] | npt.ArrayLike) -> float:
 
 def fold_ids(n: int, folds: int, groups: Sequence[str] | None = None, seed: int = 0
              ) -> npt.NDArray[np.int64]:
-    """Fold number per row; rows of one group share a fold."""
+    """Fold number per row; rows of one group share a fold, when there are at least as many
+    groups as folds (else, a whole set labelled with one group, each row is its own)."""
     rng = np.random.default_rng(seed)
     keys = list(groups) if groups is not None else [str(i) for i in range(n)]
+    if len(set(keys)) < folds:
+        keys = [str(i) for i in range(n)]
     unique = sorted(set(keys))
     perm = rng.permutation(len(unique))
     fold_of = {unique[i]: int(r % folds) for r, i in enumerate(perm)}
@@ -126,3 +129,22 @@ def cross_validate(x: Matrix, y: Sequence[bool] | npt.ArrayLike, *, folds: int =
     return CrossValidation(best, k, losses[best], float(np.mean((p - t) ** 2)), auroc(p, t),
                            ece(p, t)[0], losses, tuple(float(v) for v in p),
                            tuple(int(f) for f in fid))
+
+
+def fit_offset(logits: Sequence[float] | npt.ArrayLike, y: Sequence[bool] | npt.ArrayLike, *,
+               prior_sd: float = 1.0, iterations: int = 50) -> float:
+    """The one logit offset b that best fits labels ``y`` to σ(logitᵢ + b), with a
+    N(0, prior_sd²) prior on b (an L2 penalty of 1 / prior_sd²): with few labels it stays
+    near 0, the model as it is. Newton's method; 0 for no rows."""
+    z = np.asarray(logits, dtype=np.float64).reshape(-1)
+    t = np.asarray(y, dtype=np.float64).reshape(-1)
+    b = 0.0
+    for _ in range(iterations):
+        q = 1.0 / (1.0 + np.exp(-np.clip(z + b, -60, 60)))
+        step = (float((q - t).sum()) + b / prior_sd**2) / (
+            float((q * (1 - q)).sum()) + 1 / prior_sd**2)
+        b -= step
+        if abs(step) < 1e-10:
+            break
+    return b
+

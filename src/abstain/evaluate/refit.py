@@ -10,9 +10,13 @@ scores both calibrations on the labelled questions of the fit, fold by fold:
 
 The new fit is *worse* when it ranks these questions worse (AUROC lower by more than
 :data:`AUROC_TOLERANCE`) or states its probabilities less honestly (ECE higher by more than
-:data:`ECE_TOLERANCE`); the CLI then refuses to write it unless ``--force``. How many more
-labels would help follows the usual rule for a logistic fit: at least
-:data:`PER_FEATURE` questions of each label per coefficient.
+:data:`ECE_TOLERANCE`); the CLI then refuses to write it unless ``--force``. An intercept
+offset of the answer confidence (``--refit offset``) must do better: it keeps the model's
+ranking but moves which questions pass the threshold, so it is written only when it lowers
+ECE by :data:`ECE_TOLERANCE` or more (on documentation it was not fitted on, offsets that
+merely did not state worse cost a quarter of the answers at the same precision:
+docs/EVALUATION.md). How many more labels would help follows the usual rule for a logistic
+fit: at least :data:`PER_FEATURE` questions of each label per coefficient.
 """
 
 from __future__ import annotations
@@ -69,26 +73,51 @@ class Comparison:
     """About how many labelled questions in all a stable fit needs; None when it has them."""
     kind: str = "calibration"
     """What the model in use is: ``calibration`` or ``answer confidence``."""
+    decided: int | None = None
+    """For an offset: how many of the questions it was fitted on (those every other gate
+    check passes); ``labels_needed`` then counts for them."""
 
     @property
     def worse(self) -> bool:
+        """Not to be written: it ranks worse, or states worse — for an offset, not better
+        (module docstring)."""
+        gain = -ECE_TOLERANCE if self.decided is not None else ECE_TOLERANCE
         return bool(self.new.auroc < self.old.auroc - AUROC_TOLERANCE
-                    or self.new.ece > self.old.ece + ECE_TOLERANCE)
+                    or self.new.ece > self.old.ece + gain)
 
     @property
     def message(self) -> str:
-        verdict = "worse than" if self.worse else "at least as good as"
-        text = (f"the new fit is {verdict} the current {self.kind} ({self.current}) on the "
-                f"same {self.questions} labelled questions: cross-validated AUROC "
-                f"{self.new.auroc:.3f} against {self.old.auroc:.3f} "
-                f"({self.new.auroc - self.old.auroc:+.3f}), ECE {self.new.ece:.3f} against "
+        verdict = (("no better than" if self.worse else "better than")
+                   if self.decided is not None
+                   else "worse than" if self.worse else "at least as good as")
+        ranked = (f"AUROC {self.new.auroc:.3f} against {self.old.auroc:.3f} "
+                  f"({self.new.auroc - self.old.auroc:+.3f})"
+                  if math.isfinite(self.new.auroc) and math.isfinite(self.old.auroc)
+                  else "AUROC undefined (one label only)")
+        subject = "the new fit" if self.decided is None else "the offset"
+        text = (f"{subject} is {verdict} the current {self.kind} ({self.current}) on the "
+                f"same {self.questions} labelled questions"
+                + ("" if self.decided is None else " as the pipeline states them")
+                + f": cross-validated {ranked}, ECE {self.new.ece:.3f} against "
                 f"{self.old.ece:.3f} ({self.new.ece - self.old.ece:+.3f})")
         if not self.worse:
             return text
+        if self.decided is not None:
+            text += (f" (an offset changes which questions are answered, so it must lower ECE "
+                     f"by {ECE_TOLERANCE} or more)")
+        if self.labels_needed is not None and self.decided is not None:
+            share = self.decided / max(self.questions, 1)
+            total = max(self.questions + 1, math.ceil(self.labels_needed / max(share, 1e-9)))
+            return text + (f"; a stable offset needs about {total} labelled questions "
+                           f"({total - self.questions} more, for at least {PER_FEATURE} of "
+                           f"each label among those every other gate check passes)")
         if self.labels_needed is not None:
             return text + (f"; a stable fit needs about {self.labels_needed} labelled "
                            f"questions ({self.labels_needed - self.questions} more, at least "
                            f"{PER_FEATURE} of each label per coefficient)")
+        if self.decided is not None:
+            return text + (f"; it is not short of labels: the current {self.kind} already "
+                           "states these questions about as well")
         return text + (f"; it is not short of labels, so the current {self.kind} suits these "
                        "questions better")
 
@@ -96,25 +125,40 @@ class Comparison:
         return {"current": self.current, "kind": self.kind, "questions": self.questions,
                 "new": self.new.to_json(), "current_scores": self.old.to_json(),
                 "worse": self.worse, "labels_needed": self.labels_needed,
+                "decided": self.decided,
                 "per_fold": [{"new": n.to_json(), "current": o.to_json()}
                              for n, o in self.per_fold],
                 "message": self.message}
 
 
 def compare(cv: CrossValidation, current: str, current_confidences: Sequence[float],
-            positive: Sequence[bool], features: int, kind: str = "calibration") -> Comparison:
+            positive: Sequence[bool], features: int, kind: str = "calibration", *,
+            ranked: Sequence[float] | None = None, fitted_on: Sequence[bool] | None = None
+            ) -> Comparison:
     """The cross-validated new fit (``cv``, with its out-of-fold predictions) against the
-    confidences of the model in use (named ``current``) on the same questions and folds."""
+    confidences of the model in use (named ``current``) on the same questions and folds.
+    ``ranked``: scores that rank the questions as the new model does, for its AUROC in place
+    of the out-of-fold predictions' — for an offset, which ranks them as the model it moves
+    (pooled out-of-fold predictions, each fold moved by its own offset, would rank them
+    otherwise, and worse: a fold with more positives than the rest gets a lower offset).
+    ``fitted_on``: for an offset, the labels of the questions it was fitted on (those every
+    other gate check passes), on which the labels it needs are counted."""
     y = [bool(v) for v in positive]
     new_p, old_p = list(cv.predictions), list(current_confidences)
-    folds = []
-    for f in sorted(set(cv.fold_of)):
-        rows = [i for i, k in enumerate(cv.fold_of) if k == f]
+
+    def scores(rows: Sequence[int]) -> tuple[Scores, Scores]:
         ys = [y[i] for i in rows]
-        folds.append((Scores.of([new_p[i] for i in rows], ys),
-                      Scores.of([old_p[i] for i in rows], ys)))
-    return Comparison(current, len(y), Scores.of(new_p, y), Scores.of(old_p, y),
-                      tuple(folds), labels_needed(y, features), kind)
+        after = Scores.of([new_p[i] for i in rows], ys)
+        if ranked is not None:
+            after = Scores(auroc([ranked[i] for i in rows], ys), after.ece, after.log_loss)
+        return after, Scores.of([old_p[i] for i in rows], ys)
+
+    folds = tuple(scores([i for i, k in enumerate(cv.fold_of) if k == f])
+                  for f in sorted(set(cv.fold_of)))
+    new, old = scores(range(len(y)))
+    return Comparison(current, len(y), new, old, folds,
+                      labels_needed(y if fitted_on is None else fitted_on, features), kind,
+                      None if fitted_on is None else len(fitted_on))
 
 
 def labels_needed(positive: Sequence[bool], features: int) -> int | None:
