@@ -116,8 +116,9 @@ RECIPES["docs-users-cpu"] = replace(
 RECIPES["docs-users-cpu-long"] = replace(
     RECIPES["docs-users-cpu"], name="docs-users-cpu-long",
     notes="docs-users-cpu's pairs, trained on from its step-600 checkpoint (weights and AdamW "
-    "moments) to step 2,400 (1.3 epochs of the set) with the linear decay spread over the "
-    "new total: a 60-minute budget on 2 shared CPU cores at the 11 pairs/s measured",
+    "moments) to the end of the set's one epoch (step 1,845 of 16 pairs) with the linear decay "
+    "spread over the new total: a 60-minute budget on 2 shared CPU cores at the 11 pairs/s "
+    "measured (the run took 29 minutes)",
     max_steps=2400, time_budget_s=3600.0)
 """Same pairs as docs-users-cpu (``same_pairs``), so it trains docs-users-cpu's saved set."""
 RECIPES["docs-users-gpu"] = replace(
