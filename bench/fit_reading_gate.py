@@ -15,7 +15,11 @@ given (averaged over the domains), and each domain is also judged with the thres
 on the others alone (leave one domain out)::
 
     python bench/fit_reading_gate.py squad=bench/out/squad2cal.jsonl \\
-        click=bench/out/click.jsonl sqlite-utils=bench/out/sqlite-utils.jsonl
+        click=bench/out/click.jsonl sqlite-utils=bench/out/sqlite-utils.jsonl \\
+        [--judge huey=bench/out/huey.jsonl …]
+
+``--judge`` replays sets that are never fitted on (the data/userdocs eval sets, recorded the
+same way) with the calibration and thresholds chosen on the fitted domains.
 
 The recorded run reads every question the gate did not settle first, so each candidate gate
 is replayed on the records (a check the recording gate waived is recorded as passed: the
@@ -116,6 +120,9 @@ def main() -> None:
     parser.add_argument("--cost", type=float, default=4.0,
                         help="what one wrong answer costs in right answers (default 4)")
     parser.add_argument("--write", metavar="FILE", help="write the reading calibration here")
+    parser.add_argument("--judge", nargs="*", default=[], metavar="NAME=FILE",
+                        help="recorded runs judged with the calibration and thresholds fitted "
+                        "on RECORDS, never fitted on (data/userdocs eval sets)")
     args = parser.parse_args()
     named = [item.partition("=") for item in args.records]
     loaded = {name or Path(path).stem: [r for r in load_records(path) if r.error is None]
@@ -152,6 +159,16 @@ def main() -> None:
         "utility": round(value, 4),
         "answered": {d.name: d.outcome(*point) for d in domains},
         "leave_one_domain_out": held_out}
+    if args.judge:
+        judged = {name or Path(path).stem: [r for r in load_records(path) if r.error is None]
+                  for name, _, path in (item.partition("=") for item in args.judge)}
+        outcomes = {n: domain(n, rs).outcome(*point) for n, rs in judged.items()}
+        right = sum(o["right"] for o in outcomes.values())
+        given = sum(o["given"] for o in outcomes.values())
+        answerable = sum(r.should_answer for rs in judged.values() for r in rs)
+        summary["judged"] = {**outcomes, "all": {
+            "right": right, "given": given, "precision": round(right / max(1, given), 4),
+            "recall": round(right / max(1, answerable), 4)}}
     print(json.dumps(summary, indent=2))
     if args.write:
         description = ("Logistic regression (L2, cross-validated) over the retrieval features "

@@ -121,6 +121,12 @@ RECIPES["docs-users-cpu-long"] = replace(
     "measured (the run took 29 minutes)",
     max_steps=2400, time_budget_s=3600.0)
 """Same pairs as docs-users-cpu (``same_pairs``), so it trains docs-users-cpu's saved set."""
+RECIPES["docs-users-cpu-2"] = replace(
+    RECIPES["docs-users-cpu"], name="docs-users-cpu-2",
+    notes="docs-users-cpu-long's model trained on for a second epoch of the same pairs (steps "
+    "1,846-3,690, the linear decay spread over the new total), under 2 shared CPU cores",
+    epochs=2, max_steps=None, time_budget_s=3600.0)
+"""Same pairs as docs-users-cpu (``same_pairs``)."""
 RECIPES["docs-users-gpu"] = replace(
     RECIPES["docs-gpu"], name="docs-users-gpu",
     notes="docs-gpu's mix plus the users' questions of real documentation "
