@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from abstain.evidence import ChunkKind
 from abstain.ingest.chunk import iter_chunks
 from abstain.ingest.parse import SUPPORTED_SUFFIXES, parse_file
 from abstain.rerank.windows import sentence_windows
+from abstain.train.docpairs import Unit
 from abstain.train.trainset import ParagraphIndex
 
 ANSWERS = 0
@@ -49,21 +49,17 @@ NEAR_MISS_WINDOWS = 6
 """BM25-closest windows a near-miss question is read against."""
 
 
-@dataclass(frozen=True)
-class Passage:
-    page: str
-    windows: tuple[str, ...]
-
-
-def passages(kb: Path) -> list[Passage]:
-    """The set's pages as abstain stores them: parent chunks, each cut into windows."""
+def passages(kb: Path) -> tuple[list[str], list[Unit]]:
+    """The set's pages (paths under ``kb``) and their passages as abstain stores them: parent
+    chunks, each cut into windows (``Unit.page`` indexes the pages)."""
+    pages = [p for p in sorted(kb.rglob("*")) if p.suffix.lower() in SUPPORTED_SUFFIXES]
     out = []
-    for path in sorted(p for p in kb.rglob("*") if p.suffix.lower() in SUPPORTED_SUFFIXES):
-        page = str(path.relative_to(kb))
-        for chunk in iter_chunks(page, parse_file(path)):
+    for n, path in enumerate(pages):
+        for chunk in iter_chunks(f"d{n}", parse_file(path)):
             if chunk.kind is ChunkKind.PARENT and len(chunk.text.split()) >= 4:
-                out.append(Passage(page, tuple(sentence_windows(chunk.text))))
-    return out
+                out.append(Unit(n, chunk.heading_path, chunk.text,
+                                tuple(sentence_windows(chunk.text))))
+    return [str(p.relative_to(kb)) for p in pages], out
 
 
 def sets(root: Path = DEFAULT_ROOT, role: str | None = None) -> list[Path]:
@@ -84,7 +80,7 @@ def questions(folder: Path) -> list[dict[str, Any]]:
 def set_rows(folder: Path) -> tuple[list[dict[str, Any]], Counter[str]]:
     """Every pair of one set, and what was skipped."""
     repo = source(folder)["repo"]
-    ps = passages(folder / "kb")
+    names, ps = passages(folder / "kb")
     flat = [(i, w) for i, p in enumerate(ps) for w in p.windows]
     index = ParagraphIndex([w for _, w in flat])
     rows: list[dict[str, Any]] = []
@@ -108,7 +104,7 @@ def set_rows(folder: Path) -> tuple[list[dict[str, Any]], Counter[str]]:
         def held(window: str, keys: list[str] = keys) -> bool:
             return any(contains_key(window, k) for k in keys)
 
-        on_page = [p for p in ps if p.page in gold]
+        on_page = [p for p in ps if names[p.page] in gold]
         if not any(held(w) for p in on_page for w in p.windows):
             skipped["key across windows or not on a gold page"] += 1
             continue
@@ -122,12 +118,13 @@ def set_rows(folder: Path) -> tuple[list[dict[str, Any]], Counter[str]]:
         siblings = mined = 0
         for k in index.top(text, 60):
             i, w = flat[k]
-            if held(w) or (ps[i].page in gold and any(held(x) for x in ps[i].windows)):
+            on_gold = names[ps[i].page] in gold
+            if held(w) or (on_gold and any(held(x) for x in ps[i].windows)):
                 continue
-            if ps[i].page in gold and siblings < SIBLINGS:
+            if on_gold and siblings < SIBLINGS:
                 row(text, w, 0, "user-sibling")
                 siblings += 1
-            elif ps[i].page not in gold and mined < MINED:
+            elif not on_gold and mined < MINED:
                 row(text, w, 0, "user-mined")
                 mined += 1
 
