@@ -75,6 +75,10 @@ def problems(folder: Path) -> tuple[list[str], Counter[str]]:
 def main(argv: list[str]) -> int:
     failed = False
     for arg in argv:
+        if not (Path(arg) / "questions.jsonl").is_file():
+            print(f"{arg}: not a set (no questions.jsonl)")
+            failed = True
+            continue
         errors, counts = problems(Path(arg))
         for e in errors:
             print(f"{arg}: {e}")

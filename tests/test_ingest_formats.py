@@ -296,3 +296,20 @@ def test_parse_errors_are_ingest_errors(tmp_path: Path) -> None:
     f.write_text("[1, 2]")
     with pytest.raises(IngestError, match="not a Jupyter notebook"):
         parse_file(f)
+
+
+def test_a_page_ingests_the_same_after_another_rest_reader_ran() -> None:
+    """docutils' registry of roles and directives is global: the training data's reST reader
+    (abstain.train.docrst) registers its own handlers for Sphinx's names, which must not change
+    what a page ingests as."""
+    from abstain.ingest.rst import parse_rst
+    from abstain.train import docrst
+
+    page = ("Periodic tasks\n==============\n\n.. py:function:: crontab(minute='*')\n\n"
+            "    Run on a schedule. See :func:`~huey.crontab`.\n\n    .. note::\n"
+            "        Tasks cannot run more often than once per minute.\n\n"
+            ".. code-block:: python\n\n    crontab(minute='*/5')\n")
+    before = parse_rst(page, fallback_title="t").text
+    docrst.parse_rst(page, fallback_title="t")
+    assert parse_rst(page, fallback_title="t").text == before
+    assert "once per minute" in before and "crontab" in before

@@ -179,17 +179,23 @@ def _humanise(label: str) -> str:
 
 
 def _register_unknown(text: str) -> None:
-    """Teach docutils the roles and directives ``text`` uses that it does not know."""
+    """Teach docutils the roles and directives ``text`` uses that it does not know — at every
+    parse, over whatever else registered them since (docutils' registry is global: another
+    reader of reST in the same process, such as the training data's, must not change what a
+    page ingests as). docutils' own built-in roles and directives are kept."""
     from docutils.parsers.rst import directives, roles
 
-    known_roles = {*getattr(roles, "_roles", {}), *getattr(roles, "_role_registry", {})}
+    own_roles = getattr(roles, "_role_registry", {})
     for name in dict.fromkeys(m.group(1).lower() for m in _ROLE.finditer(text)):
-        if name not in known_roles:
+        if name in own_roles:
+            getattr(roles, "_roles", {}).pop(name, None)  # docutils' own, not a reader's
+        else:
             roles.register_local_role(name, _display_role)
-    known = {*getattr(directives, "_directives", {}),
-             *getattr(directives, "_directive_registry", {})}
+    own = getattr(directives, "_directive_registry", {})
     for name in dict.fromkeys(m.group(1).lower() for m in _DIRECTIVE.finditer(text)):
-        if name not in known or name in CODE_DIRECTIVES:
+        if name in own and name not in CODE_DIRECTIVES:
+            getattr(directives, "_directives", {}).pop(name, None)  # docutils' own again
+        else:
             directives.register_directive(name, _generic_directive())
 
 

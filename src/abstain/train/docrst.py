@@ -8,7 +8,6 @@ headed ``--fast``). Pages that include, autodoc or toctree other files lose thos
 
 from __future__ import annotations
 
-import functools
 import io
 import re
 from typing import Any
@@ -59,8 +58,9 @@ def _target(text: str) -> str:
     return text.lstrip("!")
 
 
-@functools.cache
 def _register() -> None:
+    """At every parse: docutils' registry is global, and abstain's ingest registers its own
+    handlers for the same names."""
     from docutils import nodes
     from docutils.parsers.rst import Directive, directives, roles
 
