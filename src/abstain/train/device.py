@@ -83,8 +83,11 @@ def tree_bytes(repo: Path) -> int:
                if name and (repo / name).is_file())
 
 
-def run_call(budget_s: float) -> str:
-    return json.dumps({"command": "bash scripts/device_train.sh train", "carry": [CARRY],
+def run_call(budget_s: float, *, from_v2: bool = False) -> str:
+    """The device tool's call that trains the prepared set (``--from-v2`` when it carries no
+    weights: the machine rebuilds them from the shipped v2 file)."""
+    command = "bash scripts/device_train.sh train" + (" --from-v2" if from_v2 else "")
+    return json.dumps({"command": command, "carry": [CARRY],
                        "timeout_s": 600}) + f"   (training budget {budget_s:.0f} s)"
 
 
@@ -252,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         from abstain.train import recipes
 
         print("then call the device tool's run with:\n  "
-              + run_call(recipes.RECIPES[args.recipe].time_budget_s))
+              + run_call(recipes.RECIPES[args.recipe].time_budget_s, from_v2=args.from_v2))
         return 0
     if args.command == "train":
         out = Path(args.out or os.environ.get("OUT") or ".data/reader/device")
