@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1] / "data" / "userdocs"
+from abstain.train import userpairs
 
 
 def main() -> int:
@@ -31,11 +31,8 @@ def main() -> int:
     dbs.mkdir(parents=True, exist_ok=True)
     abstain = str(Path(sys.executable).with_name("abstain"))
     rows = []
-    for source in sorted(ROOT.glob("*/SOURCE.json")):
-        folder = source.parent
-        role = json.loads(source.read_text()).get("role")
-        if args.role != "all" and role != args.role:
-            continue
+    for folder in userpairs.sets(role=None if args.role == "all" else args.role):
+        role = userpairs.source(folder).get("role")
         db = dbs / f"{folder.name}.db"
         if not db.exists():
             subprocess.run([abstain, "ingest", str(folder / "kb"), "--db", str(db)], check=True,

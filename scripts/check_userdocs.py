@@ -18,7 +18,8 @@ from collections import Counter
 from pathlib import Path
 
 from abstain.evaluate.records import contains_key
-from abstain.ingest.parse import SUPPORTED_SUFFIXES, parse_file
+from abstain.ingest.parse import parse_file
+from abstain.train.userpairs import pages
 
 CATEGORIES = ("answerable", "near_miss", "unknown_entity", "off_topic")
 
@@ -26,7 +27,7 @@ CATEGORIES = ("answerable", "near_miss", "unknown_entity", "off_topic")
 def parsed_texts(kb: Path) -> dict[str, str]:
     """Each kb file's title, headings and text as abstain parses them."""
     out = {}
-    for path in sorted(p for p in kb.rglob("*") if p.suffix.lower() in SUPPORTED_SUFFIXES):
+    for path in pages(kb):
         doc = parse_file(path)
         headings = "\n".join(" ".join(s.heading_path) for s in doc.sections)
         out[str(path.relative_to(kb))] = f"{doc.title}\n{headings}\n{doc.text}"

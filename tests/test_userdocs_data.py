@@ -3,24 +3,21 @@ held-out evaluation) stay checkable: every answer key is in its gold page as abs
 
 from __future__ import annotations
 
-import json
 import runpy
 from pathlib import Path
 
 import pytest
 
+from abstain.train import userpairs
+
 ROOT = Path(__file__).resolve().parents[1]
-SETS = sorted(p.parent for p in (ROOT / "data" / "userdocs").glob("*/SOURCE.json"))
 
 
 def test_there_are_eval_and_train_sets() -> None:
-    roles = [json.loads((s / "SOURCE.json").read_text())["role"] for s in SETS]
-    assert roles.count("eval") >= 6 and roles.count("train") >= 20
+    assert len(userpairs.sets(role="eval")) >= 6 and len(userpairs.sets(role="train")) >= 20
 
 
-@pytest.mark.parametrize("folder", [s for s in SETS if
-                                    json.loads((s / "SOURCE.json").read_text())["role"] == "eval"],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize("folder", userpairs.sets(role="eval"), ids=lambda p: p.name)
 def test_an_eval_set_passes_its_check(folder: Path) -> None:
     check = runpy.run_path(str(ROOT / "scripts" / "check_userdocs.py"))
     errors, counts = check["problems"](folder)

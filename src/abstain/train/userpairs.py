@@ -33,10 +33,10 @@ from abstain.evidence import ChunkKind
 from abstain.ingest.chunk import iter_chunks
 from abstain.ingest.parse import SUPPORTED_SUFFIXES, parse_file
 from abstain.rerank.windows import sentence_windows
+from abstain.train.cache import ANSWERS
 from abstain.train.docpairs import Unit
 from abstain.train.trainset import ParagraphIndex
 
-ANSWERS = 0
 DEFAULT_ROOT = Path(__file__).resolve().parents[3] / "data" / "userdocs"
 """The sets in a checkout (not installed with the package)."""
 SAME_PASSAGE = 4
@@ -49,17 +49,22 @@ NEAR_MISS_WINDOWS = 6
 """BM25-closest windows a near-miss question is read against."""
 
 
+def pages(kb: Path) -> list[Path]:
+    """The files of a set's ``kb/`` that abstain ingests, in order."""
+    return [p for p in sorted(kb.rglob("*")) if p.suffix.lower() in SUPPORTED_SUFFIXES]
+
+
 def passages(kb: Path) -> tuple[list[str], list[Unit]]:
     """The set's pages (paths under ``kb``) and their passages as abstain stores them: parent
     chunks, each cut into windows (``Unit.page`` indexes the pages)."""
-    pages = [p for p in sorted(kb.rglob("*")) if p.suffix.lower() in SUPPORTED_SUFFIXES]
+    files = pages(kb)
     out = []
-    for n, path in enumerate(pages):
+    for n, path in enumerate(files):
         for chunk in iter_chunks(f"d{n}", parse_file(path)):
             if chunk.kind is ChunkKind.PARENT and len(chunk.text.split()) >= 4:
                 out.append(Unit(n, chunk.heading_path, chunk.text,
                                 tuple(sentence_windows(chunk.text))))
-    return [str(p.relative_to(kb)) for p in pages], out
+    return [str(p.relative_to(kb)) for p in files], out
 
 
 def sets(root: Path = DEFAULT_ROOT, role: str | None = None) -> list[Path]:
