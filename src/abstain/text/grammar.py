@@ -88,7 +88,8 @@ def is_name_word(word: str) -> bool:
     light word ("The", "Please", "Roughly", "OK"), also when contracted ("I'd", "We've",
     "Don't")."""
     folded = fold(word)
-    forms = {folded, CONTRACTION.sub("", folded), CONTRACTION.sub("", folded).removesuffix("n")}
+    bare = CONTRACTION.sub("", folded)
+    forms = {folded, bare, bare.removesuffix("n")}
     return len(word) >= 2 and not forms & _NOT_NAMES
 
 

@@ -36,8 +36,7 @@ def build(data: Path, docs_file: Path, recipe: Recipe, seed: int
     rows, val, summary = trainset.build(data, recipe, seed)
     doc = docpairs.load(docs_file)
     repeat = max(1, int(recipe.extra.get("docs", 1)))  # docs-gpu: each pair three times
-    train_doc = [(r["a"], r["b"], r["head"], r["label"], "doc-" + r["kind"]) for r in doc
-                 if r["split"] == "train"] * repeat
+    train_doc = [_row(r) for r in doc if r["split"] == "train"] * repeat
     rng = random.Random(seed)
     positives = sorted({r["group"] for r in doc if r["split"] == "val" and r["label"] == 1})
     keep = set(rng.sample(positives, min(VAL_DOC_QUESTIONS, len(positives))))
@@ -60,8 +59,7 @@ def build(data: Path, docs_file: Path, recipe: Recipe, seed: int
         from abstain.train import userpairs
 
         user_rows, users_summary = userpairs.build()
-        train_users = [(r["a"], r["b"], r["head"], r["label"], "doc-" + r["kind"])
-                       for r in user_rows] * int(recipe.extra["users"])
+        train_users = [_row(r) for r in user_rows] * int(recipe.extra["users"])
         summary = summary | {"user_sets": users_summary["sets"]}
     squad_groups = len({r[4] for r in val if r[4]})
     rows = rows + train_doc + train_users
@@ -72,6 +70,11 @@ def build(data: Path, docs_file: Path, recipe: Recipe, seed: int
         "doc_val_groups": len(seen), "val_pairs": len(val) + len(val_doc),
         "kinds": dict(sorted(Counter(f"{r[4]}:{r[3]}" for r in rows).items()))}
     return rows, val + val_doc, summary
+
+
+def _row(pair: dict[str, Any]) -> trainset.Row:
+    """A documentation pair (docpairs' or userpairs' JSON row) as a training row."""
+    return pair["a"], pair["b"], pair["head"], pair["label"], "doc-" + pair["kind"]
 
 
 def _prefixes(group: str, keep: set[str]) -> list[str]:
