@@ -27,13 +27,6 @@ INDEXES = {"chunks_embedding_hnsw", "chunks_tsv", "chunk_terms_pkey"}
 Item = tuple[Document, list[Chunk], np.ndarray]
 
 
-@pytest.fixture
-def pg(pg_database: str) -> Iterator[PostgresStore]:
-    store = PostgresStore(pg_database, hnsw_m=8, hnsw_ef_construction=32)
-    yield store
-    store.close()
-
-
 def _items(seed: int, docs: int, ws: str = "bulk") -> list[Item]:
     """Documents of a small vocabulary (many ties), drafts, paraphrases, sections."""
     rng = random.Random(seed)
