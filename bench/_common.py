@@ -61,7 +61,8 @@ def median(xs: list[float]) -> float:
 
 
 def load_average() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    """The 1-, 5- and 15-minute load averages, as /proc/loadavg writes them."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 @contextmanager
