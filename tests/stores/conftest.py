@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from abstain.stores.base import Store
+
+if TYPE_CHECKING:
+    from abstain.stores.postgres import PostgresStore
 
 BACKENDS = ["sqlite", "sqlite-ann", pytest.param("postgres", marks=pytest.mark.postgres)]
 """``sqlite-ann``: the SQLite store with its approximate vector index on every workspace and
@@ -51,3 +55,13 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Calla
 @pytest.fixture
 def store(make_store: Callable[[], Store]) -> Store:
     return make_store()
+
+
+@pytest.fixture
+def pg(pg_database: str) -> Iterator[PostgresStore]:
+    """A PostgreSQL store with a small HNSW graph (the store tests of test_postgres*.py)."""
+    from abstain.stores.postgres import PostgresStore
+
+    store = PostgresStore(pg_database, hnsw_m=8, hnsw_ef_construction=32)
+    yield store
+    store.close()

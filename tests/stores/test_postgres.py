@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import shutil
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,13 +29,6 @@ WORDS = ["backup", "retention", "policy", "restore", "error", "cluster", "node",
          "replica", "quorum"]
 FUZZ = settings(max_examples=60, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
-
-
-@pytest.fixture
-def pg(pg_database: str) -> Iterator[PostgresStore]:
-    store = PostgresStore(pg_database, hnsw_m=8, hnsw_ef_construction=32)
-    yield store
-    store.close()
 
 
 def _write_random(store: PostgresStore, rng: random.Random, ws: str, docs: int) -> set[str]:

@@ -135,6 +135,8 @@ class Ingester:
     _pending: list[tuple[Document, list[Chunk], np.ndarray, list[str]]] | None = field(
         default=None, init=False, repr=False)
     """Small documents of a folder waiting for one bulk write (None: written one by one)."""
+    _pending_chunks: int = field(default=0, init=False, repr=False)
+    """Searchable chunks in ``_pending`` (counted as they come, not summed per document)."""
 
     def __post_init__(self) -> None:
         check_workspace(self.workspace)
@@ -151,6 +153,7 @@ class Ingester:
         self._legacy = {os.path.realpath(d.source): d for d in
                         self.store.list_documents(self.workspace) if d.origin == ""}
         self._pending = [] if isinstance(self.store, BulkStore) else None
+        self._pending_chunks = 0
         try:
             for item in iter_sources(given, follow_symlinks=self.follow_symlinks):
                 seen.add(item.source)
@@ -243,7 +246,8 @@ class Ingester:
                 self.store.write_document(document, first, vectors, info, list(idents))
             else:
                 self._pending.append((document, first, vectors, list(idents)))
-                if sum(len(v) for _, _, v, _ in self._pending) >= BULK_CHUNKS:
+                self._pending_chunks += len(vectors)
+                if self._pending_chunks >= BULK_CHUNKS:
                     self._flush()
         else:
             self._write_staged(document, chain([first, second], batches), idents, report)
@@ -255,7 +259,7 @@ class Ingester:
         """Write the pending small documents in one bulk load."""
         if not self._pending or not isinstance(self.store, BulkStore):
             return
-        pending, self._pending = self._pending, []
+        pending, self._pending, self._pending_chunks = self._pending, [], 0
         self.store.write_documents(
             [(d, c, v) for d, c, v, _ in pending],
             EmbedderInfo(self.embedder.name, self.embedder.dim),
