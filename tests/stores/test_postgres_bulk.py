@@ -190,11 +190,14 @@ def test_a_folder_is_ingested_in_bulk_as_one_file_at_a_time(
     bulk = ingest.Ingester(pg, embedder, "bulk").ingest_paths([tmp_path])
     assert len(bulk.added) == 14 and [s for s, _ in bulk.skipped] == [
         str(tmp_path / "broken.xyz")]
+    assert bulk.rebuilt_indexes and set(bulk.rebuilt_indexes) <= INDEXES  # into empty tables
+    assert bulk.to_json()["rebuilt_indexes"] == bulk.rebuilt_indexes
     in_bulk = _state(pg, pg_database, dim=embedder.dim)
     for doc in pg.list_documents("bulk"):
         pg.delete_document("bulk", doc.id)
     monkeypatch.setattr(ingest, "BulkStore", type(None))  # one write_document per file
-    assert len(ingest.Ingester(pg, embedder, "bulk").ingest_paths([tmp_path]).added) == 14
+    one_by_one = ingest.Ingester(pg, embedder, "bulk").ingest_paths([tmp_path])
+    assert len(one_by_one.added) == 14 and one_by_one.rebuilt_indexes == []
     assert _state(pg, pg_database, dim=embedder.dim) == in_bulk
     assert "ADR-0007" in pg.identifiers("bulk")
     again = ingest.Ingester(pg, embedder, "bulk").ingest_paths([tmp_path])

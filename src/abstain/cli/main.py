@@ -91,6 +91,9 @@ def ingest(paths: tuple[str, ...], db: str | None, store: str | None, workspace:
     for source, left_out in report.screened:
         click.secho(f"left out of {source}: {left_out} (docs/INGEST.md#what-is-left-out)",
                     fg="yellow", err=True)
+    if report.rebuilt_indexes:
+        click.echo(f"rebuilt after the bulk load: {', '.join(report.rebuilt_indexes)} "
+                   "(searches waited while they were built; docs/SCALING.md)", err=True)
     click.echo(f"{report.summary()} in workspace {workspace!r}")
 
 

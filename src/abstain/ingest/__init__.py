@@ -70,6 +70,9 @@ class IngestReport:
     chunks: int = 0
     embedded: int = 0
     """Passages actually run through the embedder (cache misses)."""
+    rebuilt_indexes: list[str] = field(default_factory=list)
+    """Indexes a bulk load dropped and built again after it (PostgreSQL, a load at least as
+    large as the table): searches of the workspace's tables waited while they were built."""
 
     def summary(self) -> str:
         parts = [f"{len(self.added)} added", f"{len(self.updated)} updated",
@@ -78,7 +81,8 @@ class IngestReport:
         return ", ".join(parts)
 
     def merge(self, other: IngestReport) -> None:
-        for name in ("added", "updated", "unchanged", "skipped", "removed", "screened"):
+        for name in ("added", "updated", "unchanged", "skipped", "removed", "screened",
+                     "rebuilt_indexes"):
             getattr(self, name).extend(getattr(other, name))
         self.chunks += other.chunks
         self.embedded += other.embedded
@@ -87,7 +91,8 @@ class IngestReport:
         return {"added": self.added, "updated": self.updated, "unchanged": self.unchanged,
                 "skipped": [{"source": s, "reason": r} for s, r in self.skipped],
                 "removed": self.removed, "chunks": self.chunks, "embedded": self.embedded,
-                "screened": [{"source": s, "left_out": w} for s, w in self.screened]}
+                "screened": [{"source": s, "left_out": w} for s, w in self.screened],
+                "rebuilt_indexes": self.rebuilt_indexes}
 
 
 def iter_files(paths: Iterable[str | Path], *, follow_symlinks: bool = False
@@ -168,7 +173,7 @@ class Ingester:
                     report.skipped.append((item.source, f"cannot read: {exc.strerror or exc}"))
                 finally:
                     self._progress("file", 1)
-            self._flush()
+            self._flush(report)
         finally:
             self._pending = None
         if prune:
@@ -209,7 +214,7 @@ class Ingester:
         self._write(item.source, digest, parsed, report, origin="file",
                     existed=existing is not None or legacy is not None)
         if legacy is not None:  # the same file, stored under its old as-typed source
-            self._flush()
+            self._flush(report)
             self.store.delete_document(self.workspace, legacy.id)
 
     def _prune(self, folders: list[Path], seen: set[str], report: IngestReport) -> None:
@@ -248,22 +253,25 @@ class Ingester:
                 self._pending.append((document, first, vectors, list(idents)))
                 self._pending_chunks += len(vectors)
                 if self._pending_chunks >= BULK_CHUNKS:
-                    self._flush()
+                    self._flush(report)
         else:
             self._write_staged(document, chain([first, second], batches), idents, report)
         (report.updated if existed else report.added).append(source)
         if parsed.dropped:
             report.screened.append((source, summary(parsed.dropped)))
 
-    def _flush(self) -> None:
-        """Write the pending small documents in one bulk load."""
+    def _flush(self, report: IngestReport) -> None:
+        """Write the pending small documents in one bulk load; the indexes it rebuilt go into
+        the report."""
         if not self._pending or not isinstance(self.store, BulkStore):
             return
         pending, self._pending, self._pending_chunks = self._pending, [], 0
-        self.store.write_documents(
+        loaded = self.store.write_documents(
             [(d, c, v) for d, c, v, _ in pending],
             EmbedderInfo(self.embedder.name, self.embedder.dim),
             identifiers={d.id: idents for d, _, _, idents in pending})
+        rebuilt = getattr(loaded, "rebuilt", ())  # a store's LoadReport (PostgreSQL's)
+        report.rebuilt_indexes.extend(n for n in rebuilt if n not in report.rebuilt_indexes)
 
     def _write_staged(self, document: Document, batches: Iterable[list[Chunk]],
                       idents: dict[str, None], report: IngestReport) -> None:
