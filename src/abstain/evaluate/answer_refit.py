@@ -48,7 +48,7 @@ from abstain.evaluate.calibrate import Refit, Target, certify, described, refit,
 from abstain.evaluate.logistic import CrossValidation, fit_offset, fold_ids, log_loss
 from abstain.evaluate.metrics import _clean, auroc, ece
 from abstain.evaluate.records import CONFIDENCE_CHECK, QuestionRecord
-from abstain.evaluate.refit import compare, labels_needed
+from abstain.evaluate.refit import PER_FEATURE, compare, labels_needed
 
 OFFSET_PRIOR_SD = 1.0
 """The offset's prior: N(0, 1²) on the logit scale. With 40 labelled questions of a
@@ -108,9 +108,22 @@ def refit_kind(records: Sequence[QuestionRecord], current: AnswerConfidence) -> 
     """``all`` when the labelled questions hold at least
     :data:`~abstain.evaluate.refit.PER_FEATURE` of the rarer label per coefficient of
     ``current``, else ``offset``."""
+    return auto_refit(records, current)[0]
+
+
+def auto_refit(records: Sequence[QuestionRecord], current: AnswerConfidence
+               ) -> tuple[str, str]:
+    """What ``--refit auto`` refits (:func:`refit_kind`), and why, in words for the user."""
     usable = [right(r) for r in records if r.error is None and r.features]
-    return "all" if labels_needed(usable, len(_target(records, current).features)) is None \
-        else "offset"
+    needed = labels_needed(usable, len(_target(records, current).features))
+    if needed is None:
+        return "all", (f"--refit auto: every coefficient, as the {len(usable)} labelled "
+                       f"questions hold at least {PER_FEATURE} of the rarer label per "
+                       f"coefficient")
+    return "offset", (f"--refit auto: an offset of the intercept only, not every coefficient: "
+                      f"a stable refit of every coefficient needs about {needed} labelled "
+                      f"questions ({PER_FEATURE} of the rarer label per coefficient), these "
+                      f"are {len(usable)}")
 
 
 def refit_answer_confidence(records: Sequence[QuestionRecord], current: AnswerConfidence, *,
