@@ -34,7 +34,6 @@ labelled ``answer`` states that the documents hold its answer).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -42,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from abstain.answer_confidence import READING_SIGNAL, AnswerConfidence, signals
-from abstain.confidence import logistic
+from abstain.confidence import log_odds, logistic
 from abstain.evaluate.answer_fit import Row, rows, stated_under
 from abstain.evaluate.calibrate import Refit, Target, certify, described, refit, split
 from abstain.evaluate.logistic import CrossValidation, fit_offset, fold_ids, log_loss
@@ -159,7 +158,8 @@ def shift_answer_confidence(records: Sequence[QuestionRecord], current: AnswerCo
         raise ValueError(f"an offset is fitted on the labelled questions every other gate "
                          f"check passes (the ones the confidence decides): need at least "
                          f"{MIN_DECIDED}, got {int(mine.sum())}")
-    z = np.asarray([_logit(current.confidence(values(r))) for r in fit])
+    z = np.asarray([log_odds(current.intercept, current.coefficients, values(r))
+                    for r in fit])
     y = np.asarray([right(r) for r in fit])
     offset = fit_offset(z[mine], y[mine], prior_sd=OFFSET_PRIOR_SD)
     data = rows(YOURS, fit)
@@ -232,7 +232,3 @@ def _cross_validate(fit: Sequence[QuestionRecord], data: Sequence[Row], z: np.nd
                            ece(p, y)[0], {l2: loss}, tuple(float(v) for v in p),
                            tuple(int(f) for f in fid))
 
-
-def _logit(p: float) -> float:
-    q = min(max(p, 1e-9), 1 - 1e-9)
-    return math.log(q / (1 - q))
