@@ -9,7 +9,7 @@ model in use on the same questions, and a threshold certified on a held-out part
 risk target is given. Without one the new model keeps the threshold of the model in use:
 both state P(right), so the same threshold asks for the same probability.
 
-Two refits (:func:`refit_kind` chooses when asked to):
+Two refits (:func:`auto_refit` chooses when asked to):
 
 * **every coefficient** (:func:`refit_answer_confidence`), when the labels are enough for a
   stable fit: at least :data:`~abstain.evaluate.refit.PER_FEATURE` of the rarer label per
@@ -103,16 +103,11 @@ def _target(records: Sequence[QuestionRecord], current: AnswerConfidence) -> Tar
                   kind="answer confidence")
 
 
-def refit_kind(records: Sequence[QuestionRecord], current: AnswerConfidence) -> str:
-    """``all`` when the labelled questions hold at least
-    :data:`~abstain.evaluate.refit.PER_FEATURE` of the rarer label per coefficient of
-    ``current``, else ``offset``."""
-    return auto_refit(records, current)[0]
-
-
 def auto_refit(records: Sequence[QuestionRecord], current: AnswerConfidence
                ) -> tuple[str, str]:
-    """What ``--refit auto`` refits (:func:`refit_kind`), and why, in words for the user."""
+    """What ``--refit auto`` refits, and why, in words for the user: ``all`` when the
+    labelled questions hold at least :data:`~abstain.evaluate.refit.PER_FEATURE` of the
+    rarer label per coefficient of ``current``, else ``offset``."""
     usable = [right(r) for r in records if r.error is None and r.features]
     needed = labels_needed(usable, len(_target(records, current).features))
     if needed is None:
