@@ -42,6 +42,7 @@ from abstain.evaluate.answer_fit import (
     DEFAULT_SIGNALS,
     PRESET_ALPHAS,
     Row,
+    answered_under,
     fit,
     fit_answer_confidence,
     leave_one_domain_out,
@@ -119,8 +120,7 @@ def explain(runs: Mapping[str, Sequence[QuestionRecord]], names: Sequence[str],
         model = fits[domain]
         stated = np.asarray([stated_under(model, r, threshold) for r in test])
         right = np.asarray([r.right for r in test], dtype=float)
-        answered = np.asarray([r.gate_passed and r.answered
-                               and model.confidence(r.values) >= threshold for r in test])
+        answered = np.asarray([answered_under(model, r, threshold) for r in test])
         floor = [ece(stated, rng.random(len(stated)) < stated)[0] for _ in range(400)]
         cells = [_with_labels(model, test, stated, right, k, threshold, names, rng)
                  for k in LABELS_GIVEN]

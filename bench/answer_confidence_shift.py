@@ -35,6 +35,7 @@ from abstain.answer_confidence import AnswerConfidence, shipped_answer_confidenc
 from abstain.evaluate.answer_fit import (
     DEFAULT_SIGNALS,
     Row,
+    answered_under,
     leave_one_domain_out,
     rows,
     stated_under,
@@ -52,8 +53,7 @@ def stated(model: AnswerConfidence, part: Sequence[Row]) -> np.ndarray:
 
 def given(model: AnswerConfidence, part: Sequence[Row]) -> tuple[int, int]:
     """Answers the pipeline gives with ``model`` deciding, and how many are right."""
-    answered = [r for r in part if r.gate_passed and r.answered
-                and model.confidence(r.values) >= model.threshold]
+    answered = [r for r in part if answered_under(model, r)]
     return len(answered), sum(r.right for r in answered)
 
 

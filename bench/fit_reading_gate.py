@@ -112,6 +112,13 @@ def choose(domains: list[Domain], cost: float) -> tuple[tuple[float, float | Non
     return best[1], best[0]
 
 
+def _load(items: list[str]) -> dict[str, list[QuestionRecord]]:
+    """NAME=FILE (or FILE, named by its stem) -> the recorded questions without an error."""
+    named = (item.partition("=") for item in items)
+    return {name or Path(path).stem: [r for r in load_records(path) if r.error is None]
+            for name, _, path in named}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -124,9 +131,7 @@ def main() -> None:
                         help="recorded runs judged with the calibration and thresholds fitted "
                         "on RECORDS, never fitted on (data/userdocs eval sets)")
     args = parser.parse_args()
-    named = [item.partition("=") for item in args.records]
-    loaded = {name or Path(path).stem: [r for r in load_records(path) if r.error is None]
-              for name, _, path in named}
+    loaded = _load(args.records)
     pooled = [r for records in loaded.values() for r in records]
     fit = fit_calibration(read_records(pooled), source=" + ".join(loaded),
                           features=READING_FEATURES)
@@ -160,8 +165,7 @@ def main() -> None:
         "answered": {d.name: d.outcome(*point) for d in domains},
         "leave_one_domain_out": held_out}
     if args.judge:
-        judged = {name or Path(path).stem: [r for r in load_records(path) if r.error is None]
-                  for name, _, path in (item.partition("=") for item in args.judge)}
+        judged = _load(args.judge)
         outcomes = {n: domain(n, rs).outcome(*point) for n, rs in judged.items()}
         right = sum(o["right"] for o in outcomes.values())
         given = sum(o["given"] for o in outcomes.values())

@@ -207,12 +207,12 @@ def test_auto_refits_every_coefficient_only_with_enough_of_each_label() -> None:
     """The shipped answer confidence has seven coefficients: 80 of the rarer label each way
     for a full refit; below that, an offset of its intercept."""
     from abstain.answer_confidence import shipped_answer_confidence
-    from abstain.evaluate.answer_refit import refit_kind
+    from abstain.evaluate.answer_refit import auto_refit
 
     shipped = shipped_answer_confidence()
     assert len(shipped.coefficients) == 7
-    assert refit_kind(_synthetic(400, 4), shipped) == "all"  # about 160 should-refuse
-    assert refit_kind(_synthetic(150, 4), shipped) == "offset"  # about 60
+    assert auto_refit(_synthetic(400, 4), shipped)[0] == "all"  # about 160 should-refuse
+    assert auto_refit(_synthetic(150, 4), shipped)[0] == "offset"  # about 60
 
 
 def test_an_offset_moves_the_stated_confidence_to_the_share_of_right_answers() -> None:

@@ -399,3 +399,20 @@ def test_reader_model_reads_with_the_given_file(hashing_db: str, tmp_path: Path)
                                           *extra])
         assert result.exit_code == 1
         assert message in result.stderr
+
+
+def test_a_run_given_a_calibration_and_an_answer_confidence_is_refused(hashing_db: str
+                                                                        ) -> None:
+    """The gate decides on one of them: a RunSpec holding both is refused, not run on the
+    calibration with the answer confidence silently dropped."""
+    from abstain.answer_confidence import shipped_answer_confidence
+    from abstain.confidence import default_calibration
+    from abstain.config import Settings
+    from abstain.errors import ConfigError
+    from abstain.evaluate.harness import RunSpec, execute
+
+    spec = RunSpec(data=str(QUESTIONS), settings=Settings(store=hashing_db, embedder="hashing"),
+                   calibration=default_calibration(),
+                   answer_confidence=shipped_answer_confidence(), limit=2)
+    with pytest.raises(ConfigError, match="not both"):
+        execute(spec, progress=False)

@@ -272,6 +272,8 @@ def test_few_labelled_log_entries_shift_the_answer_confidence_only_when_better(
                "-o", str(model))
     assert ("on the intercept of answer-confidence, fitted on the 26 of 60 labelled "
             "questions every other gate check passes (26 right if answered)") in out
+    assert ("--refit auto: an offset of the intercept only, not every coefficient: a stable "
+            "refit of every coefficient needs about 160 labelled questions") in out
     assert ("the offset is better than the current answer confidence (answer-confidence) on "
             "the same 60 labelled questions as the pipeline states them") in out
     written = json.loads(model.read_text())

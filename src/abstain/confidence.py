@@ -73,8 +73,15 @@ def logistic(intercept: float, coefficients: Mapping[str, float],
              values: Mapping[str, float]) -> float:
     """σ(intercept + Σ wᵢ·valuesᵢ) (a value missing counts as 0), clipped so that an extreme
     sum cannot overflow: the calibrated and the answer confidence's model."""
-    z = intercept + sum(w * values.get(name, 0.0) for name, w in coefficients.items())
+    z = log_odds(intercept, coefficients, values)
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+def log_odds(intercept: float, coefficients: Mapping[str, float],
+             values: Mapping[str, float]) -> float:
+    """intercept + Σ wᵢ·valuesᵢ (a value missing counts as 0): what :func:`logistic` maps
+    to a probability."""
+    return intercept + sum(w * values.get(name, 0.0) for name, w in coefficients.items())
 
 
 @dataclass(frozen=True, slots=True)

@@ -380,6 +380,8 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
                "intercept": model.intercept, "coefficients": model.coefficients,
                "gate_threshold": result.threshold, "fit_on": result.fit_on,
                "metrics": result.metrics}
+    if result.refit is not None:
+        payload["refit"] = {"what": result.refit, "chosen_by_auto": result.chosen}
     if result.offset is not None:
         payload["offset"] = {"of": result.current, "offset": round(result.offset, 6)}
     if as_json:
@@ -412,6 +414,10 @@ class _Result:
     """An answer confidence shifted by this intercept offset (None: every coefficient fitted)."""
     current: str | None = None
     """The name of the model in use."""
+    refit: str | None = None
+    """For the answer confidence: what was refitted (``offset`` or ``all``)."""
+    chosen: str | None = None
+    """Why ``--refit auto`` chose it, in words (None: --refit named it)."""
 
 
 def _refit_calibration(records: Any, params: dict[str, Any], common: dict[str, Any],
@@ -439,13 +445,15 @@ def _refit_answer(records: Any, params: dict[str, Any], common: dict[str, Any],
 
     current = (AnswerConfidence.load(params["answer_confidence"])
                if params["answer_confidence"] else shipped_answer_confidence())
-    what = answer_refit.refit_kind(records, current) if what == "auto" else what
+    chosen = None
+    if what == "auto":
+        what, chosen = answer_refit.auto_refit(records, current)
     out = (answer_refit.shift_answer_confidence if what == "offset"
            else answer_refit.refit_answer_confidence)(records, current, **common)
     model = out.model
     return _Result(model, out.fit, out.fit.threshold, out.fit.fit_on, out.fit.metrics,
                    lambda r: model.confidence(answer_refit.values(r)), out.offset,
-                   current.name)
+                   current.name, what, chosen)
 
 
 def _plots(records: Any, result: Any, plots_dir: str) -> None:
@@ -466,6 +474,8 @@ def _print_calibration(payload: dict[str, Any], result: Any) -> None:
     fit_on = payload["fit_on"]
     positive = ("right if answered" if payload["target"] == "answer-confidence"
                 else "answerable")
+    if result.chosen is not None:
+        click.echo(result.chosen)
     if result.offset is not None:
         click.echo(f"offset {result.offset:+.3f} on the intercept of {result.current}, "
                    f"fitted on the {fit_on['decided_by_confidence']} of "

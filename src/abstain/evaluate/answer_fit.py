@@ -135,12 +135,19 @@ def fit(data: Sequence[Row], names: Sequence[str], l2: float) -> AnswerConfidenc
                             report={"l2": l2})
 
 
+def answered_under(model: AnswerConfidence, row: Row, threshold: float | None = None) -> bool:
+    """The pipeline answers ``row`` with ``model`` deciding at ``threshold`` (None: the
+    model's own): every other check passed, an answer was given, P(right) reaches it."""
+    t = model.threshold if threshold is None else threshold
+    return row.gate_passed and row.answered and model.confidence(row.values) >= t
+
+
 def stated_under(model: AnswerConfidence, row: Row, threshold: float | None = None) -> float:
     """What the pipeline states for ``row`` with ``model`` deciding at ``threshold`` (None:
     the model's own), refusal rates from the other domains."""
     t = model.threshold if threshold is None else threshold
     p = model.confidence(row.values)
-    answered = row.gate_passed and row.answered and p >= t
+    answered = answered_under(model, row, t)
     checks = [c for c in row.checks if c.name != CONFIDENCE_CHECK]
     checks.append(Check(CheckName.CALIBRATED_CONFIDENCE, p >= t, p, t, "",
                         RefusalReason.LOW_CONFIDENCE))

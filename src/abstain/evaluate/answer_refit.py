@@ -9,7 +9,7 @@ model in use on the same questions, and a threshold certified on a held-out part
 risk target is given. Without one the new model keeps the threshold of the model in use:
 both state P(right), so the same threshold asks for the same probability.
 
-Two refits (:func:`refit_kind` chooses when asked to):
+Two refits (:func:`auto_refit` chooses when asked to):
 
 * **every coefficient** (:func:`refit_answer_confidence`), when the labels are enough for a
   stable fit: at least :data:`~abstain.evaluate.refit.PER_FEATURE` of the rarer label per
@@ -34,7 +34,6 @@ labelled ``answer`` states that the documents hold its answer).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -42,13 +41,13 @@ from typing import Any
 import numpy as np
 
 from abstain.answer_confidence import READING_SIGNAL, AnswerConfidence, signals
-from abstain.confidence import logistic
-from abstain.evaluate.answer_fit import rows, stated_under
+from abstain.confidence import log_odds, logistic
+from abstain.evaluate.answer_fit import Row, rows, stated_under
 from abstain.evaluate.calibrate import Refit, Target, certify, described, refit, split
 from abstain.evaluate.logistic import CrossValidation, fit_offset, fold_ids, log_loss
 from abstain.evaluate.metrics import _clean, auroc, ece
 from abstain.evaluate.records import CONFIDENCE_CHECK, QuestionRecord
-from abstain.evaluate.refit import compare, labels_needed
+from abstain.evaluate.refit import PER_FEATURE, compare, labels_needed
 
 OFFSET_PRIOR_SD = 1.0
 """The offset's prior: N(0, 1²) on the logit scale. With 40 labelled questions of a
@@ -104,13 +103,21 @@ def _target(records: Sequence[QuestionRecord], current: AnswerConfidence) -> Tar
                   kind="answer confidence")
 
 
-def refit_kind(records: Sequence[QuestionRecord], current: AnswerConfidence) -> str:
-    """``all`` when the labelled questions hold at least
-    :data:`~abstain.evaluate.refit.PER_FEATURE` of the rarer label per coefficient of
-    ``current``, else ``offset``."""
+def auto_refit(records: Sequence[QuestionRecord], current: AnswerConfidence
+               ) -> tuple[str, str]:
+    """What ``--refit auto`` refits, and why, in words for the user: ``all`` when the
+    labelled questions hold at least :data:`~abstain.evaluate.refit.PER_FEATURE` of the
+    rarer label per coefficient of ``current``, else ``offset``."""
     usable = [right(r) for r in records if r.error is None and r.features]
-    return "all" if labels_needed(usable, len(_target(records, current).features)) is None \
-        else "offset"
+    needed = labels_needed(usable, len(_target(records, current).features))
+    if needed is None:
+        return "all", (f"--refit auto: every coefficient, as the {len(usable)} labelled "
+                       f"questions hold at least {PER_FEATURE} of the rarer label per "
+                       f"coefficient")
+    return "offset", (f"--refit auto: an offset of the intercept only, not every coefficient: "
+                      f"a stable refit of every coefficient needs about {needed} labelled "
+                      f"questions ({PER_FEATURE} of the rarer label per coefficient), these "
+                      f"are {len(usable)}")
 
 
 def refit_answer_confidence(records: Sequence[QuestionRecord], current: AnswerConfidence, *,
@@ -123,14 +130,7 @@ def refit_answer_confidence(records: Sequence[QuestionRecord], current: AnswerCo
     target = _target(records, current)
     result = refit(records, target, source=source, folds=folds, holdout=holdout, alpha=alpha,
                    delta=delta, risk=risk, seed=seed, extra_fit_on=extra_fit_on)
-    threshold = result.threshold
-    report = {"label": _LABEL, "refit": "all", "refit_of": current.name,
-              "threshold": "certified by risk control" if threshold is not None
-              else f"kept from {current.name}",
-              "fit_on": result.fit_on, "metrics": result.metrics}
-    model = AnswerConfidence(result.intercept, result.coefficients,
-                             current.threshold if threshold is None else threshold,
-                             name=f"fit:{source}", report=report)
+    model = _model(current, result, f"fit:{source}", {"refit": "all", "refit_of": current.name})
     return AnswerRefit(model, result)
 
 
@@ -153,11 +153,12 @@ def shift_answer_confidence(records: Sequence[QuestionRecord], current: AnswerCo
         raise ValueError(f"an offset is fitted on the labelled questions every other gate "
                          f"check passes (the ones the confidence decides): need at least "
                          f"{MIN_DECIDED}, got {int(mine.sum())}")
-    z = np.asarray([_logit(current.confidence(values(r))) for r in fit])
+    z = np.asarray([log_odds(current.intercept, current.coefficients, values(r))
+                    for r in fit])
     y = np.asarray([right(r) for r in fit])
     offset = fit_offset(z[mine], y[mine], prior_sd=OFFSET_PRIOR_SD)
-    cv = _cross_validate(fit, z, y, mine, current, folds=folds, seed=seed)
     data = rows(YOURS, fit)
+    cv = _cross_validate(fit, data, z, y, mine, current, folds=folds, seed=seed)
     comparison = compare(cv, current.name, [stated_under(current, r) for r in data], list(y),
                          0, "answer confidence", fitted_on=[bool(v) for v in y[mine]],
                          ranked=[stated_under(_moved(current, offset), r) for r in data])
@@ -179,48 +180,50 @@ def shift_answer_confidence(records: Sequence[QuestionRecord], current: AnswerCo
               "right_among_decided": int(y[mine].sum())}
     result = Refit(intercept, coefficients, fit_on, metrics, control, fit_idx, hold_idx,
                    held, comparison)
-    threshold = result.threshold
     shifted = {"model": current.name, "intercept": current.intercept,
                "offset": round(offset, 6), "prior_sd": OFFSET_PRIOR_SD,
                "fitted_on": f"the {fit_on['decided_by_confidence']} labelled questions "
                             f"every other gate check passes "
                             f"({fit_on['right_among_decided']} right)"}
-    report = {"label": _LABEL, "refit": "offset", "shift_of": shifted,
+    model = _model(current, result, f"shift:{source}", {"refit": "offset", "shift_of": shifted})
+    return AnswerRefit(model, result, offset)
+
+
+def _model(current: AnswerConfidence, result: Refit, name: str, how: dict[str, Any]
+           ) -> AnswerConfidence:
+    """The refitted model as written: at the certified threshold, else ``current``'s; its
+    report says how it was refitted (``how``), on what, and how it did."""
+    threshold = result.threshold
+    report = {"label": _LABEL, **how,
               "threshold": "certified by risk control" if threshold is not None
               else f"kept from {current.name}",
-              "fit_on": fit_on, "metrics": metrics}
-    model = AnswerConfidence(intercept, coefficients,
-                             current.threshold if threshold is None else threshold,
-                             name=f"shift:{source}", report=report)
-    return AnswerRefit(model, result, offset)
+              "fit_on": result.fit_on, "metrics": result.metrics}
+    return AnswerConfidence(result.intercept, result.coefficients,
+                            current.threshold if threshold is None else threshold,
+                            name=name, report=report)
 
 
 def _moved(model: AnswerConfidence, offset: float) -> AnswerConfidence:
     return replace(model, intercept=model.intercept + offset)
 
 
-def _cross_validate(fit: Sequence[QuestionRecord], z: np.ndarray, y: np.ndarray,
-                    mine: np.ndarray, current: AnswerConfidence, *, folds: int, seed: int
-                    ) -> CrossValidation:
+def _cross_validate(fit: Sequence[QuestionRecord], data: Sequence[Row], z: np.ndarray,
+                    y: np.ndarray, mine: np.ndarray, current: AnswerConfidence, *, folds: int,
+                    seed: int) -> CrossValidation:
     """Each labelled question as the pipeline would state it (:func:`~abstain.evaluate.
     answer_fit.stated_under`: an answer or a refusal by the confidence its P(right), a
     refusal by another check at most that check's refusal rate) with the offset fitted on
     the questions of the other folds that every other check passes."""
     k = max(2, min(folds, len(y)))
     fid = fold_ids(len(y), k, [r.item.group or f"#{i}" for i, r in enumerate(fit)], seed)
-    data = rows(YOURS, fit)
     p = np.zeros(len(y))
     for f in range(k):
         train = (fid != f) & mine
         moved = _moved(current, fit_offset(z[train], y[train], prior_sd=OFFSET_PRIOR_SD))
         for i in np.flatnonzero(fid == f):
-            p[i] = stated_under(moved, data[i])
+            p[i] = stated_under(moved, data[int(i)])
     loss, l2 = log_loss(p, y), 1 / OFFSET_PRIOR_SD**2
     return CrossValidation(l2, k, loss, float(np.mean((p - y) ** 2)), auroc(p, y),
                            ece(p, y)[0], {l2: loss}, tuple(float(v) for v in p),
                            tuple(int(f) for f in fid))
 
-
-def _logit(p: float) -> float:
-    q = min(max(p, 1e-9), 1 - 1e-9)
-    return math.log(q / (1 - q))

@@ -94,10 +94,13 @@ class CalibrationFit:
     """The new fit against ``current`` on the same questions (:mod:`abstain.evaluate.refit`)."""
 
 
-def feature_matrix(records: Sequence[QuestionRecord], names: Sequence[str] = FEATURES
+def feature_matrix(records: Sequence[QuestionRecord], names: Sequence[str] = FEATURES,
+                   values: Callable[[QuestionRecord], Mapping[str, float]] | None = None
                    ) -> np.ndarray:
-    return np.asarray([[r.features.get(f, 0.0) for f in names] for r in records],
-                      dtype=np.float64)
+    """One row per record: its ``names`` (0 where missing), from ``values`` (a
+    :class:`Target`'s; None: the recorded features)."""
+    return np.asarray([[(r.features if values is None else values(r)).get(f, 0.0)
+                        for f in names] for r in records], dtype=np.float64)
 
 
 def recalibrated(records: Sequence[QuestionRecord], calibration: Calibration) -> list[float]:
@@ -151,12 +154,8 @@ def refit(records: Sequence[QuestionRecord], target: Target, *, source: str, fol
     fit = [usable[i] for i in fit_idx]
     hold = [usable[i] for i in hold_idx]
     names = target.features
-
-    def matrix(part: Sequence[QuestionRecord]) -> np.ndarray:
-        return np.asarray([[target.values(r).get(f, 0.0) for f in names] for r in part],
-                          dtype=np.float64)
-
-    x, y = matrix(fit), np.asarray([target.label(r) for r in fit])
+    x = feature_matrix(fit, names, target.values)
+    y = np.asarray([target.label(r) for r in fit])
     groups = [r.item.group or f"#{i}" for i, r in enumerate(fit)]
     cv = cross_validate(x, y, folds=folds, groups=groups, seed=seed)
     model = fit_logistic(x, y, l2=cv.l2)

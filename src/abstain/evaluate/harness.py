@@ -96,7 +96,10 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
     candidates = spec.candidates or (SCIFACT_CANDIDATES if spec.dataset == "scifact" else None)
     retrieval = RetrievalConfig() if candidates is None else RetrievalConfig(candidates=candidates)
     calibration = spec.calibration
-    if spec.record_all_confidences:  # the retrieval calibration's own check decides
+    # recording for calibrate, the retrieval calibration's own check decides (an answer
+    # confidence given is the model a refit is compared with); else a calibration and an
+    # answer confidence both given is refused by the Pipeline, not one silently dropped
+    if spec.record_all_confidences:
         from abstain.confidence import default_calibration
 
         calibration = replace(calibration or default_calibration(), gate_threshold=None)
@@ -104,7 +107,8 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
     reading = ReadingOptions() if spec.reader is None else ReadingOptions(reader=spec.reader)
     with Pipeline.from_settings(spec.settings, retrieval=retrieval, chunking=chunking,
                                 gate=GateOptions(thresholds, calibration=calibration,
-                                                 answer_confidence=None if calibration
+                                                 answer_confidence=None
+                                                 if spec.record_all_confidences
                                                  else spec.answer_confidence),
                                 reading=reading,
                                 observation=ObservationOptions(log_queries=False)) as pipe:
