@@ -5,7 +5,8 @@ trained without, under the benchmark's protocol (``abstain eval --dataset
 squad2-calibration``). The benchmark half (``squad2-dev-half``) is never read here.
 
     abstain eval --dataset squad2-calibration --db .data/eval/squad2cal-minilm.db --reader \\
-        --limit 2000 --sample --seed 0 --save-records bench/out/squad2cal-reader-records.jsonl
+        --answer-all --limit 2000 --sample --seed 0 \\
+        --save-records bench/out/squad2cal-reader-records.jsonl
     python bench/fit_reading_gate.py bench/out/squad2cal-reader-records.jsonl \\
         --write src/abstain/data/calibration-reading.json
 
@@ -22,8 +23,13 @@ on the others alone (leave one domain out)::
 same way) with the calibration and thresholds chosen on the fitted domains.
 
 The recorded run reads every question the gate did not settle first, so each candidate gate
-is replayed on the records (a check the recording gate waived is recorded as passed: the
-replay is exact for waivers at or below the recording's ``waive_lexical_at``). A question is
+is replayed on the records. A check the recording gate waived is recorded as passed, so the
+replay is exact only for waivers at or below the recording's ``waive_lexical_at``: say it with
+``--recorded-waiver`` (default ``none``, the shipped ``balanced`` gate, which waives nothing)
+and the grid keeps to those. Record with ``--answer-all`` so that a question the recorded gate
+refused still has the answer a laxer gate would give (otherwise it counts as a wrong answer);
+the calibration is fitted on the questions a real gate reads (none that a check settled before
+reading). A question is
 answered when no check that a reading cannot overturn failed, its answerability reaches
 ``min_answerability``, its failing word-level checks (if any) are waived by
 ``waive_lexical_at``, and its confidence (the reading calibration, refit here) reaches
@@ -70,6 +76,22 @@ def answered(r: QuestionRecord, confidence: float, low: float, waive: float | No
     return not (failing & WAIVABLE) or (waive is not None and p >= waive)
 
 
+def replayable(waivers: tuple[float | None, ...], recorded: float | None
+               ) -> tuple[float | None, ...]:
+    """The waivers a run recorded with ``recorded`` replays exactly: those at or below it
+    (a lower waiver only waives more of what the records hold as failed)."""
+    if recorded is None:
+        return waivers
+    return tuple(w for w in waivers if w is not None and w <= recorded)
+
+
+def read_by_gate(r: QuestionRecord) -> bool:
+    """A question the real gate reads: no check that reading cannot overturn failed."""
+    failing = {c.name for c in r.checks if not c.passed}
+    return not (failing & SETTLED_WITHOUT_READING
+                or any(n.startswith("rule:") for n in failing))
+
+
 @dataclass(frozen=True)
 class Domain:
     name: str
@@ -98,11 +120,11 @@ def utility(outcome: dict[str, float], cost: float, answerable: int) -> float:
     return (outcome["right"] - cost * outcome["wrong"]) / max(1, answerable)
 
 
-def choose(domains: list[Domain], cost: float) -> tuple[tuple[float, float | None, float],
-                                                         float]:
+def choose(domains: list[Domain], cost: float, waivers: tuple[float | None, ...] = WAIVE
+           ) -> tuple[tuple[float, float | None, float], float]:
     """The grid point with the best mean utility over ``domains``."""
     best: tuple[float, tuple[float, float | None, float]] | None = None
-    for point in itertools.product(LOW, WAIVE, CONFIDENCE):
+    for point in itertools.product(LOW, waivers, CONFIDENCE):
         value = float(np.mean([utility(d.outcome(*point), cost,
                                        sum(r.should_answer for r in d.records))
                                for d in domains]))
@@ -127,13 +149,19 @@ def main() -> None:
     parser.add_argument("--cost", type=float, default=4.0,
                         help="what one wrong answer costs in right answers (default 4)")
     parser.add_argument("--write", metavar="FILE", help="write the reading calibration here")
+    parser.add_argument("--recorded-waiver", default="none", metavar="X|none",
+                        help="the waive_lexical_at the runs were recorded with (default none: "
+                        "nothing waived, every waiver replays exactly)")
     parser.add_argument("--judge", nargs="*", default=[], metavar="NAME=FILE",
                         help="recorded runs judged with the calibration and thresholds fitted "
                         "on RECORDS, never fitted on (data/userdocs eval sets)")
     args = parser.parse_args()
+    waivers = replayable(WAIVE, None if args.recorded_waiver == "none"
+                         else float(args.recorded_waiver))
     loaded = _load(args.records)
     pooled = [r for records in loaded.values() for r in records]
-    fit = fit_calibration(read_records(pooled), source=" + ".join(loaded),
+    fit = fit_calibration(read_records([r for r in pooled if read_by_gate(r)]),
+                          source=" + ".join(loaded),
                           features=READING_FEATURES)
     cal = fit.calibration
 
@@ -145,9 +173,9 @@ def main() -> None:
     domains = [domain(n, rs) for n, rs in loaded.items()]
     held_out = {}
     for left in domains:
-        point, _ = choose([d for d in domains if d is not left], args.cost)
+        point, _ = choose([d for d in domains if d is not left], args.cost, waivers)
         held_out[left.name] = {"chosen_on_the_others": point, **left.outcome(*point)}
-    point, value = choose(domains, args.cost)
+    point, value = choose(domains, args.cost, waivers)
     low, waive, floor = point
     read = read_records(pooled)
     summary = {
