@@ -155,19 +155,22 @@ def test_the_fit_judges_each_domain_on_a_model_that_did_not_see_it(
     assert model.report["preset_thresholds"]["balanced"] == model.threshold
 
 
-def test_the_gate_decides_on_the_answer_confidence(sample_pipeline: object) -> None:
+def test_the_gate_decides_on_the_answer_confidence(sample_db: str, minilm: object) -> None:
+    """Without the reader (with it, the reading calibration decides: docs/MODEL_CARD.md)."""
+    from abstain.embed.base import Embedder
 
-    assert isinstance(sample_pipeline, Pipeline)
+    assert isinstance(minilm, Embedder)
     model = shipped_answer_confidence()
-    answer = sample_pipeline.ask("What is the default value of storage.cache_mb?")
+    with Pipeline(SQLiteStore(sample_db), minilm, reader=False) as pipe:
+        answer = pipe.ask("What is the default value of storage.cache_mb?")
+        refused = pipe.ask("How many engineers maintain the qsctl admin reset-password "
+                           "command?")
     check = next(c for c in answer.checks if c.name == CheckName.CALIBRATED_CONFIDENCE)
     assert answer.answered and check.passed
     assert check.threshold == model.threshold
     assert check.value == pytest.approx(answer.confidence, abs=1e-4)
     assert check.detail.startswith("P(right) from answer-confidence")
     # a check that fails still refuses, and the answer confidence is below the threshold
-    refused = sample_pipeline.ask("How many engineers maintain the qsctl admin "
-                                  "reset-password command?")
     assert refused.refusal is not None and refused.refusal.reason == "answer_type_missing"
     assert refused.confidence < model.threshold
 
@@ -218,7 +221,7 @@ def test_an_answer_confidence_file_is_a_typed_option(hashing_db: str, tmp_path: 
     path = tmp_path / "demanding.json"
     demanding.save(path)
     question = "What is the default value of storage.cache_mb?"
-    with Pipeline(SQLiteStore(hashing_db), HashingEmbedder(),
+    with Pipeline(SQLiteStore(hashing_db), HashingEmbedder(), reader=False,
                   gate=GateOptions(Preset.STRICT.thresholds(),
                                    answer_confidence=AnswerConfidence.load(path))) as pipe:
         answer = pipe.ask(question)

@@ -136,7 +136,7 @@ def test_a_confident_reading_waives_only_the_word_level_checks(tmp_path: Path,
                                                               hashing: object) -> None:
     # No number stands next to "replicas": the answer-type check fails.
     question = "How many replicas receive replication traffic?"
-    plain = _ask(tmp_path / "r.db", hashing, question)
+    plain = _ask(tmp_path / "r.db", hashing, question, reader=False)
     failed = {c.name for c in plain.checks if not c.passed}
     assert failed and failed <= {"informative_coverage", "passage_coverage", "answer_type",
                                  "term_coverage", "calibrated_confidence"}, failed

@@ -91,17 +91,17 @@ class GateThresholds:
     check_names: bool = True
     """Require capitalised names of the question (Kubernetes, GraphQL) to exist in the
     workspace."""
-    min_answerability: float = 0.1
+    min_answerability: float = 0.45
     """With a reader: refuse (``unanswerable``) when its probability that the kept evidence
     answers the question is below this."""
-    min_reading_confidence: float = 0.4
+    min_reading_confidence: float = 0.5
     """With a reader: ``min_confidence`` for the confidence computed after reading (the
     reading calibration, fitted with the answerability feature)."""
     min_answer_confidence: float | None = None
     """With the answer confidence on (:mod:`abstain.answer_confidence`, the default when no
     calibration file is given): answer at and above this P(right); None: the shipped
     model's certified threshold. The presets set theirs from the model's report."""
-    waive_lexical_at: float | None = 0.3
+    waive_lexical_at: float | None = None
     """With a reader: at and above this answerability the word-level proxies of "the evidence
     answers it" (term, informative and passage coverage, answer type) are waived, since the
     reader read the evidence; None never waives. Existence and retrieval checks stay."""

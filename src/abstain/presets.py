@@ -38,12 +38,12 @@ class Preset(StrEnum):
         if self is Preset.LENIENT:
             return GateThresholds(answer_gate=30.0, max_best_distance=0.65,
                                   min_term_coverage=0.1, min_confidence=0.3,
-                                  min_answerability=0.05, min_reading_confidence=0.3,
-                                  waive_lexical_at=0.2, min_answer_confidence=answer)
+                                  min_answerability=0.1, min_reading_confidence=0.4,
+                                  waive_lexical_at=0.3, min_answer_confidence=answer)
         if self is Preset.STRICT:
             return GateThresholds(answer_gate=50.0, max_best_distance=0.5,
                                   min_term_coverage=0.4, min_confidence=0.75,
-                                  min_answerability=0.3, min_reading_confidence=0.75,
+                                  min_answerability=0.5, min_reading_confidence=0.7,
                                   waive_lexical_at=None, min_answer_confidence=answer)
         return GateThresholds()
 

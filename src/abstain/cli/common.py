@@ -124,11 +124,12 @@ def ask_options(func: F) -> F:
                      help="How faithful a verified answer must be (0 / .5 / .7 / .9); below "
                           "it the answer becomes a refusal. Unsupported sentences are "
                           "removed except at loose [default: balanced]."),
-        click.option("--reader", is_flag=True, default=None,
+        click.option("--reader/--no-reader", default=None,
                      help="Read the kept evidence with abstain's own reading-level model "
                           "(docs/MODEL_CARD.md): refuse (reason unanswerable) when it does not "
-                          "answer the question, and let a confident reading outrank the "
-                          "word-level coverage checks."),
+                          "answer the question, and quote the passage it reads as answering "
+                          "when it reads clearly better than word overlap's; --no-reader "
+                          "overrides `reader = true` in abstain.toml [default: off]."),
         click.option("--rewrite", is_flag=True, default=None,
                      help="Let the LLM rewrite the question into a search query first "
                           "(needs --llm)."),

@@ -139,7 +139,7 @@ def _v2(command: str, recipe: str, data: Path, out: Path, seed: int, threads: in
         minibert.pack(fit.base_model_dir(), out)
     _threads(threads)
     resume = out / "run" if (out / "run" / "state.json").exists() else None
-    if resume is None and docs:  # v3 starts from the shipped v2 model
+    if resume is None and docs:  # the docs recipes start from the shipped reader model
         from abstain.train import fromonnx
 
         resume = fromonnx.init_checkpoint(fromonnx.SHIPPED_V2, out / "init")

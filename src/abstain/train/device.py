@@ -85,7 +85,7 @@ def tree_bytes(repo: Path) -> int:
 
 def run_call(budget_s: float, *, from_v2: bool = False) -> str:
     """The device tool's call that trains the prepared set (``--from-v2`` when it carries no
-    weights: the machine rebuilds them from the shipped v2 file)."""
+    weights: the machine rebuilds them from the shipped reader file)."""
     command = "bash scripts/device_train.sh train" + (" --from-v2" if from_v2 else "")
     return json.dumps({"command": command, "carry": [CARRY],
                        "timeout_s": 600}) + f"   (training budget {budget_s:.0f} s)"
@@ -231,8 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reuse", action="store_true",
                         help="prepare: keep a training set already built for this recipe")
     parser.add_argument("--from-v2", action="store_true",
-                        help="prepare: carry no weights; train: start from the shipped v2 file "
-                             "(dequantized, its words included) instead of base MiniLM")
+                        help="prepare: carry no weights; train: start from the shipped reader "
+                             "file (v3 since 2026-11-27, v2 before; dequantized, its words "
+                             "included) instead of base MiniLM")
     parser.add_argument("--to", default=None, help="assemble: where the .onnx goes")
     args = parser.parse_args(argv)
     if args.threads:
