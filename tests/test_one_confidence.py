@@ -29,12 +29,14 @@ def _threshold(answer: Answer | dict[str, object]) -> float:
     return floor
 
 
+@pytest.mark.parametrize("reader", [False, True], ids=["words", "reader"])
 @pytest.mark.parametrize("preset", list(Preset))
 def test_refusals_state_no_more_than_the_gate_threshold_and_answers_no_less(
-        sample_db: str, minilm: object, preset: Preset) -> None:
-    """Over the sample corpus's labelled questions, at each preset: a refusal states at most
-    the gate threshold and is triaged no_match; an answer states at least it and is triaged
-    by that number (uncertain below confident_at(), confident from it)."""
+        sample_db: str, minilm: object, preset: Preset, reader: bool) -> None:
+    """Over the sample corpus's labelled questions, at each preset, with and without the
+    reader: a refusal states at most the gate threshold and is triaged no_match; an answer
+    states at least it and is triaged by that number (uncertain below confident_at(),
+    confident from it)."""
     from abstain.embed.base import Embedder
     from abstain.pipeline import Pipeline
     from abstain.stores.sqlite import SQLiteStore
@@ -42,7 +44,8 @@ def test_refusals_state_no_more_than_the_gate_threshold_and_answers_no_less(
     assert isinstance(minilm, Embedder)
     seen: set[str] = set()
     tiers: set[str] = set()
-    with Pipeline(SQLiteStore(sample_db), minilm, thresholds=preset.thresholds()) as pipe:
+    with Pipeline(SQLiteStore(sample_db), minilm, thresholds=preset.thresholds(),
+                  reader=reader) as pipe:
         for item in read_jsonl(QUESTIONS).questions:
             answer = pipe.ask(item.question)
             assert answer.display_confidence == round(100 * answer.confidence, 1)
