@@ -56,7 +56,7 @@ from abstain.evaluate.calibrate import (
 )
 from abstain.evaluate.metrics import auroc
 from abstain.evaluate.records import QuestionRecord, load_records
-from abstain.gate import SETTLED_WITHOUT_READING, WAIVABLE
+from abstain.gate import WAIVABLE, settled_before_reading
 
 LOW = tuple(round(x, 3) for x in np.arange(0.0, 0.501, 0.05))
 WAIVE = (None, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -65,10 +65,10 @@ CONFIDENCE = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6)
 
 def answered(r: QuestionRecord, confidence: float, low: float, waive: float | None,
              floor: float) -> bool:
-    failing = {c.name for c in r.checks if not c.passed}
+    failing = _failing(r)
     if not failing and not r.answered:
         return False  # refused after the gate
-    if failing & SETTLED_WITHOUT_READING or any(n.startswith("rule:") for n in failing):
+    if settled_before_reading(failing):
         return False
     p = r.features.get("answerability")
     if p is None or p < low or confidence < floor:
@@ -85,11 +85,8 @@ def replayable(waivers: tuple[float | None, ...], recorded: float | None
     return tuple(w for w in waivers if w is not None and w <= recorded)
 
 
-def read_by_gate(r: QuestionRecord) -> bool:
-    """A question the real gate reads: no check that reading cannot overturn failed."""
-    failing = {c.name for c in r.checks if not c.passed}
-    return not (failing & SETTLED_WITHOUT_READING
-                or any(n.startswith("rule:") for n in failing))
+def _failing(r: QuestionRecord) -> set[str]:
+    return {c.name for c in r.checks if not c.passed}
 
 
 @dataclass(frozen=True)
@@ -160,8 +157,8 @@ def main() -> None:
                          else float(args.recorded_waiver))
     loaded = _load(args.records)
     pooled = [r for records in loaded.values() for r in records]
-    fit = fit_calibration(read_records([r for r in pooled if read_by_gate(r)]),
-                          source=" + ".join(loaded),
+    read = read_records([r for r in pooled if not settled_before_reading(_failing(r))])
+    fit = fit_calibration(read, source=" + ".join(loaded),
                           features=READING_FEATURES)
     cal = fit.calibration
 
@@ -177,7 +174,6 @@ def main() -> None:
         held_out[left.name] = {"chosen_on_the_others": point, **left.outcome(*point)}
     point, value = choose(domains, args.cost, waivers)
     low, waive, floor = point
-    read = read_records(pooled)
     summary = {
         "domains": {d.name: len(d.records) for d in domains},
         "recorded": {d.name: {"right": sum(r.right for r in d.records),

@@ -18,7 +18,7 @@ when one fails, ends it with the refusal that check names.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -341,6 +341,13 @@ they cost nothing extra."""
 CURATED = " (curated match: exempt)"
 
 
+def settled_before_reading(failing: Collection[str]) -> bool:
+    """Whether these failing checks (names) decide without a reading: one that no reading can
+    overturn, or a user rule. The gate then refuses without reading."""
+    return (not SETTLED_WITHOUT_READING.isdisjoint(failing)
+            or any(n.startswith("rule:") for n in failing))
+
+
 class Gate:
     def __init__(self, thresholds: GateThresholds | None = None,
                  rules: Sequence[tuple[str, Rule]] = (),
@@ -423,8 +430,7 @@ def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: Pa
     result = checker.evaluate(data)
     if reader is None:
         return result, data
-    failing = {c.name for c in result.checks if not c.passed}
-    if failing & SETTLED_WITHOUT_READING or any(n.startswith("rule:") for n in failing):
+    if settled_before_reading({c.name for c in result.checks if not c.passed}):
         return result, data
     from abstain.rerank.reading import read_evidence  # numpy: only when a reader runs
 
