@@ -16,9 +16,11 @@ from abstain.gate import GateThresholds
 from abstain.pipeline import Pipeline
 from abstain.question import Question
 from abstain.rerank import Reranker, rerank
+from abstain.rerank.modelfile import IN_CONTEXT, READS_KEY
 from abstain.rerank.reader import MODEL_NAME, OnnxReader, model_file, shared_reader
 from abstain.rerank.reading import READ_WINDOWS, read_evidence
 from abstain.rerank.support import ReaderSupport
+from abstain.rerank.windows import CONTEXT_WORDS, in_context
 from abstain.stores.sqlite import SQLiteStore
 from abstain.verify import Verifier
 
@@ -309,3 +311,72 @@ def test_the_reader_quotes_its_own_window_only_when_it_reads_clearly_better() ->
         question, [read])
     assert [s.text for s in reader_holds_it.sentences][-1] == flag
     assert any("quoted the reader's" in note for note in reader_holds_it.notes)
+
+
+class _Recording:
+    """A reader that records what it was given to read."""
+
+    name = "recording"
+
+    def __init__(self, in_context: bool) -> None:
+        self.in_context = in_context
+        self.read: list[str] = []
+
+    def logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        self.read += list(b)
+        return np.array([[1.0 if "7400" in x else -1.0, 0.0] for x in b], dtype=np.float32)
+
+
+def _titled(text: str) -> list[Evidence]:
+    doc = Document("d", "default", "ops.md", "Operations handbook", "h")
+    chunk = Chunk("c0", "d", ChunkKind.CHILD, text, 0,
+                  heading_path=("Operations handbook", "Replication"))
+    return [Evidence(FusedHit("c0", 1.0), chunk, doc, text)]
+
+
+def test_a_reader_trained_in_context_reads_each_window_after_its_page_and_headings() -> None:
+    question = Question.parse("Which port does the operations handbook give for replication?")
+    plain, framed = _Recording(False), _Recording(True)
+    for reader in (plain, framed):
+        reading = read_evidence(reader, question, _titled(f"{WEATHER} {PORT}"))
+        assert reading is not None and reading.window == PORT  # what is quoted stays the text
+    assert sorted(plain.read) == sorted([WEATHER, PORT])
+    assert sorted(framed.read) == sorted(
+        in_context(w, "Operations handbook", ("Operations handbook", "Replication"))
+        for w in plain.read)
+    assert f"Operations handbook > Replication | {PORT}" in framed.read
+
+
+def _with_property(model: bytes, key: str, value: str) -> bytes:
+    """``model`` (a serialized ONNX ModelProto) with one more ``metadata_props`` entry (field
+    14): protobuf reads a repeated field's entries wherever they stand, so appending is enough
+    (what ``export.mark`` does with the onnx package, which the core install lacks)."""
+    def field(number: int, payload: bytes) -> bytes:
+        size, length = len(payload), b""
+        while True:
+            byte, size = size & 0x7F, size >> 7
+            length += bytes([byte | (0x80 if size else 0)])
+            if not size:
+                return bytes([number << 3 | 2]) + length + payload
+    return model + field(14, field(1, key.encode()) + field(2, value.encode()))
+
+
+def test_the_reader_file_says_whether_its_model_reads_in_context(tmp_path: Path) -> None:
+    assert OnnxReader().in_context is False  # the shipped v3 reads plain windows
+    (tmp_path / "framed.onnx").write_bytes(
+        _with_property(model_file().read_bytes(), READS_KEY, IN_CONTEXT))
+    (tmp_path / "other.onnx").write_bytes(
+        _with_property(model_file().read_bytes(), READS_KEY, "something else"))
+    assert OnnxReader(tmp_path / "framed.onnx").in_context is True
+    assert OnnxReader(tmp_path / "other.onnx").in_context is False
+
+
+def test_in_context_names_the_page_once_and_keeps_the_deepest_headings() -> None:
+    assert in_context("w", "", ()) == "w"
+    assert in_context("w", "Guide", ("guide", "Install")) == "Guide > Install | w"
+    long = tuple(f"part {i}" for i in range(9))
+    framed = in_context("w", "Guide", long)
+    assert framed.startswith("Guide > part ") and "part 0" not in framed  # the middle ones go
+    assert len(framed.split(" | ")[0].split()) == CONTEXT_WORDS
+    framed = in_context("w", "A very long page title " * 4, ("Install",))
+    assert len(framed.split(" | ")[0].split()) == CONTEXT_WORDS

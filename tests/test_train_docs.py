@@ -184,4 +184,7 @@ def _assert_reads_as_v2(model: object) -> None:
         feeds["attention_mask"][i, :len(e.ids)] = 1
     with torch.no_grad():
         got = model(**feeds).numpy()  # type: ignore[operator]
-    assert np.abs(got - expected).max() < 0.5
+    # int8 against fp32 torch: v3's file differs by up to 0.89 logit (the relevance head on the
+    # unrelated pair, -0.85 against -1.74); a wrong dequantization is off by many logits
+    assert np.abs(got - expected).max() < 1.0
+    assert (np.sign(got) == np.sign(expected)).all()

@@ -101,6 +101,19 @@ def test_pairs_are_reproducible_split_by_article_and_labelled(tmp_path: Path) ->
     assert sum(r[2] == cache.SUPPORTS for r in val) == 10
 
 
+def test_in_context_squad_windows_are_read_after_the_article_title(tmp_path: Path) -> None:
+    data = _data(tmp_path)
+    plain, plain_val, _ = trainset.build(data, TINY, 13)
+    framed, framed_val, _ = trainset.build(data, dataclasses.replace(TINY, in_context=True), 13)
+    assert len(plain) == len(framed) and len(plain_val) == len(framed_val)
+    for (a, b, head, label, kind), f in zip(plain + plain_val, framed + framed_val, strict=True):
+        if head == cache.ANSWERS:
+            assert f[1].startswith(("tra ", "dev ")) and f[1].endswith(f" | {b}")  # "tra 3 | …"
+        else:
+            assert f[1] == b  # relevance and support read as before
+        assert (a, head, label, kind) == (f[0], *f[2:])
+
+
 def test_cache_round_trip_and_pair_layout(tmp_path: Path) -> None:
     data = _data(tmp_path)
     meta = trainset.write(data, TINY, 13, tmp_path)
@@ -201,7 +214,7 @@ def test_device_path_end_to_end_on_cpu(tmp_path: Path, monkeypatch: pytest.Monke
     torch.set_num_threads(1)
     data, prepared, out = _data(tmp_path / "data"), tmp_path / "device", tmp_path / "out"
     prepared.mkdir()
-    trainset.write(data, TINY, 13, prepared)
+    trainset.write(data, dataclasses.replace(TINY, in_context=True), 13, prepared)
     minibert.pack(fit.base_model_dir(), prepared)
     assert (prepared / "base.npz").stat().st_size < 40e6
     metrics = device.train(prepared, out, device="cpu", budget_s=120, resume=None, max_steps=6)
@@ -216,6 +229,7 @@ def test_device_path_end_to_end_on_cpu(tmp_path: Path, monkeypatch: pytest.Monke
     onnx = device.assemble(out, tmp_path / "reader.onnx")
     reader = OnnxReader(onnx, threads=1)
     assert reader.logits(["Who swore fealty?"], [PARAGRAPHS[0]]).shape == (1, 3)
+    assert reader.in_context  # trained in context: the file says so, abstain reads so
     # resume: a checkpoint puts back the trained weights exactly (fp16)
     model = minibert.new_reader(prepared / "base.npz", 0)
     assert loop.load_checkpoint(model, out)["step"] == 6
@@ -237,6 +251,7 @@ def test_device_side_needs_only_what_the_machine_has() -> None:
                "abstain.text", "abstain.train.trainset", "abstain.train.fit")
     code = (f"import sys\nfor m in {blocked!r}:\n    sys.modules[m] = None\n"
             "from abstain.train import cache, device, export, loop, minibert, recipes\n"
+            "from abstain.rerank.modelfile import IN_CONTEXT, READS_KEY\n"
             "print('ok')")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=False)

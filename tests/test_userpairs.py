@@ -76,3 +76,16 @@ def test_only_train_sets_give_pairs_and_a_key_across_windows_is_skipped(
     (folder / "questions.jsonl").write_text(json.dumps(bad) + "\n")
     rows, skipped = userpairs.set_rows(folder)
     assert not rows and sum(skipped.values()) == 1
+
+
+def test_in_context_every_window_is_read_after_its_page_title_and_headings(
+        tmp_path: Path) -> None:
+    folder = make_set(tmp_path, "srv", "train")
+    plain, _ = userpairs.set_rows(folder)
+    framed, _ = userpairs.set_rows(folder, context=True)
+    assert [(r["a"], r["label"], r["kind"]) for r in framed] == \
+        [(r["a"], r["label"], r["kind"]) for r in plain]  # the same pairs, read in context
+    for p, f in zip(plain, framed, strict=True):
+        assert f["b"].endswith(f" | {p['b']}") and f["b"].startswith("Workers > ")
+    answer = next(r for r in framed if r["label"] == 1)
+    assert answer["b"].startswith("Workers > Timeouts | ")

@@ -40,7 +40,7 @@ from abstain.mentions import Mention
 from abstain.question import Question
 from abstain.records import Generation, Sentence
 from abstain.rerank.reader import sigmoid
-from abstain.rerank.reading import ANSWERS_HEAD, PairLogits
+from abstain.rerank.reading import ANSWERS_HEAD, PairLogits, as_read
 from abstain.text import Unit, content_words, split_sentences, split_units, stem, stems, tokens
 
 RANK_DECAY = 0.15
@@ -94,7 +94,8 @@ class ExtractiveGenerator:
         overlap = self.quote_overlap(question, evidence)
         if not overlap.sentences or overlap.sentences == read.sentences:
             return read
-        texts = [" ".join(s.text for s in g.sentences) for g in (read, overlap)]
+        texts = [as_read(self.judge, " ".join(s.text for s in g.sentences),
+                         evidence[g.sentences[0].cites[0] - 1]) for g in (read, overlap)]
         logits = self.judge.logits([question.text] * 2, texts)[:, ANSWERS_HEAD]
         p_read, p_overlap = (sigmoid(float(x)) for x in logits)
         if p_read > p_overlap + READ_CHOOSE_MARGIN:

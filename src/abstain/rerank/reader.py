@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from abstain.errors import ModelError
+from abstain.rerank.modelfile import IN_CONTEXT, READS_KEY
 from abstain.rerank.windows import MAX_WINDOWS, sentence_windows
 
 MODEL_NAME = "reader-minilm-int8"
@@ -72,6 +73,10 @@ class OnnxReader:
                                                  providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise ModelError(f"cannot load reader model {path or model_file()}: {exc}") from exc
+        metadata = self._session.get_modelmeta().custom_metadata_map
+        self.in_context = metadata.get(READS_KEY) == IN_CONTEXT
+        """The model reads a window after its page title and headings
+        (:func:`abstain.rerank.windows.in_context`), as it was trained."""
         self._lock = threading.Lock()
 
     # -- pairs ---------------------------------------------------------------

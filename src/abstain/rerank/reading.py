@@ -25,7 +25,7 @@ import numpy as np
 from abstain.evidence import Evidence, ReadWindow
 from abstain.question import Question
 from abstain.rerank.reader import sigmoid
-from abstain.rerank.windows import windowed_sentences
+from abstain.rerank.windows import in_context, windowed_sentences
 from abstain.text import stem, tokens
 
 READ_CHUNKS = 3
@@ -40,6 +40,20 @@ class PairLogits(Protocol):
     name: str
 
     def logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray: ...
+
+
+def reads_in_context(reader: PairLogits) -> bool:
+    """Whether ``reader`` reads a window after its page title and headings (an
+    :class:`~abstain.rerank.reader.OnnxReader` whose file says so); plain windows otherwise."""
+    return bool(getattr(reader, "in_context", False))
+
+
+def as_read(reader: PairLogits, text: str, evidence: Evidence) -> str:
+    """``text`` of ``evidence`` as ``reader`` reads it: in its page's context when the model
+    was trained that way."""
+    if not reads_in_context(reader):
+        return text
+    return in_context(text, evidence.document.title, evidence.chunk.heading_path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +99,8 @@ def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evi
             shared = len(asked & {stem(t) for t in tokens(text)})
             candidates.append((-shared, c, w, text, sentences))
     chosen = sorted(candidates, key=lambda item: item[:3])[:windows]
-    logits = reader.logits([question.text] * len(chosen), [item[3] for item in chosen])
+    logits = reader.logits([question.text] * len(chosen),
+                           [as_read(reader, item[3], read[item[1]]) for item in chosen])
     scores = logits[:, ANSWERS_HEAD]
     best = int(np.argmax(scores))
     probability = sigmoid(float(scores[best]))

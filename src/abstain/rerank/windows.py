@@ -7,6 +7,8 @@ both use :func:`sentence_windows`, so what the model saw is what it reads.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from abstain.text import split_sentences
 
 MIN_WORDS = 6
@@ -15,6 +17,8 @@ MAX_WORDS = 70
 """A sentence longer than this is cut into pieces of this many words."""
 MAX_WINDOWS = 24
 """At most this many windows are read per passage (the first ones)."""
+CONTEXT_WORDS = 16
+"""Words of page title and headings an in-context reader reads before a window, at most."""
 
 
 def sentence_windows(text: str, *, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS,
@@ -50,3 +54,24 @@ def windowed_sentences(text: str, *, min_words: int = MIN_WORDS, max_words: int 
     if not out:
         out = [(" ".join(text.split()) or " ", (text,))]
     return out[:max_windows]
+
+
+def in_context(window: str, title: str, headings: Sequence[str] = ()) -> str:
+    """``window`` as a reader trained in context reads it: after the page's title and the
+    section's headings ("Title > Heading > Subheading | window"), so that a question naming
+    the page, the product or the section is read against what names them. A heading that
+    repeats the one before it is read once. Past :data:`CONTEXT_WORDS` words the middle
+    headings go first (the title and the deepest heading stay), then the context is cut to
+    that many words, the ``>`` between headings counted."""
+    path: list[str] = []
+    for part in (title, *headings):
+        part = " ".join(part.split())
+        if part and (not path or part.casefold() != path[-1].casefold()):
+            path.append(part)
+    while len(path) > 2 and len(" ".join(path).split()) > CONTEXT_WORDS:
+        del path[1]
+    context = " > ".join(path)
+    words = context.split()
+    if len(words) > CONTEXT_WORDS:
+        context = " ".join(words[:CONTEXT_WORDS])
+    return f"{context} | {window}" if context else window

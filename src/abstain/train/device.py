@@ -146,7 +146,13 @@ def train(folder: Path, out: Path, *, device: str, budget_s: float | None,
     example = np.arange(min(8, len(ts.val)))
     feeds = {k: torch.from_numpy(v) for k, v in cache.collate(ts, ts.val, example,
                                                               lengths).items()}
-    int8 = export.export_model(model, feeds, out, int8_tolerance=None)  # judged below
+    metadata = {}
+    if recipe.in_context:  # abstain reads windows the way this model was trained to
+        from abstain.rerank.modelfile import IN_CONTEXT, READS_KEY
+
+        metadata[READS_KEY] = IN_CONTEXT
+    int8 = export.export_model(model, feeds, out, int8_tolerance=None,  # judged below
+                               metadata=metadata)
     (out / "reader-minilm-fp32.onnx").unlink()
     metrics["int8"] = _onnx_validation(int8, ts, lengths)
     metrics["onnx_bytes"] = int8.stat().st_size

@@ -34,11 +34,12 @@ def export(checkpoint: Path, out: Path, *, ship: bool = False, max_length: int =
 
 def export_model(model: Any, feeds: dict[str, torch.Tensor], out: Path, *,
                  outputs: list[str] | None = None, ship: bool = False,
-                 int8_tolerance: float | None = INT8_TOLERANCE) -> Path:
+                 int8_tolerance: float | None = INT8_TOLERANCE,
+                 metadata: dict[str, str] | None = None) -> Path:
     """Export ``model`` (CPU, eval mode) with ``feeds`` as the example and the check: the
     fp32 file must match torch to 1e-4, the int8 one to ``int8_tolerance`` logits (None: the
     difference is only printed; the caller measures the int8 file's quality itself). The int8
-    path."""
+    path. ``metadata`` is written into both files (how abstain must read with the model)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     outputs = outputs or ["logits"]
@@ -58,6 +59,9 @@ def export_model(model: Any, feeds: dict[str, torch.Tensor], out: Path, *,
     model.eval()  # the exporter can leave the module in training mode
     int8 = out / "reader-minilm-int8.onnx"
     quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
+    if metadata:
+        for path in (fp32, int8):
+            mark(path, metadata)
     for path, tolerance in ((fp32, 1e-4), (int8, int8_tolerance)):
         got = _run(path, feeds)
         diff = float(np.abs(got - reference).max())
@@ -68,6 +72,16 @@ def export_model(model: Any, feeds: dict[str, torch.Tensor], out: Path, *,
         shutil.copyfile(int8, SHIPPED)
         print(f"shipped {SHIPPED}")
     return int8
+
+
+def mark(path: Path, metadata: dict[str, str]) -> None:
+    """Write ``metadata`` into the ONNX file's properties (kept entries of other keys)."""
+    import onnx
+
+    model = onnx.load(str(path))
+    kept = {p.key: p.value for p in model.metadata_props} | metadata
+    onnx.helper.set_model_props(model, kept)
+    onnx.save(model, str(path))
 
 
 def _run(path: Path, feeds: dict[str, torch.Tensor]) -> np.ndarray:

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from abstain.rerank.windows import sentence_windows
+from abstain.rerank.windows import in_context, sentence_windows
 from abstain.train import cache, pairs, perturb, scifact, squad
 from abstain.train.cache import ANSWERS, RELEVANCE, SUPPORTS
 from abstain.train.recipes import Recipe
@@ -140,7 +140,15 @@ def _article(article: squad.Article, recipe: Recipe, rng: random.Random,
             out.append((q.text, w, ANSWERS, 0, "mined"))
         if rng.random() < recipe.relevance_rate:
             out += _relevance(q, own_paragraphs, article.paragraphs, index, paragraphs)
-    return out
+    return [_read(r, article.title, recipe) for r in out]
+
+
+def _read(row: Row, title: str, recipe: Recipe) -> Row:
+    """An answers-head row as the recipe's reader reads it (after the article's title, as
+    abstain titles a SQuAD document, when it reads in context)."""
+    if not recipe.in_context or row[2] != ANSWERS:
+        return row
+    return row[0], in_context(row[1], title.replace("_", " ")), *row[2:]
 
 
 def _relevance(q: squad.Question, own: ParagraphIndex, own_texts: tuple[str, ...],
@@ -185,7 +193,8 @@ def _validation(data: Path, recipe: Recipe, seed: int) -> list[Row]:
     texts = {a.index: a.paragraphs for a in articles}
     for n, q in enumerate(questions):
         for w in sentence_windows(q.context):
-            out.append((q.text, w, ANSWERS, 0 if q.impossible else 1, f"q{n}"))
+            out.append(_read((q.text, w, ANSWERS, 0 if q.impossible else 1, f"q{n}"), q.title,
+                             recipe))
         out.append((q.text, q.context, RELEVANCE, 1, ""))
         other = [i for i in per_article[q.article].top(q.text, 3) if i != q.paragraph]
         if other:

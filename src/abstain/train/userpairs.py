@@ -32,7 +32,7 @@ from abstain.evaluate.records import contains_key
 from abstain.evidence import ChunkKind
 from abstain.ingest.chunk import iter_chunks
 from abstain.ingest.parse import SUPPORTED_SUFFIXES, parse_file
-from abstain.rerank.windows import sentence_windows
+from abstain.rerank.windows import in_context, sentence_windows
 from abstain.train.cache import ANSWERS
 from abstain.train.docpairs import Unit
 from abstain.train.trainset import ParagraphIndex
@@ -54,17 +54,19 @@ def pages(kb: Path) -> list[Path]:
     return [p for p in sorted(kb.rglob("*")) if p.suffix.lower() in SUPPORTED_SUFFIXES]
 
 
-def passages(kb: Path) -> tuple[list[str], list[Unit]]:
-    """The set's pages (paths under ``kb``) and their passages as abstain stores them: parent
-    chunks, each cut into windows (``Unit.page`` indexes the pages)."""
+def passages(kb: Path) -> tuple[list[str], list[str], list[Unit]]:
+    """The set's pages (paths under ``kb``), their titles as abstain stores them, and their
+    passages: parent chunks, each cut into windows (``Unit.page`` indexes the pages)."""
     files = pages(kb)
-    out = []
+    titles, out = [], []
     for n, path in enumerate(files):
-        for chunk in iter_chunks(f"d{n}", parse_file(path)):
+        doc = parse_file(path)
+        titles.append(doc.title)
+        for chunk in iter_chunks(f"d{n}", doc):
             if chunk.kind is ChunkKind.PARENT and len(chunk.text.split()) >= 4:
                 out.append(Unit(n, chunk.heading_path, chunk.text,
                                 tuple(sentence_windows(chunk.text))))
-    return [str(p.relative_to(kb)) for p in files], out
+    return [str(p.relative_to(kb)) for p in files], titles, out
 
 
 def sets(root: Path = DEFAULT_ROOT, role: str | None = None) -> list[Path]:
@@ -82,17 +84,21 @@ def questions(folder: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def set_rows(folder: Path) -> tuple[list[dict[str, Any]], Counter[str]]:
-    """Every pair of one set, and what was skipped."""
+def set_rows(folder: Path, *, context: bool = False
+             ) -> tuple[list[dict[str, Any]], Counter[str]]:
+    """Every pair of one set, and what was skipped; with ``context`` each window is read
+    after its page title and headings (:func:`abstain.rerank.windows.in_context`)."""
     repo = source(folder)["repo"]
-    names, ps = passages(folder / "kb")
+    names, titles, ps = passages(folder / "kb")
     flat = [(i, w) for i, p in enumerate(ps) for w in p.windows]
     index = ParagraphIndex([w for _, w in flat])
+    where = {w: (titles[p.page], p.path) for p in reversed(ps) for w in p.windows}
     rows: list[dict[str, Any]] = []
     skipped: Counter[str] = Counter()
 
     def row(q: str, window: str, label: int, kind: str) -> None:
-        rows.append({"project": repo, "split": "train", "a": q, "b": window, "head": ANSWERS,
+        b = in_context(window, *where[window]) if context else window
+        rows.append({"project": repo, "split": "train", "a": q, "b": b, "head": ANSWERS,
                      "label": label, "kind": kind, "group": ""})
 
     for q in questions(folder):
@@ -136,12 +142,14 @@ def set_rows(folder: Path) -> tuple[list[dict[str, Any]], Counter[str]]:
     return rows, skipped
 
 
-def build(root: Path = DEFAULT_ROOT) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The pairs of every ``train`` set, and a summary (per set: pairs by kind, skipped)."""
+def build(root: Path = DEFAULT_ROOT, *, context: bool = False
+          ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The pairs of every ``train`` set (read in context with ``context``), and a summary (per
+    set: pairs by kind, skipped)."""
     rows: list[dict[str, Any]] = []
     summary: dict[str, Any] = {"sets": []}
     for folder in sets(root, "train"):
-        got, skipped = set_rows(folder)
+        got, skipped = set_rows(folder, context=context)
         rows += got
         summary["sets"].append({"set": folder.name, "pairs": len(got),
                                 "kinds": dict(Counter(f"{r['kind']}:{r['label']}" for r in got)),

@@ -59,7 +59,7 @@ def build(data: Path, docs_file: Path, recipe: Recipe, seed: int
     if recipe.extra.get("users"):  # users' questions of real docs (abstain.train.userpairs)
         from abstain.train import userpairs
 
-        user_rows, users_summary = userpairs.build()
+        user_rows, users_summary = userpairs.build(context=recipe.in_context)
         train_users = [_row(r) for r in user_rows] * int(recipe.extra["users"])
         summary = summary | {"user_sets": users_summary["sets"]}
     squad_groups = len({r[4] for r in val if r[4]})
