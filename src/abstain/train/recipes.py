@@ -148,6 +148,13 @@ RECIPES["docs-users-context-cpu"] = replace(
     "(3,842 steps of 16; 15 minutes at the 70 pairs/s measured on a quiet machine)",
     lr=3e-5, max_steps=None, time_budget_s=2700.0, in_context=True,
     extra={"docs": 1.0, "docs_share": 0.05, "users": 1.0})
+RECIPES["docs-users-context-cpu-2"] = replace(
+    RECIPES["docs-users-context-cpu"], name="docs-users-context-cpu-2",
+    notes="docs-users-context-cpu's mix with the 23 users' sets of 2026-11-27 (83 train sets, "
+    "written with the default/values balance and the handbook register) and layers 0-1 frozen "
+    "instead of 0-3: one epoch from the shipped v3",
+    freeze_layers=2)
+"""Builds its own set: the train sets on disk when it is built decide its pairs."""
 RECIPES["docs-users-context-gpu"] = replace(
     RECIPES["docs-users-gpu"], name="docs-users-context-gpu",
     notes="docs-users-gpu's mix read in context (users' pages, SQuAD article titles; the "
