@@ -150,10 +150,9 @@ RECIPES["docs-users-context-cpu"] = replace(
     extra={"docs": 1.0, "docs_share": 0.05, "users": 1.0})
 RECIPES["docs-users-context-cpu-2"] = replace(
     RECIPES["docs-users-context-cpu"], name="docs-users-context-cpu-2",
-    notes="docs-users-context-cpu's mix with the 23 users' sets of 2026-11-27 (83 train sets, "
-    "written with the default/values balance and the handbook register) and layers 0-1 frozen "
-    "instead of 0-3: one epoch from the shipped v3",
-    freeze_layers=2)
+    notes="docs-users-context-cpu's settings on the 83 train sets of 2026-11-27 (the 23 newest "
+    "written with the default/values balance and the handbook register): one epoch from the "
+    "shipped v3 (5,071 steps of 16)")
 """Builds its own set: the train sets on disk when it is built decide its pairs."""
 RECIPES["docs-users-context-gpu"] = replace(
     RECIPES["docs-users-gpu"], name="docs-users-context-gpu",
