@@ -34,6 +34,9 @@ def test_lists_dates_titles_and_other_keys() -> None:
                     "updated": dt.date(2024, 6, 2), "owner": {"team": "infra"},
                     "author": "Ann"}
     assert _meta("tags: single") == {"tags": ["single"]}
+    # quoted, as Hugo and Jekyll sites write them: YAML reads text, the day is still plain
+    assert _meta('date: "2020-04-01"\nupdated: \'2021-02-03T10:00:00Z\'') == {
+        "date": dt.date(2020, 4, 1), "updated": dt.date(2021, 2, 3)}
     assert _meta("") == {}
 
 
@@ -43,6 +46,8 @@ def test_lists_dates_titles_and_other_keys() -> None:
     ('published: "no"', "key 'published' must be true or false, not 'no'"),
     ("tags: {a: 1}", "key 'tags' must be a list of texts"),
     ("date: yesterday", "key 'date' must be a date such as 2024-05-01"),
+    ('date: "16 February 2019"', "key 'date' must be a date such as 2024-05-01"),
+    ('updated: "2020-13-01"', "key 'updated' must be a date such as 2024-05-01"),
     ("title: [a, b]", "key 'title' must be a text"),
     ("title: a\ncurated: yes: no", "front matter is not valid YAML (line 3): mapping values"),
     ("- just\n- a list", "front matter must be a mapping"),

@@ -8,7 +8,8 @@ YAML decides what a value is (``curated: no`` is False, ``tags: [a, b]`` a list,
 ``curated``    a boolean (``true/false``, ``yes/no``, ``on/off``, or 0/1)
 ``published``  a boolean, as ``curated``
 ``tags``       a list of texts (a single text is a list of one)
-``date``       a date (``2024-05-01``); ``updated`` likewise
+``date``       a date (``2024-05-01``, or the same quoted, or an ISO date-time);
+               ``updated`` likewise
 =============  ===============================================================
 
 Any other key is kept as metadata as YAML read it. A value of the wrong type is
@@ -74,8 +75,24 @@ def _check(source: str, key: str, value: Any) -> Any:
             return value.date()
         if isinstance(value, dt.date):
             return value
+        if isinstance(value, str):  # quoted ("2020-04-01"), as static-site generators write it
+            written = _iso_date(value.strip())
+            if written is not None:
+                return written
         raise _invalid(source, key, value, "a date such as 2024-05-01")
     return value
+
+
+def _iso_date(text: str) -> dt.date | None:
+    """The day of an ISO 8601 date or date-time written as text ("2020-04-01",
+    "2020-04-01T10:00:00Z"); None for anything else ("16 February 2019" stays an error)."""
+    for parse in (dt.date.fromisoformat, dt.datetime.fromisoformat):
+        try:
+            day = parse(text)
+        except ValueError:
+            continue
+        return day.date() if isinstance(day, dt.datetime) else day
+    return None
 
 
 def _invalid(source: str, key: str, value: Any, expected: str) -> IngestError:
