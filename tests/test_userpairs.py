@@ -89,3 +89,13 @@ def test_in_context_every_window_is_read_after_its_page_title_and_headings(
         assert f["b"].endswith(f" | {p['b']}") and f["b"].startswith("Workers > ")
     answer = next(r for r in framed if r["label"] == 1)
     assert answer["b"].startswith("Workers > Timeouts | ")
+
+
+def test_a_window_repeated_on_another_page_is_read_in_its_own_page_context(
+        tmp_path: Path) -> None:
+    folder = make_set(tmp_path, "srv", "train")
+    timeouts = PAGE.split("## Timeouts\n\n")[1].split("\n\n## ")[0]
+    (folder / "kb" / "copy.md").write_text(f"# Copied notes\n\n## Pasted\n\n{timeouts}\n")
+    framed, _ = userpairs.set_rows(folder, context=True)
+    answers = [r["b"] for r in framed if r["label"] == 1]
+    assert answers and all(b.startswith("Workers > Timeouts | ") for b in answers)

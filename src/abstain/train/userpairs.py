@@ -92,12 +92,11 @@ def set_rows(folder: Path, *, context: bool = False
     names, titles, ps = passages(folder / "kb")
     flat = [(i, w) for i, p in enumerate(ps) for w in p.windows]
     index = ParagraphIndex([w for _, w in flat])
-    where = {w: (titles[p.page], p.path) for p in reversed(ps) for w in p.windows}
     rows: list[dict[str, Any]] = []
     skipped: Counter[str] = Counter()
 
-    def row(q: str, window: str, label: int, kind: str) -> None:
-        b = in_context(window, *where[window]) if context else window
+    def row(q: str, window: str, passage: Unit, label: int, kind: str) -> None:
+        b = in_context(window, titles[passage.page], passage.path) if context else window
         rows.append({"project": repo, "split": "train", "a": q, "b": b, "head": ANSWERS,
                      "label": label, "kind": kind, "group": ""})
 
@@ -105,7 +104,7 @@ def set_rows(folder: Path, *, context: bool = False
         text = q["question"]
         if q.get("category") == "near_miss":
             for k in index.top(text, NEAR_MISS_WINDOWS):
-                row(text, flat[k][1], 0, "user-nm")
+                row(text, flat[k][1], ps[flat[k][0]], 0, "user-nm")
             continue
         keys = q.get("answer_keys") or []
         if q.get("expected") != "answer" or not keys:
@@ -123,9 +122,9 @@ def set_rows(folder: Path, *, context: bool = False
             if any(held(w) for w in p.windows):
                 answering = [w for w in p.windows if held(w)]
                 for w in answering:
-                    row(text, w, 1, "user")
+                    row(text, w, p, 1, "user")
                 for w in [w for w in p.windows if not held(w)][:SAME_PASSAGE]:
-                    row(text, w, 0, "user-window")
+                    row(text, w, p, 0, "user-window")
         siblings = mined = 0
         for k in index.top(text, 60):
             i, w = flat[k]
@@ -133,10 +132,10 @@ def set_rows(folder: Path, *, context: bool = False
             if held(w) or (on_gold and any(held(x) for x in ps[i].windows)):
                 continue
             if on_gold and siblings < SIBLINGS:
-                row(text, w, 0, "user-sibling")
+                row(text, w, ps[i], 0, "user-sibling")
                 siblings += 1
             elif not on_gold and mined < MINED:
-                row(text, w, 0, "user-mined")
+                row(text, w, ps[i], 0, "user-mined")
                 mined += 1
 
     return rows, skipped
