@@ -188,3 +188,18 @@ def _assert_reads_as_v2(model: object) -> None:
     # unrelated pair, -0.85 against -1.74); a wrong dequantization is off by many logits
     assert np.abs(got - expected).max() < 1.0
     assert (np.sign(got) == np.sign(expected)).all()
+
+
+def test_templated_default_near_misses_are_cut_to_the_stated_defaults() -> None:
+    from abstain.train import v3
+
+    def row(kind: str, label: int) -> dict[str, object]:
+        return {"kind": kind, "label": label, "a": kind, "b": "x", "head": 1, "group": ""}
+
+    doc = ([row("default", 1)] * 2 + [row("values", 1)] + [row("nm-no-default", 0)] * 9
+           + [row("nm-swap", 0)] * 4)
+    kept = v3._balance_defaults(doc, 1.0, random.Random(1))
+    kinds = [r["kind"] for r in kept]
+    assert kinds.count("nm-no-default") == 3
+    assert kinds.count("nm-swap") == 4 and kinds.count("default") == 2
+    assert v3._balance_defaults(doc, None, random.Random(1)) == doc

@@ -163,13 +163,17 @@ RECIPES["docs-users-context-cpu-3"] = replace(
 RECIPES["docs-users-context-gpu"] = replace(
     RECIPES["docs-users-gpu"], name="docs-users-context-gpu",
     notes="docs-users-gpu's mix read in context (users' pages, SQuAD article titles; the "
-    "templated documentation pairs stay plain): the run the CPU recipe stands in for",
-    in_context=True)
+    "templated documentation pairs stay plain), with the templated near misses that ask for a "
+    "default cut to one per templated question that states one: the run the CPU recipe stands "
+    "in for",
+    in_context=True, extra={"docs": 3.0, "users": 8.0, "no_default_per_default": 1.0})
+"""The templated "what is the default of X?" near misses cut to one per templated question that
+states a default or its values (``v3._balance_defaults``)."""
 
 
 PAIR_FIELDS = ("max_articles", "holdout", "own_negatives", "mined_negatives", "perturbations",
                "relevance_rate", "snli", "support_synthetic", "val_articles", "val_questions",
-               "passage_length", "in_context")
+               "passage_length", "in_context", "extra")
 """The fields that decide the training set's content; the others only how it trains."""
 
 
