@@ -194,7 +194,7 @@ def main() -> None:
         right = sum(o["right"] for o in outcomes.values())
         given = sum(o["given"] for o in outcomes.values())
         answerable = sum(r.should_answer for rs in judged.values() for r in rs)
-        summary["judged"] = {**outcomes, "all": {
+        summary["judged"] = {**outcomes, "all_judged": {
             "right": right, "given": given, "precision": round(right / max(1, given), 4),
             "recall": round(right / max(1, answerable), 4)}}
     print(json.dumps(summary, indent=2))

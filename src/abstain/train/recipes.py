@@ -169,6 +169,12 @@ RECIPES["docs-users-context-gpu"] = replace(
     in_context=True, extra={"docs": 3.0, "users": 8.0, "no_default_per_default": 1.0})
 """The templated "what is the default of X?" near misses cut to one per templated question that
 states a default or its values (``v3._balance_defaults``)."""
+RECIPES["docs-users-gpu-2"] = replace(
+    RECIPES["docs-users-context-gpu"], name="docs-users-gpu-2",
+    notes="docs-users-context-gpu's pairs read plain (no page title or headings before a "
+    "window), as v3 read: with the same 106 projects' users' questions and the same cut of the "
+    "templated default near misses, does reading in context or the data move the model?",
+    in_context=False)
 
 
 PAIR_FIELDS = ("max_articles", "holdout", "own_negatives", "mined_negatives", "perturbations",
