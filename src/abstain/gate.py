@@ -91,10 +91,10 @@ class GateThresholds:
     check_names: bool = True
     """Require capitalised names of the question (Kubernetes, GraphQL) to exist in the
     workspace."""
-    min_answerability: float = 0.45
+    min_answerability: float = 0.5
     """With a reader: refuse (``unanswerable``) when its probability that the kept evidence
     answers the question is below this."""
-    min_reading_confidence: float = 0.5
+    min_reading_confidence: float = 0.6
     """With a reader: ``min_confidence`` for the confidence computed after reading (the
     reading calibration, fitted with the answerability feature)."""
     min_answer_confidence: float | None = None

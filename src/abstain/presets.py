@@ -43,7 +43,7 @@ class Preset(StrEnum):
         if self is Preset.STRICT:
             return GateThresholds(answer_gate=50.0, max_best_distance=0.5,
                                   min_term_coverage=0.4, min_confidence=0.75,
-                                  min_answerability=0.5, min_reading_confidence=0.7,
+                                  min_answerability=0.6, min_reading_confidence=0.7,
                                   waive_lexical_at=None, min_answer_confidence=answer)
         return GateThresholds()
 

@@ -244,8 +244,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="prepare: keep a training set already built for this recipe")
     parser.add_argument("--from-v2", action="store_true",
                         help="prepare: carry no weights; train: start from the shipped reader "
-                             "file (v3 since 2026-11-27, v2 before; dequantized, its words "
-                             "included) instead of base MiniLM")
+                             "file (v4 since 2026-11-27, v3 and v2 before; dequantized, its "
+                             "words included) instead of base MiniLM")
     parser.add_argument("--to", default=None, help="assemble: where the .onnx goes")
     args = parser.parse_args(argv)
     if args.threads:
