@@ -347,6 +347,28 @@ def test_a_reader_trained_in_context_reads_each_window_after_its_page_and_headin
     assert f"Operations handbook > Replication | {PORT}" in framed.read
 
 
+def test_the_reader_as_reranker_reads_each_hit_in_its_page_when_trained_so(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    reader = OnnxReader()
+    read: list[str] = []
+
+    def recording(a: Sequence[str], b: Sequence[str], head: int) -> np.ndarray:
+        read.extend(b)
+        return np.array([1.0 if "7400" in x else -1.0 for x in b], dtype=np.float32)
+
+    monkeypatch.setattr(reader, "pair_logits", recording)
+    question = "Which port does the operations handbook give for replication?"
+    hits = _titled(f"{WEATHER} {PORT}")
+    for framed in (True, False):
+        read.clear()
+        monkeypatch.setattr(reader, "in_context", framed)
+        assert rerank(reader, question, hits, depth=1)[0].rerank_score == pytest.approx(0.731,
+                                                                                        abs=1e-3)
+        page = ("Operations handbook", ("Operations handbook", "Replication"))
+        assert sorted(read) == sorted(in_context(w, *page) if framed else w
+                                      for w in (WEATHER, PORT))
+
+
 def _with_property(model: bytes, key: str, value: str) -> bytes:
     """``model`` (a serialized ONNX ModelProto) with one more ``metadata_props`` entry (field
     14): protobuf reads a repeated field's entries wherever they stand, so appending is enough

@@ -51,7 +51,7 @@ def rerank(reranker: Reranker, question: str, evidence: Sequence[Evidence], *,
     head, tail = list(evidence[:depth]), list(evidence[depth:])
     if not head:
         return tuple(evidence)
-    scores = reranker.score(question, [e.text for e in head])
+    scores = _score(reranker, question, head)
     scored = [e.with_scores(rerank_score=float(s)) for e, s in zip(head, scores, strict=True)]
     by_score = sorted(range(len(scored)), key=lambda i: (-scores[i], i))
     if fuse:
@@ -61,6 +61,18 @@ def rerank(reranker: Reranker, question: str, evidence: Sequence[Evidence], *,
     else:
         order = by_score
     return tuple([scored[i] for i in order] + tail)
+
+
+def _score(reranker: Reranker, question: str, head: Sequence[Evidence]) -> list[float]:
+    """The reranker's scores of ``head``; abstain's reader reads each hit in its page when its
+    model was trained that way."""
+    from abstain.rerank.reader import OnnxReader
+
+    texts = [e.text for e in head]
+    if isinstance(reranker, OnnxReader):
+        return reranker.score(question, texts,
+                              [(e.document.title, e.chunk.heading_path) for e in head])
+    return list(reranker.score(question, texts))
 
 
 def default_reader() -> OnnxReader:

@@ -22,8 +22,10 @@ import numpy as np
 
 from abstain.errors import ModelError
 from abstain.rerank.modelfile import IN_CONTEXT, READS_KEY
-from abstain.rerank.windows import MAX_WINDOWS, sentence_windows
+from abstain.rerank.windows import MAX_WINDOWS, in_context, sentence_windows
 
+Page = tuple[str, tuple[str, ...]]
+"""A text's page title and heading path, what a model trained in context reads first."""
 MODEL_NAME = "reader-minilm-int8"
 MAX_LENGTH = 128
 """Tokens of a (question or claim, sentence window) pair, as trained."""
@@ -120,9 +122,15 @@ class OnnxReader:
         return self.logits(a, b)[:, head]
 
     # -- passages --------------------------------------------------------------
-    def best_window(self, query: str, texts: Sequence[str], head: int) -> list[float]:
-        """Per text, the probability of its best window under ``head``."""
+    def best_window(self, query: str, texts: Sequence[str], head: int,
+                    pages: Sequence[Page] | None = None) -> list[float]:
+        """Per text, the probability of its best window under ``head``; with ``pages`` (each
+        text's page title and headings) and a model trained in context, each window is read
+        after them, as in training."""
         windows = [sentence_windows(t, max_windows=self.max_windows) for t in texts]
+        if pages is not None and self.in_context:
+            windows = [[in_context(w, *page) for w in ws]
+                       for ws, page in zip(windows, pages, strict=True)]
         flat = [w for ws in windows for w in ws]
         logits = self.pair_logits([query] * len(flat), flat, head)
         scores, at = [], 0
@@ -131,9 +139,11 @@ class OnnxReader:
             at += len(ws)
         return scores
 
-    def score(self, question: str, texts: Sequence[str]) -> list[float]:
-        """:class:`~abstain.rerank.Reranker`: how well each text answers the question."""
-        return self.best_window(question, texts, ANSWERS) if texts else []
+    def score(self, question: str, texts: Sequence[str],
+              pages: Sequence[Page] | None = None) -> list[float]:
+        """:class:`~abstain.rerank.Reranker`: how well each text answers the question (read in
+        its page when ``pages`` are given and the model was trained so)."""
+        return self.best_window(question, texts, ANSWERS, pages) if texts else []
 
     def relevance(self, question: str, texts: Sequence[str]) -> list[float]:
         """Per text, P(it is about what the question asks): the relevance head over the
