@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from abstain.rerank import Reranker, rerank
+from abstain.rerank import Reranker, rerank, score_hits
 from tests.conformance.common import ANSWERING, QUESTION, UNRELATED, evidence, needs
 
 TEXTS = [UNRELATED, ANSWERING, "Backups run every night at 02:00 UTC."]
@@ -64,7 +64,7 @@ def test_scores_do_not_depend_on_the_batch(reranker: Reranker,
 
 def test_rerank_orders_evidence_by_score_and_records_it(reranker: Reranker) -> None:
     hits = evidence(*TEXTS)
-    scores = reranker.score(QUESTION, TEXTS)
+    scores = score_hits(reranker, QUESTION, hits)
     ranked = rerank(reranker, QUESTION, hits, fuse=False)
     assert sorted(e.chunk_id for e in ranked) == sorted(e.chunk_id for e in hits)
     assert [e.rerank_score for e in ranked] == pytest.approx(sorted(scores, reverse=True))
@@ -72,7 +72,7 @@ def test_rerank_orders_evidence_by_score_and_records_it(reranker: Reranker) -> N
 
 def test_fused_rerank_is_rrf_of_retrieval_and_rerank_order(reranker: Reranker) -> None:
     hits = evidence(*TEXTS)
-    scores = reranker.score(QUESTION, TEXTS)
+    scores = score_hits(reranker, QUESTION, hits)
     by_score = sorted(range(len(TEXTS)), key=lambda i: (-scores[i], i))
     rank = {i: r for r, i in enumerate(by_score)}
     expected = sorted(range(len(TEXTS)), key=lambda i: (

@@ -51,7 +51,7 @@ def rerank(reranker: Reranker, question: str, evidence: Sequence[Evidence], *,
     head, tail = list(evidence[:depth]), list(evidence[depth:])
     if not head:
         return tuple(evidence)
-    scores = _score(reranker, question, head)
+    scores = score_hits(reranker, question, head)
     scored = [e.with_scores(rerank_score=float(s)) for e, s in zip(head, scores, strict=True)]
     by_score = sorted(range(len(scored)), key=lambda i: (-scores[i], i))
     if fuse:
@@ -63,9 +63,9 @@ def rerank(reranker: Reranker, question: str, evidence: Sequence[Evidence], *,
     return tuple([scored[i] for i in order] + tail)
 
 
-def _score(reranker: Reranker, question: str, head: Sequence[Evidence]) -> list[float]:
-    """The reranker's scores of ``head``; abstain's reader reads each hit in its page when its
-    model was trained that way."""
+def score_hits(reranker: Reranker, question: str, head: Sequence[Evidence]) -> list[float]:
+    """The reranker's score of each hit, what :func:`rerank` orders by: its text's score, and
+    for abstain's reader each window read in the hit's page when its model was trained so."""
     from abstain.rerank.reader import OnnxReader
 
     texts = [e.text for e in head]
@@ -82,4 +82,4 @@ def default_reader() -> OnnxReader:
     return shared_reader()
 
 
-__all__ = ["DEFAULT_RERANK_DEPTH", "Reranker", "default_reader", "rerank"]
+__all__ = ["DEFAULT_RERANK_DEPTH", "Reranker", "default_reader", "rerank", "score_hits"]
