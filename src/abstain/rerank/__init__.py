@@ -67,11 +67,11 @@ def score_hits(reranker: Reranker, question: str, head: Sequence[Evidence]) -> l
     """The reranker's score of each hit, what :func:`rerank` orders by: its text's score, and
     for abstain's reader each window read in the hit's page when its model was trained so."""
     from abstain.rerank.reader import OnnxReader
+    from abstain.rerank.reading import page
 
     texts = [e.text for e in head]
     if isinstance(reranker, OnnxReader):
-        return reranker.score(question, texts,
-                              [(e.document.title, e.chunk.heading_path) for e in head])
+        return reranker.score(question, texts, [page(e) for e in head])
     return list(reranker.score(question, texts))
 
 

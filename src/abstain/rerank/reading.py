@@ -24,7 +24,7 @@ import numpy as np
 
 from abstain.evidence import Evidence, ReadWindow
 from abstain.question import Question
-from abstain.rerank.reader import sigmoid
+from abstain.rerank.reader import Page, sigmoid
 from abstain.rerank.windows import in_context, windowed_sentences
 from abstain.text import stem, tokens
 
@@ -53,7 +53,13 @@ def as_read(reader: PairLogits, text: str, evidence: Evidence) -> str:
     was trained that way."""
     if not reads_in_context(reader):
         return text
-    return in_context(text, evidence.document.title, evidence.chunk.heading_path)
+    return in_context(text, *page(evidence))
+
+
+def page(evidence: Evidence) -> Page:
+    """The page title and heading path an in-context reader reads before ``evidence``'s
+    windows."""
+    return evidence.document.title, evidence.chunk.heading_path
 
 
 @dataclass(frozen=True, slots=True)
