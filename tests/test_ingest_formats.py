@@ -120,6 +120,25 @@ def test_setext_and_plain_text_headings_and_lists() -> None:
     assert [s.heading_path for s in md.sections] == [("Title",), ("Title", "Part")]
 
 
+
+def test_plain_text_tables_of_aligned_columns_become_rows() -> None:
+    doc = parse_string(
+        "Support\n=======\n\nEach line is supported for 18 months.\n"
+        "  Line   First release   End of support\n"
+        "  ----   -------------   --------------\n"
+        "  2.3    2023-09-12      2025-03-12\n"
+        "  1.3    2022-01-18      2023-07-18  (end of life)\n"
+        "                         for 1.x\n\n"
+        "=====  ======\nCode   Meaning\n=====  ======\nE1     bad input\n=====  ======\n\n"
+        "Not a table\n-----------\n\nText.\n", name="c.txt", fmt="txt")
+    assert kinds(doc) == [
+        ("heading", "Support"), ("paragraph", "Each line is supported for 18 months."),
+        ("table_row", "- Line: 2.3; First release: 2023-09-12; End of support: 2025-03-12"),
+        ("table_row", "- Line: 1.3; First release: 2022-01-18; "
+                      "End of support: 2023-07-18 (end of life) for 1.x"),
+        ("table_row", "- Code: E1; Meaning: bad input"),
+        ("heading", "Not a table"), ("paragraph", "Text.")]
+
 def test_html_headings_definitions_and_rows() -> None:
     doc = parse_string("<h1>API</h1><p>Codes:</p><table><tr><th>Code</th><th>Meaning</th></tr>"
                        "<tr><td>E1</td><td>bad</td></tr></table><dl><dt>retry</dt><dd>try "
@@ -313,3 +332,17 @@ def test_a_page_ingests_the_same_after_another_rest_reader_ran() -> None:
     docrst.parse_rst(page, fallback_title="t")
     assert parse_rst(page, fallback_title="t").text == before
     assert "once per minute" in before and "crontab" in before
+
+
+def test_rst_autodoc_directives_keep_the_name_and_the_text_written_under_them() -> None:
+    doc = parse_string("API\n===\n\n.. autoclass:: queue.Worker\n   :members:\n\n"
+                       "   Workers poll every 5 seconds.\n\n.. autofunction:: queue.run\n",
+                       name="api.rst", fmt="rst")
+    assert kinds(doc) == [("heading", "API"), ("paragraph", "queue.Worker"),
+                          ("paragraph", "Workers poll every 5 seconds."),
+                          ("paragraph", "queue.run")]
+    conf = parse_string(".. confval:: worker_timeout\n   :type: int\n   :default: ``30``\n"
+                        "   :noindex:\n\n   Seconds before a silent worker is restarted.\n",
+                        name="conf.rst", fmt="rst")
+    assert kinds(conf)[-3:] == [("definition", "- type: int"), ("definition", "- default: 30"),
+                                ("paragraph", "Seconds before a silent worker is restarted.")]

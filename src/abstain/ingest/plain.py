@@ -2,7 +2,9 @@
 
 Plain text: paragraphs at blank lines, wrapped lines joined; a line underlined with
 ``===`` or ``---`` is a heading; ``- `` / ``* `` / ``1. `` lines are list items led by
-the paragraph before them. PDF: the text layer page by page; a line that is an entry of
+the paragraph before them; a table of aligned columns (a header line ruled by groups of
+``---`` or ``===``, as changelogs, man pages and reST simple tables lay them out) becomes
+rows with their header. PDF: the text layer page by page; a line that is an entry of
 the PDF's outline (bookmarks) is a heading at the entry's depth, other short title-like
 lines are headings too; a password-protected PDF is skipped as such.
 """
@@ -20,11 +22,14 @@ from abstain.ingest.blocks import (
     list_item,
     one_line,
     paragraph,
+    table_row,
 )
 from abstain.ingest.visibility import DropKind, Dropped, dropped
 
 _UNDERLINE = re.compile(r"(=+|-+)\s*")
 _ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s+(?P<text>.*)")
+_RULE = re.compile(r"\s*(?:-{2,}|={2,})(?:\s+(?:-{2,}|={2,}))+\s*")
+"""The rule under a table's header: two or more groups of dashes or equals signs."""
 
 
 def parse_text(text: str, *, fallback_title: str) -> ParsedDocument:
@@ -36,7 +41,14 @@ def parse_text(text: str, *, fallback_title: str) -> ParsedDocument:
         if len(lines) >= 2 and _UNDERLINE.fullmatch(lines[1].strip()) and len(lines[0]) < 120:
             builder.heading(1 if lines[1].strip()[0] == "=" else 2, lines[0])
             lines = lines[2:]
-        builder.extend(_text_blocks(lines))
+        if lines and _RULE.fullmatch(lines[0]):
+            lines = lines[1:]  # a reST simple table's top frame
+        rule = next((i for i, line in enumerate(lines[:3]) if _RULE.fullmatch(line)), None)
+        if rule is not None and rule >= 1:
+            builder.extend(_text_blocks(lines[:rule - 1]))
+            builder.extend(_table_rows(lines[rule - 1:]))
+        else:
+            builder.extend(_text_blocks(lines))
     return ParsedDocument(title=builder.first_heading or fallback_title,
                           sections=builder.build())
 
@@ -60,6 +72,29 @@ def _text_blocks(lines: list[str]) -> list[Block | None]:
             lead = one_line(" ".join(group))
             blocks.append(paragraph(lead))
     return blocks
+
+
+def _table_rows(lines: list[str]) -> list[Block | None]:
+    """``lines`` = a header, its rule and the rows, cut at the columns the rule's groups
+    start (the last column runs to the end of the line); a line whose first column is
+    blank continues the row before it, and rule lines (a reST table's frame) are skipped."""
+    starts = [m.start() for m in re.finditer(r"[-=]+", lines[1])]
+
+    def cells(line: str) -> list[str]:
+        bounds = [*starts[1:], max(len(line), starts[-1])]
+        return [line[a:b].strip() for a, b in zip([0, *starts[1:]], bounds, strict=True)]
+
+    header = cells(lines[0])
+    rows: list[list[str]] = []
+    for line in lines[2:]:
+        if _RULE.fullmatch(line):
+            continue
+        row = cells(line)
+        if rows and not row[0]:
+            rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], row, strict=True)]
+        else:
+            rows.append(row)
+    return [table_row(header, row) for row in rows]
 
 
 def parse_pdf(data: bytes, *, fallback_title: str) -> ParsedDocument:

@@ -10,8 +10,10 @@ Sphinx is not needed: its roles (``:ref:``, ``:func:``, ``:py:class:`` …) beco
 text they display (``:ref:`label``` the title of the section the label marks when the
 page has it), ``code-block`` is code, ``versionadded`` and the other
 admonition-like directives keep their text, ``autoclass`` and its kin keep the name
-they document, and ``toctree``, ``literalinclude`` and the like drop out. Nothing
-reaches the index as markup noise; errors docutils reports are not shown.
+they document and the text written under it, a directive's options that state something
+(``.. confval::``'s ``:type:`` and ``:default:``) become definitions, and ``toctree``,
+``literalinclude`` and the like drop out. Nothing reaches the index as markup noise; errors
+docutils reports are not shown.
 """
 
 from __future__ import annotations
@@ -45,6 +47,15 @@ DROPPED_DIRECTIVES = frozenset({
     "currentmodule", "module", "py:module", "py:currentmodule", "tabularcolumns", "program",
     "cog", "raw", "meta", "contents", "graphviz", "plot", "automodule", "autosummary",
     "spelling:word-list"})
+PRESENTATION_OPTIONS = frozenset({
+    "caption", "name", "class", "emphasize-lines", "lines", "language", "linenos",
+    "member-order", "exclude-members", "special-members", "private-members", "members",
+    "platform", "synopsis", "module", "annotation", "canonical", "label", "tab-width",
+    "dedent", "force", "encoding", "start-after", "end-before", "width", "height", "align",
+    "alt", "scale", "target", "maxdepth", "glob", "titlesonly", "hidden", "nosignatures",
+    "toctree", "template"})
+"""Directive options about how Sphinx lays the text out, not what it says; the others
+(``:type:``, ``:default:`` of a ``confval`` …) are kept as definitions."""
 VERSION_DIRECTIVES = {"versionadded": "New in version", "versionchanged": "Changed in version",
                       "deprecated": "Deprecated since version", "versionremoved": "Removed in "
                       "version"}
@@ -227,6 +238,9 @@ def _generic_directive() -> Any:
         def __missing__(self, key: str) -> Any:
             return directives.unchanged
 
+        def __bool__(self) -> bool:  # docutils reads options only when a directive has some
+            return True
+
     class Generic(Directive):  # type: ignore[misc]
         has_content = True
         optional_arguments = 1
@@ -241,14 +255,19 @@ def _generic_directive() -> Any:
             if name in DROPPED_DIRECTIVES:
                 return []
             out: list[Any] = []
-            if name.split(":")[-1].startswith("auto"):
-                return [nodes.paragraph("", argument)] if argument else []
             if name in VERSION_DIRECTIVES:
                 version, rest = [*argument.split(None, 1), ""][:2]
                 out.append(nodes.paragraph("", f"{VERSION_DIRECTIVES[name]} {version}"
                                            + (f": {rest}" if rest else ".")))
             elif argument:
                 out.append(nodes.paragraph("", argument))
+            stated = [(k, v) for k, v in self.options.items()
+                      if isinstance(v, str) and v.strip() and k not in PRESENTATION_OPTIONS]
+            if stated:  # ``.. confval:: name`` / ``:type: int`` / ``:default: 3``
+                out.append(nodes.field_list("", *(nodes.field(
+                    "", nodes.field_name("", k), nodes.field_body(
+                        "", nodes.paragraph("", "", *self.state.inline_text(v, self.lineno)[0])))
+                    for k, v in stated)))
             if self.content:
                 holder = nodes.container()
                 self.state.nested_parse(self.content, self.content_offset, holder)
