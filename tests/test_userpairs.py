@@ -99,3 +99,27 @@ def test_a_window_repeated_on_another_page_is_read_in_its_own_page_context(
     framed, _ = userpairs.set_rows(folder, context=True)
     answers = [r["b"] for r in framed if r["label"] == 1]
     assert answers and all(b.startswith("Workers > Timeouts | ") for b in answers)
+
+
+def test_a_fine_tune_keeps_every_question_of_new_sets_and_a_share_of_those_already_read(
+        tmp_path: Path) -> None:
+    import random
+
+    for name in ("old", "new"):
+        folder = make_set(tmp_path, name, "train")
+        extra = [{"question": f"how do I restart worker {n}?", "expected": "answer",
+                  "category": "answerable", "gold_sources": ["workers.md"],
+                  "answer_keys": ["max_requests"]} for n in range(8)]
+        with open(folder / "questions.jsonl", "a") as fh:
+            fh.write("\n".join(json.dumps(q) for q in extra) + "\n")
+    (tmp_path / "READER.json").write_text(json.dumps({"sets": ["old"]}))
+    assert userpairs.shipped_sets(tmp_path) == {"old"}
+    rows, _ = userpairs.build(tmp_path)
+    thinned = userpairs.thin_seen(rows, 0.5, random.Random(0), tmp_path)
+    asked = {(r["set"], r["a"]) for r in rows}
+    kept = {(r["set"], r["a"]) for r in thinned}
+    assert {q for q in asked if q[0] == "new"} <= kept
+    old = [q for q in asked if q[0] == "old"]
+    assert len([q for q in kept if q[0] == "old"]) == round(0.5 * len(old))
+    assert all(r in thinned for r in rows if (r["set"], r["a"]) in kept)  # whole questions
+    assert userpairs.shipped_sets(tmp_path / "none") == frozenset()

@@ -24,6 +24,7 @@ windows are skipped (counted in the summary).
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,8 @@ def set_rows(folder: Path, *, context: bool = False
 
     def row(q: str, window: str, passage: Unit, label: int, kind: str) -> None:
         b = in_context(window, titles[passage.page], passage.path) if context else window
-        rows.append({"project": repo, "split": "train", "a": q, "b": b, "head": ANSWERS,
+        rows.append({"project": repo, "set": folder.name, "split": "train", "a": q, "b": b,
+                     "head": ANSWERS,
                      "label": label, "kind": kind, "group": ""})
 
     for q in questions(folder):
@@ -154,3 +156,24 @@ def build(root: Path = DEFAULT_ROOT, *, context: bool = False
                                 "kinds": dict(Counter(f"{r['kind']}:{r['label']}" for r in got)),
                                 "skipped": dict(skipped)})
     return rows, summary
+
+
+def shipped_sets(root: Path = DEFAULT_ROOT) -> frozenset[str]:
+    """The train sets the shipped reader was trained on (``READER.json``, written when a
+    reader ships), by folder name."""
+    path = root / "READER.json"
+    if not path.exists():
+        return frozenset()
+    return frozenset(json.loads(path.read_text())["sets"])
+
+
+def thin_seen(rows: list[dict[str, Any]], share: float, rng: random.Random,
+              root: Path = DEFAULT_ROOT) -> list[dict[str, Any]]:
+    """``rows`` with the questions of the sets the shipped reader already read kept at
+    ``share`` (whole questions, all their pairs) and every question of the others: a
+    fine-tune of the shipped reader learns the sets it never saw while the others keep what
+    it read from them."""
+    seen = shipped_sets(root)
+    asked = sorted({(r["set"], r["a"]) for r in rows if r["set"] in seen})
+    kept = set(rng.sample(asked, round(share * len(asked))))
+    return [r for r in rows if r["set"] not in seen or (r["set"], r["a"]) in kept]

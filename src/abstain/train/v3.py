@@ -62,6 +62,9 @@ def build(data: Path, docs_file: Path, recipe: Recipe, seed: int
         from abstain.train import userpairs
 
         user_rows, users_summary = userpairs.build(context=recipe.in_context)
+        seen_share = recipe.extra.get("users_seen_share")  # fine-tuning the shipped reader
+        if seen_share is not None:
+            user_rows = userpairs.thin_seen(user_rows, float(seen_share), rng)
         train_users = [_row(r) for r in user_rows] * int(recipe.extra["users"])
         summary = summary | {"user_sets": users_summary["sets"]}
     squad_groups = len({r[4] for r in val if r[4]})
