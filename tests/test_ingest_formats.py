@@ -344,5 +344,8 @@ def test_rst_autodoc_directives_keep_the_name_and_the_text_written_under_them() 
     conf = parse_string(".. confval:: worker_timeout\n   :type: int\n   :default: ``30``\n"
                         "   :noindex:\n\n   Seconds before a silent worker is restarted.\n",
                         name="conf.rst", fmt="rst")
-    assert kinds(conf)[-3:] == [("definition", "- type: int"), ("definition", "- default: 30"),
-                                ("paragraph", "Seconds before a silent worker is restarted.")]
+    assert kinds(conf) == [("table_row", "- worker_timeout; type: int; default: 30"),
+                           ("paragraph", "Seconds before a silent worker is restarted.")]
+    unnamed = parse_string(".. conf::\n   :keys: interrupt_timeout\n   :default: 0.3\n\n"
+                           "   Seconds to wait after SIGINT.\n", name="tox.rst", fmt="rst")
+    assert kinds(unnamed)[0] == ("table_row", "- keys: interrupt_timeout; default: 0.3")

@@ -210,6 +210,22 @@ def _register_unknown(text: str) -> None:
             directives.register_directive(name, _generic_directive())
 
 
+def _row_node(cells: list[tuple[str, str]], state: Any, lineno: int) -> Any:
+    """A one-row table (header: the names, row: the values, inline markup parsed), which
+    :func:`_table` turns into a row block."""
+    from docutils import nodes
+
+    def entry(*children: Any) -> Any:
+        return nodes.entry("", nodes.paragraph("", "", *children))
+
+    group = nodes.tgroup(cols=len(cells))
+    group += [nodes.colspec(colwidth=1) for _ in cells]
+    group += nodes.thead("", nodes.row("", *(entry(nodes.Text(k)) for k, _ in cells)))
+    group += nodes.tbody("", nodes.row("", *(entry(*state.inline_text(v, lineno)[0])
+                                             for _, v in cells)))
+    return nodes.table("", group)
+
+
 def _display_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
                   options: Any = None, content: Any = None) -> tuple[list[Any], list[Any]]:
     """What Sphinx would show: the explicit title, or the target (``~a.b.c`` as ``c``)."""
@@ -259,15 +275,15 @@ def _generic_directive() -> Any:
                 version, rest = [*argument.split(None, 1), ""][:2]
                 out.append(nodes.paragraph("", f"{VERSION_DIRECTIVES[name]} {version}"
                                            + (f": {rest}" if rest else ".")))
-            elif argument:
-                out.append(nodes.paragraph("", argument))
             stated = [(k, v) for k, v in self.options.items()
                       if isinstance(v, str) and v.strip() and k not in PRESENTATION_OPTIONS]
-            if stated:  # ``.. confval:: name`` / ``:type: int`` / ``:default: 3``
-                out.append(nodes.field_list("", *(nodes.field(
-                    "", nodes.field_name("", k), nodes.field_body(
-                        "", nodes.paragraph("", "", *self.state.inline_text(v, self.lineno)[0])))
-                    for k, v in stated)))
+            if stated and name not in VERSION_DIRECTIVES:
+                # ``.. confval:: workers`` / ``:type: int`` / ``:default: 3``: one row, the
+                # name and what the options state about it read together
+                cells = [("", argument)] if argument else []
+                out.append(_row_node([*cells, *stated], self.state, self.lineno))
+            elif argument and name not in VERSION_DIRECTIVES:
+                out.append(nodes.paragraph("", argument))
             if self.content:
                 holder = nodes.container()
                 self.state.nested_parse(self.content, self.content_offset, holder)
