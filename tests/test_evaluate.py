@@ -221,6 +221,7 @@ def test_answer_keys_match_folded_with_punctuation_kept() -> None:
     assert contains_key("It is in table.last_pk [2]", "last_pk")
     assert not contains_key("It is in table.last pk", "last_pk")
     assert not contains_key("anything", "  ")
+    assert contains_key("Run it with test(/skip[12]/) [1]", "test(/skip[12]/)")  # a key with [n]
 
 
 def test_contains_answer_normalises() -> None:

@@ -159,12 +159,13 @@ def contains_answer(text: str, gold: str) -> bool:
 
 def contains_key(text: str, key: str) -> bool:
     """Whether ``text`` contains the answer key ``key``: both folded (case, accents) with
-    whitespace collapsed and the answer's citation markers ``[n]`` removed; punctuation is
-    kept, since keys are often code (``--pk``, ``last_pk``, ``envvar=``)."""
+    whitespace collapsed and the answer's citation markers ``[n]`` removed (from the key too,
+    so that a key holding one, ``skip[12]``, still matches); punctuation is kept, since keys
+    are often code (``--pk``, ``last_pk``, ``envvar=``)."""
     def norm(value: str) -> str:
         return " ".join(fold(value).split())
 
-    needle = norm(key)
+    needle = norm(unmarked(key))
     return bool(needle) and needle in norm(unmarked(text))
 
 
