@@ -349,3 +349,25 @@ def test_rst_autodoc_directives_keep_the_name_and_the_text_written_under_them() 
     unnamed = parse_string(".. conf::\n   :keys: interrupt_timeout\n   :default: 0.3\n\n"
                            "   Seconds to wait after SIGINT.\n", name="tox.rst", fmt="rst")
     assert kinds(unnamed)[0] == ("table_row", "- keys: interrupt_timeout; default: 0.3")
+
+
+def test_markdown_admonitions_and_content_tabs_are_text_not_code() -> None:
+    doc = parse_string(
+        "# Setup\n\n!!! note \"Heads up\"\n\n    The cache is cleared on upgrade.\n\n"
+        "    ```toml\n    dir = \"x\"\n    ```\n\n"
+        "??? tip\n    Set `APP_DEBUG=1` to see requests.\n\n"
+        "=== \"pip\"\n\n    Install with pip install app.\n\nBack at top level.\n\n"
+        "Title two\n===\n\n    real indented code\n", name="a.md")
+    assert kinds(doc) == [
+        ("heading", "Setup"), ("paragraph", "Heads up:"),
+        ("paragraph", "The cache is cleared on upgrade."), ("code", "```\ndir = \"x\"\n```"),
+        ("paragraph", "Tip:"), ("paragraph", "Set APP_DEBUG=1 to see requests."),
+        ("paragraph", "pip:"), ("paragraph", "Install with pip install app."),
+        ("paragraph", "Back at top level."), ("heading", "Title two"),
+        ("code", "```\nreal indented code\n```")]
+
+
+def test_rst_changelog_release_role_keeps_the_date() -> None:
+    doc = parse_string("Changelog\n=========\n\n- :release:`2.4.0 <2018-01-22>`\n- :bug:`12` Fixed "
+                       "a hang.\n", name="changelog.rst", fmt="rst")
+    assert ("list_item", "- 2.4.0 (2018-01-22)") in kinds(doc)

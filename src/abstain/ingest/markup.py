@@ -42,7 +42,7 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None)
     from markdown_it import MarkdownIt
 
     meta, body = split_front_matter(text, source=source or fallback_title)
-    tokens = MarkdownIt("commonmark").enable("table").parse(body)
+    tokens = MarkdownIt("commonmark").enable("table").parse(_open_indented_blocks(body))
     builder = SectionBuilder()
     last_paragraph = ""
     leads: list[str] = []  # the lead of each open list
@@ -113,6 +113,41 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None)
     end_item()
     title = str(meta.get("title") or builder.first_heading or fallback_title)
     return ParsedDocument(title=title, sections=builder.build(), metadata=meta)
+
+
+_INDENTED_BLOCK = re.compile(
+    r"(?P<indent>[ \t]*)(?:(?:!!!|\?\?\?\+?)[ \t]*(?P<type>[\w-]+)?"
+    r"(?:[ \t]+\"(?P<title>[^\"]*)\")?|===\+?[ \t]+\"(?P<tab>[^\"]*)\")[ \t]*")
+"""An admonition's or a content tab's first line (a bare ``===`` is a setext underline)."""
+_FENCE = re.compile(r"[ \t]*(```|~~~)")
+
+
+def _open_indented_blocks(body: str) -> str:
+    """Python-Markdown's admonitions (``!!! note "Title"``, collapsible ``??? tip``) and
+    content tabs (``=== "pip"``), whose text is indented four spaces under the marker — read
+    by CommonMark as code — as their title (or kind) and their text at the marker's indent."""
+    out: list[str] = []
+    indent: list[int] = []  # the marker indent of each open block
+    fenced = False
+    for line in body.split("\n"):
+        width = len(line) - len(line.lstrip(" \t"))
+        while indent and line.strip() and width < indent[-1] + 4:
+            indent.pop()
+        if indent:
+            line = line[4 * len(indent):] if line[:4 * len(indent)].isspace() else line.lstrip()
+        if _FENCE.match(line):
+            fenced = not fenced
+        marker = None if fenced else _INDENTED_BLOCK.fullmatch(line)
+        if marker is not None:
+            title = next((t for t in (marker["title"], marker["tab"]) if t is not None),
+                         (marker["type"] or "").capitalize())
+            own = len(marker["indent"])
+            out.append(f"{' ' * own}{title}:" if title else "")
+            out.append("")
+            indent.append(own + 4 * len(indent))
+            continue
+        out.append(line)
+    return "\n".join(out)
 
 
 def _inline_text(token: Any) -> str:

@@ -228,11 +228,14 @@ def _row_node(cells: list[tuple[str, str]], state: Any, lineno: int) -> Any:
 
 def _display_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
                   options: Any = None, content: Any = None) -> tuple[list[Any], list[Any]]:
-    """What Sphinx would show: the explicit title, or the target (``~a.b.c`` as ``c``)."""
+    """What Sphinx would show: the explicit title, or the target (``~a.b.c`` as ``c``); a
+    changelog's ``:release:`2.4.0 <2018-01-22>``` shows both, the version and its date."""
     from docutils import nodes, utils
 
     shown = utils.unescape(text)
     explicit = _EXPLICIT_TITLE.fullmatch(shown)
+    if explicit and explicit.group(1) and name == "release":  # the releases extension's
+        return [nodes.literal(rawtext, f"{explicit.group(1)} ({explicit.group(2)})")], []
     if explicit and explicit.group(1):
         return [nodes.literal(rawtext, explicit.group(1))], []
     target = shown.lstrip("!")
