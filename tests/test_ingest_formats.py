@@ -361,7 +361,7 @@ def test_markdown_admonitions_and_content_tabs_are_text_not_code() -> None:
     assert kinds(doc) == [
         ("heading", "Setup"), ("paragraph", "Heads up:"),
         ("paragraph", "The cache is cleared on upgrade."), ("code", "```\ndir = \"x\"\n```"),
-        ("paragraph", "Tip:"), ("paragraph", "Set APP_DEBUG=1 to see requests."),
+        ("paragraph", "Set APP_DEBUG=1 to see requests."),
         ("paragraph", "pip:"), ("paragraph", "Install with pip install app."),
         ("paragraph", "Back at top level."), ("heading", "Title two"),
         ("code", "```\nreal indented code\n```")]

@@ -125,7 +125,8 @@ _FENCE = re.compile(r"[ \t]*(```|~~~)")
 def _open_indented_blocks(body: str) -> str:
     """Python-Markdown's admonitions (``!!! note "Title"``, collapsible ``??? tip``) and
     content tabs (``=== "pip"``), whose text is indented four spaces under the marker — read
-    by CommonMark as code — as their title (or kind) and their text at the marker's indent."""
+    by CommonMark as code, or as one paragraph with the marker — as their title (a bare
+    "note" or "tip" says nothing and is left out) and their text at the marker's indent."""
     out: list[str] = []
     indent: list[int] = []  # the marker indent of each open block
     fenced = False
@@ -139,8 +140,7 @@ def _open_indented_blocks(body: str) -> str:
             fenced = not fenced
         marker = None if fenced else _INDENTED_BLOCK.fullmatch(line)
         if marker is not None:
-            title = next((t for t in (marker["title"], marker["tab"]) if t is not None),
-                         (marker["type"] or "").capitalize())
+            title = marker["title"] or marker["tab"]  # "Note", "Tip": no information
             own = len(marker["indent"])
             out.append(f"{' ' * own}{title}:" if title else "")
             out.append("")
