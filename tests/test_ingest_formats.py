@@ -371,3 +371,15 @@ def test_rst_changelog_release_role_keeps_the_date() -> None:
     doc = parse_string("Changelog\n=========\n\n- :release:`2.4.0 <2018-01-22>`\n- :bug:`12` Fixed "
                        "a hang.\n", name="changelog.rst", fmt="rst")
     assert ("list_item", "- 2.4.0 (2018-01-22)") in kinds(doc)
+
+
+def test_html_blocks_in_markdown_are_read_as_html_not_dropped() -> None:
+    doc = parse_string(
+        "# Options\n\n<!-- md:default none -->\n\n<dl>\n<dt><code>-p</code> <em>spec</em></dt>\n"
+        "<dd>Build only the specified packages.</dd>\n</dl>\n\n<table><tr><th>Flag</th>"
+        "<th>Meaning</th></tr><tr><td>-v</td><td>verbose</td></tr></table>\n\n"
+        "<p style=\"display:none\">stuffed keywords</p>\n\nAfter.\n", name="o.md")
+    assert kinds(doc) == [("heading", "Options"),
+                          ("definition", "- -p spec: Build only the specified packages."),
+                          ("table_row", "- Flag: -v; Meaning: verbose"), ("paragraph", "After.")]
+    assert [d.text for d in doc.dropped] == ["stuffed keywords"]

@@ -44,6 +44,7 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None)
     meta, body = split_front_matter(text, source=source or fallback_title)
     tokens = MarkdownIt("commonmark").enable("table").parse(_open_indented_blocks(body))
     builder = SectionBuilder()
+    hidden: list[Dropped] = []
     last_paragraph = ""
     leads: list[str] = []  # the lead of each open list
     ordered: list[int] = []  # 0 for a bullet list, else the next number
@@ -96,6 +97,9 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None)
         elif kind in ("fence", "code_block"):
             end_item()
             builder.add(code(tok.content))
+        elif kind == "html_block":  # an HTML table, definition list … in the Markdown
+            end_item()
+            _html_blocks(_visible_soup(tok.content, hidden), builder)
         elif kind == "thead_open":
             in_head, header = True, []
         elif kind == "thead_close":
@@ -112,7 +116,8 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None)
         i += 1
     end_item()
     title = str(meta.get("title") or builder.first_heading or fallback_title)
-    return ParsedDocument(title=title, sections=builder.build(), metadata=meta)
+    return ParsedDocument(title=title, sections=builder.build(), metadata=meta,
+                          dropped=tuple(hidden))
 
 
 _INDENTED_BLOCK = re.compile(
@@ -164,12 +169,24 @@ _HTML_BLOCKS = ("p", "li", "pre", "tr", "dt", "dd", "blockquote", "figcaption")
 
 
 def parse_html(text: str, *, fallback_title: str) -> ParsedDocument:
+    hidden: list[Dropped] = []
+    soup = _visible_soup(text, hidden)
+    builder = SectionBuilder()
+    _html_blocks(soup.body or soup, builder)
+    title_tag = soup.title.get_text(" ").strip() if soup.title else ""
+    title = title_tag or builder.first_heading or fallback_title
+    return ParsedDocument(title=one_line(title), sections=builder.build(),
+                          dropped=tuple(hidden))
+
+
+def _visible_soup(text: str, hidden: list[Dropped]) -> Any:
+    """``text`` parsed, without scripts, styles, navigation and what is hidden from readers
+    (which goes to ``hidden``)."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(text, "html.parser")
     for tag in soup(["script", "style", "noscript", "nav", "footer", "template"]):
         tag.decompose()
-    hidden: list[Dropped] = []
     for tag in soup.find_all(True):
         why = None if tag.decomposed else hidden_reason(tag.attrs or {})
         if why is not None:
@@ -177,9 +194,13 @@ def parse_html(text: str, *, fallback_title: str) -> ParsedDocument:
             if text:
                 hidden.append(dropped(DropKind.HIDDEN, why, text))
             tag.decompose()
-    builder = SectionBuilder()
-    root = soup.body or soup
+    return soup
+
+
+def _html_blocks(root: Any, builder: SectionBuilder) -> None:
+    """The headings and blocks of an HTML page or fragment, into ``builder``."""
     term = ""
+    blocks_before = len(builder.blocks) + len(builder.sections)
     for el in root.find_all(["h1", "h2", "h3", "h4", "h5", "h6", *_HTML_BLOCKS]):
         if el.find_parent(_HTML_BLOCKS):
             continue  # nested inside a block we already take whole
@@ -198,13 +219,9 @@ def parse_html(text: str, *, fallback_title: str) -> ParsedDocument:
             builder.add(definition(term, el.get_text(" ")))
         else:
             builder.add(paragraph(el.get_text(" ")))
-    if not builder.blocks and not builder.sections:
+    if len(builder.blocks) + len(builder.sections) == blocks_before:
         for line in root.get_text("\n").split("\n\n"):
             builder.add(paragraph(line))
-    title_tag = soup.title.get_text(" ").strip() if soup.title else ""
-    title = title_tag or builder.first_heading or fallback_title
-    return ParsedDocument(title=one_line(title), sections=builder.build(),
-                          dropped=tuple(hidden))
 
 
 def _html_row(tr: Any) -> Block | None:
