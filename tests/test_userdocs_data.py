@@ -23,3 +23,13 @@ def test_an_eval_set_passes_its_check(folder: Path) -> None:
     errors, counts = check["problems"](folder)
     assert not errors
     assert counts["answerable"] == 40 and counts["near_miss"] == 25
+
+
+def test_no_eval_project_is_read_by_a_training_set() -> None:
+    from abstain.train import docsource
+
+    evals = {userpairs.source(f)["repo"] for f in userpairs.sets(role="eval")}
+    templated = {p.repo for p in docsource.PROJECTS} - docsource.VALIDATION
+    assert evals and not evals & templated
+    assert not evals & {userpairs.source(f)["repo"] for f in userpairs.sets(role="train")}
+    assert not {f.name for f in userpairs.sets(role="eval")} & userpairs.shipped_sets()
