@@ -159,6 +159,23 @@ def test_mentions_match_whole(mention: Mention, text: str, held: bool) -> None:
     assert holds(mention, text) is held
 
 
+def test_a_flag_made_of_a_pages_words_is_not_that_pages_flag(tmp_path: Path,
+                                                              minilm: Embedder) -> None:
+    page = ("# Running behind a proxy\n\nFixing proxy headers: set trusted_hops to the number "
+            "of proxies in front of the server so that the client address comes from "
+            "X-Forwarded-For.\n\n## Keep-alive\n\nStart the server with --keep-alive 5 to "
+            "close idle connections after five seconds.\n")
+    with Pipeline(SQLiteStore(tmp_path / "kb.db"), minilm) as pipe:
+        pipe.ingest_text(page, source="proxy.md")
+        made_up = pipe.ask("How do I turn on `--proxy-headers` so the server trusts "
+                           "X-Forwarded-For?")
+        real = pipe.ask("What does --keep-alive do?")
+    assert not made_up.answered and made_up.refusal is not None
+    assert made_up.refusal.reason == "unknown_entity"
+    assert "--proxy-headers" in made_up.refusal.message
+    assert real.answered
+
+
 # -- answer types -------------------------------------------------------------
 
 

@@ -46,7 +46,7 @@ from abstain.records import (
     Stage,
     TermCounts,
 )
-from abstain.text import tokens
+from abstain.text import compound_likes, holds_compound, tokens
 from abstain.trace import Outcome, Trace, ms_since
 
 if TYPE_CHECKING:
@@ -509,7 +509,9 @@ def _local_focus(question: Question, retrieved: tuple[Evidence, ...]) -> Focus:
     counts = {}
     for phrase in phrases(question):
         words = tokens(phrase)
-        counts[phrase] = sum(all(w in have for w in words) for have in chunk_words)
+        counts[phrase] = (sum(holds_compound(phrase, e.labelled_text) for e in retrieved)
+                          if compound_likes(phrase) else
+                          sum(all(w in have for w in words) for have in chunk_words))
     return Focus.of(question, TermCounts(len(retrieved), counts))
 
 

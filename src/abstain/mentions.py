@@ -15,8 +15,9 @@ kinds, which the gate treats differently (see :mod:`abstain.align`):
 * **names** — capitalised and CamelCase words outside code quotes (``Kubernetes``,
   ``SQLCipher``, ``QueuePool``, "GitHub Actions" as one name) and
   ``--flags`` (often the user's own illustration: "``--name Bob``"). Each must
-  exist somewhere in the workspace; whether the evidence holds it is left to the
-  weighted coverage.
+  exist somewhere in the workspace (a flag of several words written there as one token,
+  ``--proxy-headers`` or ``proxy_headers``, not only its words in prose); whether the
+  evidence holds it is left to the weighted coverage.
 * **soft mentions** — what the user offers as context or comparison ("like
   pandas' ``df.head()``", "instead of ``python hello.py``"), file names and
   extensions of the user's own files. They never refuse on their own.

@@ -233,6 +233,14 @@ def test_term_counts_are_whole_word_stemmed_phrases_per_workspace(store: Store) 
     assert store.term_counts("nowhere", ["queue"]).total == 0
 
 
+def test_a_compound_counts_only_where_its_words_are_written_as_one_token(store: Store) -> None:
+    _write(store, _doc("d1"), ["Fixing proxy headers behind a load balancer",
+                               "Run it with --keep-alive 5", "keep_alive = 5 in the file"],
+           _unit([1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]))
+    counts = store.term_counts("a", ["proxy headers", "proxy-headers", "keep-alive"])
+    assert counts.counts == {"proxy headers": 1, "proxy-headers": 0, "keep-alive": 2}
+
+
 # -- document identity and staged (large) documents: issue 14 ---------------------------
 
 

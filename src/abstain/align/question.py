@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from abstain.mentions import Kind, Mention
 from abstain.question import Question
 from abstain.records import TermCounts
-from abstain.text import english_rarity
+from abstain.text import compound, english_rarity
 
 CONTEXT_WEIGHT = 0.3
 """Weight of a word from a context sentence or a soft mention, relative to an asked word."""
@@ -41,7 +41,9 @@ class Focus:
                 * (CONTEXT_WEIGHT if context else 1.0))
 
     def exists(self, mention: Mention) -> bool:
-        return self.counts.count(" ".join(mention.words)) > 0
+        """Somewhere in the workspace; a flag of several words written as one token there
+        (``--proxy-headers``: "Fixing proxy headers" is not that flag)."""
+        return self.counts.count(counted(mention)) > 0
 
     def rarity(self, mention: Mention) -> float:
         """1 for a mention in one chunk of the workspace, towards 0 for one in most chunks."""
@@ -57,9 +59,19 @@ class Focus:
 
 
 def phrases(question: Question) -> list[str]:
-    """What to count in the workspace: each content word and each mention's words."""
+    """What to count in the workspace: each content word, each mention's words and the
+    compound of each flag of several words."""
     out = [t.word for t in question.terms]
     out += [" ".join(m.words) for m in question.mentions if m.kind is not Kind.SOFT and m.words]
+    out += [counted(m) for m in question.mentions if m.why == "flag" and len(m.words) > 1]
     return list(dict.fromkeys(out))
+
+
+def counted(mention: Mention) -> str:
+    """The phrase a mention's existence is counted by: its words, or for a flag of several
+    words their :func:`~abstain.text.compound`."""
+    if mention.why == "flag" and len(mention.words) > 1:
+        return compound(mention.words)
+    return " ".join(mention.words)
 
 

@@ -39,7 +39,7 @@ from abstain.stores.base import (
     searched_headings,
     vectors_by_chunk,
 )
-from abstain.text import tokens
+from abstain.text import compound_likes, tokens
 
 try:
     import psycopg
@@ -374,10 +374,15 @@ class PostgresStore:
         with self._tx(workspace) as conn:
             total = _count(conn.execute(sql.COUNT_SEARCHABLE, {
                 "ws": workspace, "published_only": published_only}).fetchone())
-            counts = {p: 0 if not words or total == 0 else _count(conn.execute(
-                sql.COUNT_PHRASE, {"ws": workspace, "published_only": published_only,
-                                   "phrase": words, "limit": TERM_COUNT_CAP}).fetchone())
-                      for p, words in wanted.items()}
+            counts = {}
+            for p, words in wanted.items():
+                likes = compound_likes(p)  # proxy-headers: written as one token
+                params = {"ws": workspace, "published_only": published_only, "phrase": words,
+                          "limit": TERM_COUNT_CAP}
+                if likes:
+                    params |= {"hyphens": likes[0], "underscores": likes[1]}
+                counts[p] = 0 if not words or total == 0 else _count(conn.execute(
+                    sql.COUNT_COMPOUND if likes else sql.COUNT_PHRASE, params).fetchone())
         return TermCounts(total, counts)
 
     def get_chunks(self, ids: Sequence[str]) -> dict[str, StoredChunk]:

@@ -130,3 +130,12 @@ COUNT_PHRASE = """
           AND c.workspace = %(ws)s AND (c.published OR NOT %(published_only)s)
         LIMIT %(limit)s) AS hits
 """
+COUNT_COMPOUND = """
+    SELECT count(*) FROM (
+        SELECT 1 FROM chunks c
+        WHERE c.tsv @@ phraseto_tsquery('english'::regconfig, abstain_unaccent(%(phrase)s))
+          AND c.workspace = %(ws)s AND (c.published OR NOT %(published_only)s)
+          AND (c.text ILIKE %(hyphens)s OR c.text ILIKE %(underscores)s)
+        LIMIT %(limit)s) AS hits
+"""
+"""COUNT_PHRASE for a compound (``proxy-headers``): its words written as one token."""

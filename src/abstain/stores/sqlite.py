@@ -44,7 +44,7 @@ from abstain.stores.sqlite_keywords import KeywordIndex, KeywordIndexed
 from abstain.stores.sqlite_migrations import migrate
 from abstain.stores.sqlite_sql import in_batches
 from abstain.stores.sqlite_vectors import VectorArm, _Index
-from abstain.text import tokens
+from abstain.text import compound_likes, tokens
 
 _PORTER = Stemmer.Stemmer("porter")
 """The keyword arm's FTS5 ``porter`` tokenizer stems with Porter's original algorithm."""
@@ -352,13 +352,16 @@ class SQLiteStore(VectorArm, KeywordIndexed):
             if not words or total == 0:
                 counts[phrase] = 0
                 continue
+            likes = compound_likes(phrase)  # proxy-headers: written as one token
             n = int(conn.execute(
                 "SELECT count(*) FROM (SELECT 1 FROM chunks_fts"
                 " JOIN chunks c ON c.rowid = chunks_fts.rowid"
                 " JOIN documents d ON d.id = c.document_id"
                 " WHERE chunks_fts MATCH ? AND d.workspace = ? AND (d.published = 1 OR ?)"
-                " LIMIT ?)", ('"' + " ".join(words) + '"', workspace, int(not published_only),
-                              TERM_COUNT_CAP)).fetchone()[0])
+                + (" AND (c.text LIKE ? ESCAPE '\\' OR c.text LIKE ? ESCAPE '\\')"
+                   if likes else "") + " LIMIT ?)",
+                ('"' + " ".join(words) + '"', workspace, int(not published_only),
+                 *(likes or ()), TERM_COUNT_CAP)).fetchone()[0])
             if n >= TERM_COUNT_CAP and len(words) == 1:
                 if every is None:  # rows of the FTS table, the vocabulary's denominator
                     # (0.1 ms at 100k chunks, where counting chunks reads every vector)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Sequence
 from importlib import resources
 
 import Stemmer
@@ -20,6 +21,29 @@ import Stemmer
 # into their word parts, which is what both full-text engines index.
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STEMMER = Stemmer.Stemmer("english")
+
+
+def compound(words: Sequence[str]) -> str:
+    """Words written as one token (``--proxy-headers``, ``proxy_headers``), as the phrase
+    that asks for them so: ``proxy-headers``. "Fixing proxy headers" holds the words, not
+    the compound (a flag made up of a page's words is not that page's flag)."""
+    return "-".join(words)
+
+
+def compound_likes(phrase: str) -> tuple[str, str] | None:
+    """The two SQL ``LIKE`` patterns (``\\`` escaping) that find a :func:`compound`
+    phrase written with hyphens or with underscores; None for a plain phrase."""
+    words = phrase.split("-")
+    if len(words) < 2 or not all(w and w.isalnum() for w in words):
+        return None
+    return f"%{phrase}%", "%" + "\\_".join(words) + "%"
+
+
+def holds_compound(phrase: str, text: str) -> bool:
+    """Whether ``text`` writes the :func:`compound` ``phrase`` as one token."""
+    joined = "[-_]".join(re.escape(w) for w in phrase.split("-"))
+    return re.search(rf"(?<![\w-]){joined}(?![\w-])", fold(text).replace("--", " ")) \
+        is not None
 
 
 def fold(text: str) -> str:
