@@ -117,6 +117,9 @@ def _named(question: str) -> dict[str, tuple[Kind, str]]:
     ("Which Kubernetes versions work?", "Kubernetes", Kind.NAME),
     ("Can I use GitHub Actions for this?", "GitHub Actions", Kind.NAME),
     ("Where does `config.toml` go?", "config.toml", Kind.SOFT),
+    ("How do I load app.js first?", "app.js", Kind.SOFT),
+    ("In Express.js how do I parse JSON bodies?", "Express.js", Kind.NAME),  # a product
+    ("Where does `Chart.js` read its defaults?", "Chart.js", Kind.NAME),
     ("When was 1.3.2 released?", "1.3.2", Kind.IDENTIFIER),
 ])
 def test_what_users_type_is_extracted(question: str, text: str, kind: Kind) -> None:

@@ -20,7 +20,8 @@ kinds, which the gate treats differently (see :mod:`abstain.align`):
   evidence holds it is left to the weighted coverage.
 * **soft mentions** — what the user offers as context or comparison ("like
   pandas' ``df.head()``", "instead of ``python hello.py``"), file names and
-  extensions of the user's own files. They never refuse on their own.
+  extensions of the user's own files (a capitalised ``Name.js`` is a product, Express.js,
+  so a name). They never refuse on their own.
 """
 
 from __future__ import annotations
@@ -157,7 +158,7 @@ def _mentions(sentence: str) -> list[Mention]:
                 add(start, start + len(raw), _make(piece, kind))
         taken.append(match.span())
     for match in FILE.finditer(sentence):
-        add(match.start(), match.end(), Mention(match.group(0), Kind.SOFT, "file"))
+        add(match.start(), match.end(), _file_or_product(match.group(0)))
     for why, pattern in PATTERNS:
         if why == "camel":  # outside code quotes a CamelCase word is a name (GitHub, QueuePool)
             continue
@@ -205,9 +206,20 @@ def _classify(piece: str) -> str | None:
     return None
 
 
+_PRODUCT_JS = re.compile(r"[A-Z][A-Za-z0-9]*\.js")
+"""A capitalised name ending in ``.js`` is a product (Express.js, Node.js, Chart.js), not one
+of the user's files (``app.js``, ``webpack.config.js``)."""
+
+
+def _file_or_product(text: str) -> Mention:
+    if _PRODUCT_JS.fullmatch(text):
+        return Mention(text, Kind.NAME, "name")
+    return Mention(text, Kind.SOFT, "file")
+
+
 def _make(text: str, why: str) -> Mention:
     if why == "file":
-        return Mention(text, Kind.SOFT, why)
+        return _file_or_product(text)
     if why == "flag":
         # Flags are often the user's own illustration (`--name Bob`, "-v / -vv / -vvv"):
         # like names, they must exist in the workspace; -vv counts as -v.
