@@ -59,11 +59,10 @@ class Focus:
 
 
 def phrases(question: Question) -> list[str]:
-    """What to count in the workspace: each content word, each mention's words and the
-    compound of each flag of several words."""
+    """What to count in the workspace: each content word and each mention (:func:`counted`:
+    its words, a flag of several words as one token)."""
     out = [t.word for t in question.terms]
-    out += [" ".join(m.words) for m in question.mentions if m.kind is not Kind.SOFT and m.words]
-    out += [counted(m) for m in question.mentions if m.why == "flag" and len(m.words) > 1]
+    out += [counted(m) for m in question.mentions if m.kind is not Kind.SOFT and m.words]
     return list(dict.fromkeys(out))
 
 

@@ -11,7 +11,7 @@ text they display (``:ref:`label``` the title of the section the label marks whe
 page has it), ``code-block`` is code, ``versionadded`` and the other
 admonition-like directives keep their text, ``autoclass`` and its kin keep the name
 they document and the text written under it, a directive's options that state something
-(``.. confval::``'s ``:type:`` and ``:default:``) become definitions, and ``toctree``,
+(``.. confval::``'s ``:type:`` and ``:default:``) become one row with that name, and ``toctree``,
 ``literalinclude`` and the like drop out. Nothing reaches the index as markup noise; errors
 docutils reports are not shown.
 """
@@ -55,7 +55,7 @@ PRESENTATION_OPTIONS = frozenset({
     "alt", "scale", "target", "maxdepth", "glob", "titlesonly", "hidden", "nosignatures",
     "toctree", "template"})
 """Directive options about how Sphinx lays the text out, not what it says; the others
-(``:type:``, ``:default:`` of a ``confval`` …) are kept as definitions."""
+(``:type:``, ``:default:`` of a ``confval`` …) are kept, one row with the name they document."""
 VERSION_DIRECTIVES = {"versionadded": "New in version", "versionchanged": "Changed in version",
                       "deprecated": "Deprecated since version", "versionremoved": "Removed in "
                       "version"}
@@ -274,18 +274,18 @@ def _generic_directive() -> Any:
             if name in DROPPED_DIRECTIVES:
                 return []
             out: list[Any] = []
+            stated = [(k, v) for k, v in self.options.items()
+                      if isinstance(v, str) and v.strip() and k not in PRESENTATION_OPTIONS]
             if name in VERSION_DIRECTIVES:
                 version, rest = [*argument.split(None, 1), ""][:2]
                 out.append(nodes.paragraph("", f"{VERSION_DIRECTIVES[name]} {version}"
                                            + (f": {rest}" if rest else ".")))
-            stated = [(k, v) for k, v in self.options.items()
-                      if isinstance(v, str) and v.strip() and k not in PRESENTATION_OPTIONS]
-            if stated and name not in VERSION_DIRECTIVES:
+            elif stated:
                 # ``.. confval:: workers`` / ``:type: int`` / ``:default: 3``: one row, the
                 # name and what the options state about it read together
                 cells = [("", argument)] if argument else []
                 out.append(_row_node([*cells, *stated], self.state, self.lineno))
-            elif argument and name not in VERSION_DIRECTIVES:
+            elif argument:
                 out.append(nodes.paragraph("", argument))
             if self.content:
                 holder = nodes.container()
