@@ -384,7 +384,7 @@ def _with_property(model: bytes, key: str, value: str) -> bytes:
 
 
 def test_the_reader_file_says_whether_its_model_reads_in_context(tmp_path: Path) -> None:
-    assert OnnxReader().in_context is True  # the shipped v4 reads each window in its page
+    assert OnnxReader().in_context is True  # the shipped v5 reads each window in its page
     (tmp_path / "framed.onnx").write_bytes(
         _with_property(model_file().read_bytes(), READS_KEY, IN_CONTEXT))
     (tmp_path / "other.onnx").write_bytes(

@@ -244,8 +244,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="prepare: keep a training set already built for this recipe")
     parser.add_argument("--from-v2", action="store_true",
                         help="prepare: carry no weights; train: start from the shipped reader "
-                             "file (v4 since 2026-11-27, v3 and v2 before; dequantized, its "
-                             "words included) instead of base MiniLM")
+                             "file (v5 since 2026-11-27, v4, v3 and v2 before; dequantized, "
+                             "its words included) instead of base MiniLM; v5 was started "
+                             "from v3's file put in its place for the call")
     parser.add_argument("--to", default=None, help="assemble: where the .onnx goes")
     args = parser.parse_args(argv)
     if args.threads:

@@ -171,12 +171,12 @@ RECIPES["docs-users-context-gpu"] = replace(
 states a default or its values (``v3._balance_defaults``)."""
 RECIPES["docs-users-context-cpu-4"] = replace(
     RECIPES["docs-users-context-cpu-3"], name="docs-users-context-cpu-4",
-    notes="the shipped reader (v4, which reads in context) fine-tuned on 2 CPU cores on the "
-    "train sets it never read (data/userdocs/READER.json lists those it did) with a quarter of "
-    "the questions of the others, so that it keeps what it read; 8 SQuAD articles, 800 SNLI "
-    "pairs, a twentieth of the templated documentation pairs with v4's cut of their default "
-    "near misses; every layer but the word embeddings, a gentler rate (2e-5) than from v3, one "
-    "epoch or what fits 45 minutes",
+    notes="the shipped reader (v4 when written; it reads in context) fine-tuned on 2 CPU "
+    "cores on the train sets it never read (data/userdocs/READER.json lists those it did) with "
+    "a quarter of the questions of the others, so that it keeps what it read; 8 SQuAD articles, "
+    "800 SNLI pairs, a twentieth of the templated documentation pairs with v4's cut of their "
+    "default near misses; every layer but the word embeddings, a gentler rate (2e-5) than from "
+    "v3, one epoch or what fits 45 minutes",
     lr=2e-5, max_steps=None, time_budget_s=2700.0,
     extra={"docs": 1.0, "docs_share": 0.05, "users": 1.0, "users_seen_share": 0.25,
            "no_default_per_default": 1.0})

@@ -3,7 +3,7 @@
 ``python -m abstain.train fit --recipe docs-cpu --out .data/reader/v3 --threads 2`` builds
 the training set (the documentation pairs of :mod:`abstain.train.docpairs` plus the v2 recipe's
 pairs from a sample of SQuAD 2.0 train articles), starts from the shipped reader model
-(v2 when these recipes were written, v3 and then v4 since 2026-11-27; its int8 weights
+(v2 when these recipes were written, then v3, v4 and v5; its int8 weights
 dequantized, :mod:`abstain.train.fromonnx`) and trains within a time budget,
 checkpointing as it goes; running it again goes on from the last checkpoint.
 
