@@ -154,6 +154,29 @@ def test_a_confident_reading_waives_only_the_word_level_checks(tmp_path: Path,
     assert unsure.refusal is not None and unsure.refusal.reason != "unanswerable"
 
 
+def test_a_reading_that_only_vetoes_leaves_the_confidence_to_decide(tmp_path: Path,
+                                                                     hashing: object) -> None:
+    """min_reading_confidence None: the reading refuses below min_answerability and the
+    confidence the question had unread (the answer confidence) decides the rest."""
+    question = "Which TCP port does replication traffic use?"
+    unread = _ask(tmp_path / "r.db", hashing, question, reader=False)
+    vetoing = GateThresholds(min_answerability=0.3, min_reading_confidence=None)
+    assert not vetoing.reading_decides and GateThresholds().reading_decides
+    read = _ask(tmp_path / "r.db", hashing, question, reader=FixedReader(5.0),
+                thresholds=vetoing)
+    assert read.answered == unread.answered and read.answered, read.refusal
+    assert read.confidence == pytest.approx(unread.confidence, abs=1e-6)
+    check = next(c for c in read.checks if c.name == "calibrated_confidence")
+    assert check.detail.startswith("P(right) from answer-confidence")
+    assert read.features["answerability"] > 0.99
+    deciding = _ask(tmp_path / "r.db", hashing, question, reader=FixedReader(5.0))
+    assert deciding.confidence != pytest.approx(unread.confidence, abs=1e-6)
+    vetoed = _ask(tmp_path / "r.db", hashing, question, reader=FixedReader(-5.0),
+                  thresholds=vetoing)
+    assert vetoed.refusal is not None and vetoed.refusal.reason == "unanswerable"
+    assert [c.name for c in vetoed.checks if not c.passed] == ["answerability"]
+
+
 def test_preset_suffix_enables_reader(tmp_path: Path) -> None:
     with Pipeline.preset("balanced+reader", store=str(tmp_path / "p.db")) as pipe:
         assert pipe.reader is shared_reader() and pipe.reranker is None

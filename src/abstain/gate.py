@@ -94,9 +94,11 @@ class GateThresholds:
     min_answerability: float = 0.5
     """With a reader: refuse (``unanswerable``) when its probability that the kept evidence
     answers the question is below this."""
-    min_reading_confidence: float = 0.6
+    min_reading_confidence: float | None = 0.6
     """With a reader: ``min_confidence`` for the confidence computed after reading (the
-    reading calibration, fitted with the answerability feature)."""
+    reading calibration, fitted with the answerability feature). None: the reading only
+    vetoes (``min_answerability``) and the confidence it would have had unread decides, the
+    answer confidence included."""
     min_answer_confidence: float | None = None
     """With the answer confidence on (:mod:`abstain.answer_confidence`, the default when no
     calibration file is given): answer at and above this P(right); None: the shipped
@@ -106,13 +108,19 @@ class GateThresholds:
     answers it" (term, informative and passage coverage, answer type) are waived, since the
     reader read the evidence; None never waives. Existence and retrieval checks stay."""
 
+    @property
+    def reading_decides(self) -> bool:
+        """Whether, once the reader has read, the reading calibration's confidence decides
+        (else the reading only vetoes below ``min_answerability``)."""
+        return self.min_reading_confidence is not None
+
     def __post_init__(self) -> None:
         if not 0 <= self.chunk_filter <= 100 or not 0 <= self.answer_gate <= 100:
             raise ConfigError("chunk_filter and answer_gate are on a 0–100 scale")
         if not all(0 <= v <= 1 for v in (self.min_confidence, self.min_term_coverage,
                                           self.min_informative_coverage,
                                           self.min_answerability,
-                                          self.min_reading_confidence)):
+                                          self.min_reading_confidence or 0.0)):
             raise ConfigError("min_confidence, min_term_coverage, min_informative_coverage, "
                               "min_answerability and min_reading_confidence are in [0, 1]")
 
@@ -292,10 +300,11 @@ def _answerability(c: _Scene) -> Finding | None:
 
 def _calibrated_confidence(c: _Scene) -> Finding:
     data, t = c.data, c.t
-    own = t.min_confidence if data.reading is None else t.min_reading_confidence
+    reading_floor = None if data.reading is None else t.min_reading_confidence
+    own = t.min_confidence if reading_floor is None else reading_floor
     floor = own if data.min_confidence is None else data.min_confidence
     source = ("the calibration's certified gate_threshold" if data.min_confidence is not None
-              else "GateThresholds.min_confidence" if data.reading is None
+              else "GateThresholds.min_confidence" if reading_floor is None
               else "GateThresholds.min_reading_confidence")
     return Finding(Check(CheckName.CALIBRATED_CONFIDENCE, data.confidence >= floor,
                          round(data.confidence, 4), floor,
@@ -356,13 +365,13 @@ class Gate:
         self.rules = list(rules)
         self.answer_confidence = answer_confidence
         """When set, the confidence check decides on its P(right), computed from every other
-        check (:func:`abstain.answer_confidence.weigh`); not once the reader has read (the
-        reading calibration decides then)."""
+        check (:func:`abstain.answer_confidence.weigh`); not once the reader has read with
+        thresholds where the reading decides (the reading calibration decides then)."""
 
     def weigh(self, result: GateResult, data: GateInput) -> tuple[GateResult, float]:
         """The verdict with :attr:`answer_confidence` deciding, and the confidence."""
         model = self.answer_confidence
-        if model is None or data.reading is not None:
+        if model is None or (data.reading is not None and self.thresholds.reading_decides):
             return result, data.confidence
         threshold = self.thresholds.min_answer_confidence
         checks, p = weigh(result.checks, data.features.as_dict(), model,
@@ -422,10 +431,11 @@ def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: Pa
 
     A question the gate refuses on a check no reading overturns (nothing retrieved, nothing
     close, a name that is not there, a user rule) is not read. Otherwise the kept evidence is
-    read, the answerability joins the features, ``calibration`` (fitted with that feature;
-    None: the shipped ``calibration-reading.json``) gives the confidence, and the gate
-    decides again with the reading: the checks that read it are run again, the others'
-    findings reused.
+    read, the answerability joins the features and, where the thresholds let the reading
+    decide, ``calibration`` (fitted with that feature; None: the shipped
+    ``calibration-reading.json``) gives the confidence (else the confidence stays and the
+    reading only vetoes). The gate decides again with the reading: the checks that read it
+    are run again, the others' findings reused.
     """
     result = checker.evaluate(data)
     if reader is None:
@@ -437,11 +447,14 @@ def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: Pa
     reading = read_evidence(reader, data.question, data.evidence)
     if reading is None:
         return result, data
+    features = replace(data.features, answerability=reading.answerability)
+    if not checker.thresholds.reading_decides:  # the reading vetoes; the confidence stays
+        data = replace(data, features=features, reading=reading)
+        return checker.evaluate(data, earlier=result), data
     if calibration is None:
         from abstain.confidence import default_calibration
 
         calibration = default_calibration(reading=True)
-    features = replace(data.features, answerability=reading.answerability)
     data = replace(data, features=features, confidence=calibration.confidence(features),
                    min_confidence=calibration.gate_threshold, reading=reading)
     return checker.evaluate(data, earlier=result), data
