@@ -198,9 +198,10 @@ def test_audit_trail_is_json_and_complete(sample_pipeline: Pipeline) -> None:
     trail = json.loads(json.dumps(answer.audit_trail()))
     assert trail["answered"] is True
     assert set(trail["features"]) == {"top_fused_norm", "in_both", "best_cosine",
-                                      "term_coverage"}
+                                      "term_coverage", "answerability"}  # the reader read
     assert trail["evidence"][0]["confidence"] is not None
-    assert {"retrieve_ms", "gate_ms", "generate_ms", "total_ms"} <= set(trail["timings_ms"])
+    assert {"retrieve_ms", "read_ms", "gate_ms", "generate_ms",
+            "total_ms"} <= set(trail["timings_ms"])
 
 
 def test_one_shot_ask_over_strings_and_paths(tmp_path: object) -> None:

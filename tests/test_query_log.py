@@ -258,20 +258,20 @@ def test_few_labelled_log_entries_shift_the_answer_confidence_only_when_better(
         db: str, tmp_path: Path) -> None:
     """60 labelled entries hold 30 right answers, fewer than the 80 a refit of every
     coefficient needs: `calibrate` fits one offset of the shipped model's intercept on the
-    26 entries every other check passes (all right, where the shipped model, fitted on other
-    collections, states far less), writes it as a shift of that model, and `ask` decides on
-    it. Another log whose reviewer judged every second answer wrong: the shipped model's
-    P(right) for those answers is about their share of right ones already, so an offset
-    (each fold's fitted on the others) states them no better: refused, as it would change
-    which questions are answered for nothing."""
+    22 entries every other check passes, the reader's included (all right, where the shipped
+    model, fitted on other collections, states far less), writes it as a shift of that model,
+    and `ask` decides on it. Another log whose reviewer judged every second answer wrong: the
+    shipped model's P(right) for those answers is about their share of right ones already, so
+    an offset (each fold's fitted on the others) states them no better: refused, as it would
+    change which questions are answered for nothing."""
     shipped = shipped_answer_confidence()
     questions = read_jsonl(QUESTIONS).questions
     _log_labelled(db, list(questions))
     model = tmp_path / "shift.json"
     out = _run("calibrate", "--from-log", "--db", db, "--target", "answer-confidence",
                "-o", str(model))
-    assert ("on the intercept of answer-confidence, fitted on the 26 of 60 labelled "
-            "questions every other gate check passes (26 right if answered)") in out
+    assert ("on the intercept of answer-confidence, fitted on the 22 of 60 labelled "
+            "questions every other gate check passes (22 right if answered)") in out
     assert ("--refit auto: an offset of the intercept only, not every coefficient: a stable "
             "refit of every coefficient needs about 160 labelled questions") in out
     assert ("the offset is better than the current answer confidence (answer-confidence) on "
@@ -285,7 +285,7 @@ def test_few_labelled_log_entries_shift_the_answer_confidence_only_when_better(
     assert written["coefficients"] == shipped.coefficients  # the ranking is the shipped one
     assert written["threshold"] == shipped.threshold  # kept: no --max-false-accept
     assert report["fit_on"]["questions"] == 60 and report["fit_on"]["right"] == 30
-    assert report["fit_on"]["decided_by_confidence"] == 26
+    assert report["fit_on"]["decided_by_confidence"] == 22
     compared = report["metrics"]["compared_with_current"]
     assert not compared["worse"] and compared["new"]["ece"] < compared["current_scores"]["ece"]
 
@@ -307,7 +307,7 @@ def test_few_labelled_log_entries_shift_the_answer_confidence_only_when_better(
     again = tmp_path / "again.json"
     out = _run("calibrate", "--from-log", "--db", other, "--target", "answer-confidence",
                "-o", str(again), ok=False)
-    assert "fitted on the 26 of 60 labelled questions every other gate check passes (13 " in out
+    assert "fitted on the 22 of 60 labelled questions every other gate check passes (11 " in out
     assert ("the offset is no better than the current answer confidence (answer-confidence) "
             "on the same 60 labelled questions as the pipeline states them: cross-validated "
             "AUROC") in out

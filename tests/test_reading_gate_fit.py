@@ -25,8 +25,8 @@ def _fit_script() -> object:
 
 def test_balanced_reads_with_the_point_its_calibration_was_fitted_with() -> None:
     chosen = default_calibration(reading=True).metrics["selection"]
-    balanced = Preset.BALANCED.thresholds()
-    assert balanced == GateThresholds()
+    balanced = Preset.BALANCED.thresholds(reading_decides=True)
+    assert balanced.reading_decides and not GateThresholds().reading_decides
     assert (balanced.min_answerability, balanced.waive_lexical_at,
             balanced.min_reading_confidence) == (chosen["min_answerability"],
                                                  chosen["waive_lexical_at"],

@@ -156,12 +156,16 @@ def test_a_confident_reading_waives_only_the_word_level_checks(tmp_path: Path,
 
 def test_a_reading_that_only_vetoes_leaves_the_confidence_to_decide(tmp_path: Path,
                                                                      hashing: object) -> None:
-    """min_reading_confidence None: the reading refuses below min_answerability and the
-    confidence the question had unread (the answer confidence) decides the rest."""
+    """The default (min_reading_confidence None): the reading refuses below
+    min_answerability and the confidence the question had unread (the answer confidence)
+    decides the rest; a +reader preset lets the reading calibration decide."""
+    from abstain.presets import Preset
+
     question = "Which TCP port does replication traffic use?"
     unread = _ask(tmp_path / "r.db", hashing, question, reader=False)
-    vetoing = GateThresholds(min_answerability=0.3, min_reading_confidence=None)
-    assert not vetoing.reading_decides and GateThresholds().reading_decides
+    vetoing = GateThresholds()
+    assert not vetoing.reading_decides
+    assert Preset.BALANCED.thresholds(reading_decides=True).reading_decides
     read = _ask(tmp_path / "r.db", hashing, question, reader=FixedReader(5.0),
                 thresholds=vetoing)
     assert read.answered == unread.answered and read.answered, read.refusal
@@ -169,7 +173,8 @@ def test_a_reading_that_only_vetoes_leaves_the_confidence_to_decide(tmp_path: Pa
     check = next(c for c in read.checks if c.name == "calibrated_confidence")
     assert check.detail.startswith("P(right) from answer-confidence")
     assert read.features["answerability"] > 0.99
-    deciding = _ask(tmp_path / "r.db", hashing, question, reader=FixedReader(5.0))
+    deciding = _ask(tmp_path / "r.db", hashing, question, reader=FixedReader(5.0),
+                    thresholds=Preset.BALANCED.thresholds(reading_decides=True))
     assert deciding.confidence != pytest.approx(unread.confidence, abs=1e-6)
     vetoed = _ask(tmp_path / "r.db", hashing, question, reader=FixedReader(-5.0),
                   thresholds=vetoing)
@@ -263,7 +268,8 @@ def test_the_answer_quotes_the_window_the_reader_found_answering(tmp_path: Path,
     question = "Which TCP port does replication traffic use?"
     with Pipeline(SQLiteStore(tmp_path / "q.db"), hashing,  # type: ignore[arg-type]
                   reader=KeywordReader("7400"),
-                  thresholds=GateThresholds(waive_lexical_at=0.9, min_confidence=0.0),
+                  thresholds=GateThresholds(waive_lexical_at=0.9, min_confidence=0.0,
+                                            min_reading_confidence=0.0),  # the reading decides
                   reading_calibration=None) as pipe:
         pipe.ingest_text(MANUAL, source="manual.md")
         answer = pipe.ask(question)

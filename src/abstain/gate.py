@@ -91,14 +91,15 @@ class GateThresholds:
     check_names: bool = True
     """Require capitalised names of the question (Kubernetes, GraphQL) to exist in the
     workspace."""
-    min_answerability: float = 0.5
+    min_answerability: float = 0.3
     """With a reader: refuse (``unanswerable``) when its probability that the kept evidence
-    answers the question is below this."""
-    min_reading_confidence: float | None = 0.6
-    """With a reader: ``min_confidence`` for the confidence computed after reading (the
-    reading calibration, fitted with the answerability feature). None: the reading only
-    vetoes (``min_answerability``) and the confidence it would have had unread decides, the
-    answer confidence included."""
+    answers the question is below this (``presets.VETO``; 0.5 when the reading decides)."""
+    min_reading_confidence: float | None = None
+    """With a reader: None (the default), the reading only vetoes (``min_answerability``) and
+    the confidence the question had unread, the answer confidence, decides the rest; a
+    number, the reading decides: ``min_confidence`` for the confidence computed after reading
+    (the reading calibration, fitted with the answerability feature; ``+reader`` presets,
+    ``presets.READING_DECIDES``)."""
     min_answer_confidence: float | None = None
     """With the answer confidence on (:mod:`abstain.answer_confidence`, the default when no
     calibration file is given): answer at and above this P(right); None: the shipped
@@ -294,8 +295,8 @@ def _answerability(c: _Scene) -> Finding | None:
     return Finding(Check(CheckName.ANSWERABILITY, p >= t.min_answerability, p,
                          t.min_answerability,
                          f"{reading.model}: best of {reading.windows_read} sentence windows of "
-                         f"{reading.chunks_read} kept chunks (chunk {reading.chunk + 1}) in "
-                         f"{reading.ms:g} ms", RefusalReason.UNANSWERABLE))
+                         f"{reading.chunks_read} kept chunks (chunk {reading.chunk + 1}; the "
+                         "time in timings_ms.read_ms)", RefusalReason.UNANSWERABLE))
 
 
 def _calibrated_confidence(c: _Scene) -> Finding:
@@ -487,7 +488,10 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
         trace = replace(trace, features=gated.features)
     stage = Stage("gate", timings_ms=timings, checks=result.checks)
     if result.failed is None:
-        if gated.reading is not None:  # the answer quotes what the reader found answering
+        if gated.reading is not None and checker.thresholds.reading_decides:
+            # the answer quotes what the reader found answering; a reading that only vetoes
+            # leaves the answer the unread pipeline gives (docs/EVALUATION.md, "The reader on
+            # by default")
             return trace.then(stage, given_to_generator=True,
                               evidence=gated.reading.annotate(trace.evidence))
         return trace.then(stage, given_to_generator=True)

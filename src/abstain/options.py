@@ -78,7 +78,9 @@ class AskOptions:
     llm_timeout: float = DEFAULT_LLM_TIMEOUT
     """One deadline per LLM call, in seconds (connect and every read together)."""
     strictness: str = "balanced"
-    reader: bool = False
+    reader: bool | None = None
+    """None: the reader reads and vetoes (the default); True: the reading decides (as a
+    ``+reader`` preset); False: nothing is read."""
     rewrite: bool = False
     llm_rerank: bool = False
 
@@ -104,13 +106,14 @@ class AskOptions:
         from abstain.confidence import Calibration
         from abstain.pipeline_options import GateOptions, LLMOptions, ReadingOptions
 
-        preset, reader = Preset.parse(self.preset)
+        preset, decides = Preset.parse(self.preset)
         calibration = Calibration.load(self.calibration) if self.calibration else None
         model = (AnswerConfidence.load(self.answer_confidence) if self.answer_confidence
                  else None)
-        return {"gate": GateOptions(preset.thresholds(), calibration=calibration,
+        thresholds = preset.thresholds(reading_decides=decides or self.reader is True)
+        return {"gate": GateOptions(thresholds, calibration=calibration,
                                     answer_confidence=model),
-                "reading": ReadingOptions(reader=self.reader or reader),
+                "reading": ReadingOptions(reader=self.reader is not False),
                 "llm": LLMOptions(strictness=self.strictness, rewrite_query=self.rewrite,
                                   llm_rerank=self.llm_rerank)}
 
@@ -197,7 +200,8 @@ def load_file(path: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
 
 
 _TYPES: dict[str, tuple[type, ...]] = {
-    f.name: (bool,) if f.type == "bool" else (int, float) if f.type == "float" else (str,)
+    f.name: (bool,) if f.type in ("bool", "bool | None") else (int, float) if f.type == "float"
+    else (str,)
     for f in fields(AskOptions)}
 
 

@@ -132,11 +132,12 @@ class Pipeline:
                ) -> Pipeline:
         """A pipeline with named gate thresholds (:class:`~abstain.presets.Preset`:
         ``lenient``, ``balanced`` or ``strict``); a ``+reader`` suffix (``balanced+reader``)
-        also enables the reading-level model."""
-        preset, reader = Preset.parse(name)
-        if reader:
+        lets the reading-level model's reading decide."""
+        preset, decides = Preset.parse(name)
+        if decides:
             kwargs.setdefault("reader", True)
-        return cls.from_settings(Settings(store=store), thresholds=preset.thresholds(),
+        return cls.from_settings(Settings(store=store),
+                                 thresholds=preset.thresholds(reading_decides=decides),
                                  **kwargs)
 
     @property
@@ -330,13 +331,14 @@ def ask(question: str, docs: Sequence[str | Path], *, preset: str | Preset = Pre
     """
     from abstain.oneshot import oneshot_store
 
-    chosen, reader = Preset.parse(preset)
-    if reader:
+    chosen, decides = Preset.parse(preset)
+    if decides:
         kwargs.setdefault("reader", True)
     model = embedder or _default_embedder()
     with oneshot_store(docs, model, chunking=kwargs.get("chunking"),
                        paraphraser=kwargs.get("paraphraser")) as store, Pipeline(
-            store, model, thresholds=chosen.thresholds(), **kwargs) as pipe:
+            store, model, thresholds=chosen.thresholds(reading_decides=decides),
+            **kwargs) as pipe:
         return pipe.ask(question)
 
 

@@ -51,14 +51,16 @@ class GateOptions:
 
 @dataclass(frozen=True, slots=True)
 class ReadingOptions:
-    """docs/MODEL_CARD.md. ``reader=True`` loads abstain's own model (or pass any object
-    with ``name`` and ``logits(a, b)``); it reads the kept evidence of a question the gate has
-    not already refused: gate check ``answerability`` (refuse ``unanswerable`` below
-    ``answerability_threshold``, default the thresholds' ``min_answerability``), and the
-    calibrated confidence then comes from ``calibration`` (fitted with that feature; None:
-    the gate's calibration if one was given, else the shipped reading calibration)."""
+    """docs/MODEL_CARD.md. ``reader=True`` (the default) loads abstain's own model (or pass
+    any object with ``name`` and ``logits(a, b)``; False reads nothing); it reads the kept
+    evidence of a question the gate has not already refused: gate check ``answerability``
+    (refuse ``unanswerable`` below ``answerability_threshold``, default the thresholds'
+    ``min_answerability``). Where the thresholds let the reading decide
+    (``GateThresholds.reading_decides``, the ``+reader`` presets) the calibrated confidence
+    then comes from ``calibration`` (fitted with that feature; None: the gate's calibration if
+    one was given, else the shipped reading calibration)."""
 
-    reader: bool | PairLogits = False
+    reader: bool | PairLogits = True
     calibration: Calibration | None = None
     answerability_threshold: float | None = None
     reranker: Reranker | None = None

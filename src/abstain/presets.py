@@ -2,9 +2,11 @@
 
 :class:`Preset` names them (the CLI's ``--preset`` choices, ``abstain.toml``'s ``preset``,
 ``Pipeline.preset`` and the one-shot ``abstain.ask`` all read it) and
-:meth:`Preset.thresholds` gives each one's :class:`~abstain.gate.GateThresholds`. A
-``+reader`` suffix (``balanced+reader``) also turns on the reading-level model
-(:meth:`Preset.parse`). Light on purpose: the CLI imports it to list the choices.
+:meth:`Preset.thresholds` gives each one's :class:`~abstain.gate.GateThresholds`. The
+reading-level model reads by default and refuses below the preset's
+``min_answerability`` (:data:`VETO`); a ``+reader`` suffix (``balanced+reader``) lets the
+reading decide instead (:data:`READING_DECIDES`, :meth:`Preset.parse`). Light on purpose: the
+CLI imports it to list the choices.
 """
 
 from __future__ import annotations
@@ -25,31 +27,52 @@ labelled data (``report.preset_thresholds`` of ``data/answer_confidence.json``; 
 them equal). Balanced's is the model's own ``threshold``, GateThresholds' default."""
 
 
+VETO = {"lenient": 0.1, "balanced": 0.3, "strict": 0.5}
+"""Each preset's ``min_answerability`` when the reading only vetoes (the default): below it the
+reader's answerability refuses, and the answer confidence decides the rest. Balanced's was
+chosen on squad2-calibration, realdocs-dev click and sqlite-utils (the most right answers less
+2 per wrong one; docs/EVALUATION.md, "The reader on by default")."""
+
+READING_DECIDES = {"lenient": (0.1, 0.3, 0.4), "balanced": (0.5, None, 0.6),
+                   "strict": (0.6, None, 0.7)}
+"""(min_answerability, waive_lexical_at, min_reading_confidence) of a ``+reader`` preset: the
+reading calibration's confidence decides, fitted with the shipped reader by
+bench/fit_reading_gate.py (docs/MODEL_CARD.md; a test keeps balanced's equal to the fit)."""
+
+
 class Preset(StrEnum):
     LENIENT = "lenient"
     BALANCED = "balanced"
     STRICT = "strict"
 
-    def thresholds(self) -> GateThresholds:
-        """The gate thresholds this preset names (``balanced`` = the defaults)."""
+    def thresholds(self, *, reading_decides: bool = False) -> GateThresholds:
+        """The gate thresholds this preset names (``balanced`` = the defaults);
+        ``reading_decides``: those of ``<preset>+reader``."""
+        from dataclasses import replace
+
         from abstain.gate import GateThresholds
 
         answer = ANSWER_CONFIDENCE.get(self)
         if self is Preset.LENIENT:
-            return GateThresholds(answer_gate=30.0, max_best_distance=0.65,
-                                  min_term_coverage=0.1, min_confidence=0.3,
-                                  min_answerability=0.1, min_reading_confidence=0.4,
-                                  waive_lexical_at=0.3, min_answer_confidence=answer)
-        if self is Preset.STRICT:
-            return GateThresholds(answer_gate=50.0, max_best_distance=0.5,
-                                  min_term_coverage=0.4, min_confidence=0.75,
-                                  min_answerability=0.6, min_reading_confidence=0.7,
-                                  waive_lexical_at=None, min_answer_confidence=answer)
-        return GateThresholds()
+            chosen = GateThresholds(answer_gate=30.0, max_best_distance=0.65,
+                                    min_term_coverage=0.1, min_confidence=0.3,
+                                    min_answerability=VETO[self], min_answer_confidence=answer)
+        elif self is Preset.STRICT:
+            chosen = GateThresholds(answer_gate=50.0, max_best_distance=0.5,
+                                    min_term_coverage=0.4, min_confidence=0.75,
+                                    min_answerability=VETO[self], min_answer_confidence=answer)
+        else:
+            chosen = GateThresholds()
+        if not reading_decides:
+            return chosen
+        low, waive, floor = READING_DECIDES[self]
+        return replace(chosen, min_answerability=low, waive_lexical_at=waive,
+                       min_reading_confidence=floor)
 
     @classmethod
     def parse(cls, text: str) -> tuple[Preset, bool]:
-        """``"strict"`` -> (STRICT, False); ``"balanced+reader"`` -> (BALANCED, True)."""
+        """``"strict"`` -> (STRICT, False); ``"balanced+reader"`` -> (BALANCED, True): the
+        second says whether the reading decides."""
         name, plus, suffix = text.strip().partition("+")
         if plus and suffix != READER_SUFFIX:
             raise ConfigError(f"unknown preset suffix {suffix!r}; the only one is "

@@ -125,11 +125,13 @@ def ask_options(func: F) -> F:
                           "it the answer becomes a refusal. Unsupported sentences are "
                           "removed except at loose [default: balanced]."),
         click.option("--reader/--no-reader", default=None,
-                     help="Read the kept evidence with abstain's own reading-level model "
-                          "(docs/MODEL_CARD.md): refuse (reason unanswerable) when it does not "
-                          "answer the question, and quote the passage it reads as answering "
-                          "when it reads clearly better than word overlap's; --no-reader "
-                          "overrides `reader = true` in abstain.toml [default: off]."),
+                     help="abstain's own reading-level model (docs/MODEL_CARD.md) always reads "
+                          "the kept evidence: it refuses (reason unanswerable) when it reads "
+                          "no answer, and the answer quotes the passage it reads as answering "
+                          "when that reads clearly better than word overlap's. --reader lets "
+                          "its reading decide the confidence too (the precision setting, as "
+                          "preset balanced+reader); --no-reader reads nothing [default: the "
+                          "reader reads and vetoes]."),
         click.option("--rewrite", is_flag=True, default=None,
                      help="Let the LLM rewrite the question into a search query first "
                           "(needs --llm)."),

@@ -61,14 +61,15 @@ def run_options(func: F) -> F:
         click.option("--seed", default=0, show_default=True, help="Seed for --sample and "
                                                                   "splits."),
         click.option("--reader/--no-reader", default=None,
-                     help="Read the kept evidence with abstain's reading-level model, or "
-                          "not [default: the pipeline's default]."),
+                     help="Let the reading-level model's reading decide (as preset "
+                          "balanced+reader), or read nothing [default: the pipeline's default, "
+                          "the reader reads and vetoes]."),
         click.option("--reader-model", type=click.Path(exists=True, dir_okay=False),
                      metavar="FILE",
                      help="Read with this int8 ONNX reader file instead of the shipped one "
-                          "(implies --reader): to compare a candidate model on the same "
-                          "questions (docs/EXPERIMENTS.md). The reading calibration stays "
-                          "the shipped one."),
+                          "(implies --reader, the reading deciding): to compare a candidate "
+                          "model on the same questions (docs/EXPERIMENTS.md). The reading "
+                          "calibration stays the shipped one."),
         click.option("--answer-all", is_flag=True,
                      help="Run every gate check but refuse on none: each question is answered "
                           "as if it had passed, and its record keeps every check's verdict "

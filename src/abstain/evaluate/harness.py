@@ -43,8 +43,9 @@ class RunSpec:
     seed: int = 0
     candidates: int | None = None
     reader: bool | PairLogits | None = None
-    """Read the kept evidence with abstain's reader, or with this one (None: the pipeline's
-    default)."""
+    """None: the pipeline's default (abstain's reader reads and vetoes); True, or a reader of
+    its own: it reads and its reading decides (the preset's ``+reader`` thresholds); False:
+    nothing is read."""
     record_all_confidences: bool = False
     """Disable only the calibrated-confidence check (for `calibrate`): every other decision,
     including generation, is then observed for every question."""
@@ -90,7 +91,8 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
     if spec.categories:
         questions = tuple(q for q in questions if q.category in spec.categories)
     chosen = select(questions, spec.limit, sample=spec.sample, seed=spec.seed)
-    thresholds = Preset(spec.preset).thresholds()
+    decides = spec.reader is not None and spec.reader is not False
+    thresholds = Preset(spec.preset).thresholds(reading_decides=decides)
     if spec.record_all_confidences:
         thresholds = replace(thresholds, min_confidence=0.0)
     candidates = spec.candidates or (SCIFACT_CANDIDATES if spec.dataset == "scifact" else None)
