@@ -94,6 +94,19 @@ def test_the_default_of_an_item_without_one_is_never_the_next_items(pipe: Pipeli
         assert "Required" in answer.text and quotes_hold(answer)
 
 
+def test_the_readers_quote_keeps_one_item_too(pipe: Pipeline) -> None:
+    """With the reading deciding, the reader's window spans APP_DB_URL's item and the next
+    one, which states a default: the quote keeps the item that holds what is asked."""
+    from abstain.presets import Preset
+
+    reading = Pipeline(pipe.store, pipe.embedder,
+                       thresholds=Preset.BALANCED.thresholds(reading_decides=True))
+    answer = reading.ask("What is the default value of APP_DB_URL?")
+    assert "30" not in answer.text and "Default" not in answer.text
+    if answer.answered:
+        assert "Required" in answer.text and quotes_hold(answer)
+
+
 def test_a_list_item_is_answered_whole(pipe: Pipeline) -> None:
     answer = pipe.ask("What is the default value of APP_TIMEOUT?")
     assert answer.answered

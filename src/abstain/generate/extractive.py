@@ -109,9 +109,7 @@ class ExtractiveGenerator:
     def quote_overlap(self, question: Question, evidence: Sequence[Evidence]) -> Generation:
         """The sentences that hold most of what the question asks about, cited."""
         identifiers = question.identifiers
-        id_words = {w for m in identifiers for w in m.words}
-        terms = [t.stem for t in question.terms if not t.context and t.word not in id_words]
-        terms = terms or [t.stem for t in question.terms]
+        terms = _asked_terms(question)
         asked = set(question.stems)
         typed_as = AskedType.of(question)
         scored: list[tuple[float, bool, int, int, str, bool]] = []
@@ -172,11 +170,41 @@ class ExtractiveGenerator:
                 needed = text not in window.sentences or answers(text, asked)
                 if needed and all(text != c[2] for c in chosen):
                     chosen.append((n, position, text))
+        chosen = _one_unit_each(question, evidence, chosen)
         chosen.sort(key=lambda c: (c[0], c[1]))
         return Generation(sentences=tuple(Sentence(text, (n,)) for n, _, text in chosen),
                           model=self.name,
                           notes=(f"quoted the reader's answering window(s), best "
                                  f"{best:.2f}",) if chosen else ())
+
+
+def _asked_terms(question: Question) -> list[str]:
+    """The stems of what the question asks about beside its identifiers (all its terms when
+    that leaves none)."""
+    id_words = {w for m in question.identifiers for w in m.words}
+    terms = [t.stem for t in question.terms if not t.context and t.word not in id_words]
+    return terms or [t.stem for t in question.terms]
+
+
+def _one_unit_each(question: Question, evidence: Sequence[Evidence],
+                   chosen: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The reader's quote with, of the whole units it holds of one passage (list items, table
+    rows, definitions), only the one that holds most of what is asked: a window can span
+    neighbouring items, and the next item's value is not this one's (word overlap's quote
+    keeps the same rule)."""
+    terms = _asked_terms(question)
+    whole: dict[int, set[str]] = {}
+    for n, _, _ in chosen:
+        if n not in whole:
+            whole[n] = {u.text for u in split_units(evidence[n - 1].text) if u.whole}
+    best: dict[int, tuple[float, str]] = {}
+    for n, _, text in chosen:
+        if text in whole[n]:
+            ev = evidence[n - 1]
+            score = _overlap(terms, question.identifiers, text, ev.label, set(stems(ev.label)))
+            if n not in best or score > best[n][0]:
+                best[n] = (score, text)
+    return [c for c in chosen if c[2] not in whole[c[0]] or best[c[0]][1] == c[2]]
 
 
 def _with_what_they_introduce(chosen: list[tuple[int, int, str]],
