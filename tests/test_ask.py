@@ -131,6 +131,18 @@ def test_curated_answers_rank_first(sample_pipeline: Pipeline) -> None:
     assert answer.evidence[0].document.curated
 
 
+def test_curated_answers_stay_first_when_the_reading_decides(sample_db: str,
+                                                            minilm: Embedder) -> None:
+    """The reader moves the chunk holding its best window first, but after the curated
+    answers: the curated Q&A is quoted first."""
+    from abstain.presets import Preset
+
+    answer = _ask_with(sample_db, minilm, "How do I reset the admin password?",
+                       thresholds=Preset.BALANCED.thresholds(reading_decides=True))
+    assert answer.answered and answer.evidence[0].document.curated
+    assert answer.citations[0].source.endswith("reset-admin-password.md")
+
+
 def _ask_with(sample_db: str, minilm: Embedder, question: str, **options: Any) -> Answer:
     """Ask through the real path, with a pipeline of its own over the sample corpus."""
     from abstain.stores.sqlite import SQLiteStore

@@ -80,14 +80,18 @@ class Reading:
 
     def annotate(self, evidence: Sequence[Evidence]) -> tuple[Evidence, ...]:
         """The evidence with each read chunk's windows attached, the chunk holding the best
-        window first (what the answer quotes and an LLM reads first)."""
+        window first (what the answer quotes and an LLM reads first) — after the curated
+        answers, which stay first."""
         read: dict[int, list[ReadWindow]] = {}
         for chunk, window in self.windows:
             read.setdefault(chunk, []).append(window)
         out = [replace(ev, read=tuple(sorted(read.get(i, ()), key=lambda w: w.position)))
                for i, ev in enumerate(evidence)]
         if 0 <= self.chunk < len(out):
-            out.insert(0, out.pop(self.chunk))
+            best = out.pop(self.chunk)
+            at = 0 if best.document.curated else next(
+                (i for i, ev in enumerate(out) if not ev.document.curated), len(out))
+            out.insert(at, best)
         return tuple(out)
 
 
