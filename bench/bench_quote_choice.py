@@ -17,6 +17,7 @@ from pathlib import Path
 
 from abstain import Pipeline, Settings
 from abstain.generate.extractive import ExtractiveGenerator
+from abstain.presets import Preset
 from abstain.rerank.reader import shared_reader
 
 RUNS = 3
@@ -35,7 +36,9 @@ def main() -> None:
         db, questions = pair.split("=", 1)
         texts = [json.loads(line)["question"] for line in Path(questions).read_text().splitlines()
                  if line.strip()]
-        with Pipeline.from_settings(Settings(store=db), create_store=False, reader=True) as pipe:
+        with Pipeline.from_settings(Settings(store=db), create_store=False, reader=True,
+                                    thresholds=Preset.BALANCED.thresholds(
+                                        reading_decides=True)) as pipe:  # the reading decides
             for text in texts:
                 trace = pipe.gate_question(text, pipe.workspace)
                 if trace.ended or trace.parsed is None or not any(e.read for e in trace.evidence):

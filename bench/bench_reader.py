@@ -97,7 +97,8 @@ def squad(limit: int, seed: int, model: str | None) -> dict[str, Any]:
     reader: Any = OnnxReader(model) if model else True
     for name, on in (("off", False), ("reader", reader)):
         store = SQLiteStore(OUT / "squad2-even.db")
-        with Pipeline(store, embedder, thresholds=Preset.BALANCED.thresholds(), reader=on) as pipe:
+        thresholds = Preset.BALANCED.thresholds(reading_decides=on is not False)  # as --reader
+        with Pipeline(store, embedder, thresholds=thresholds, reader=on) as pipe:
             ingest_collection(pipe, ds.collection)
             rows = []
             for item in chosen:

@@ -17,7 +17,13 @@ from abstain.pipeline import Pipeline
 from abstain.question import Question
 from abstain.rerank import Reranker, rerank
 from abstain.rerank.modelfile import IN_CONTEXT, READS_KEY
-from abstain.rerank.reader import MODEL_NAME, OnnxReader, model_file, shared_reader
+from abstain.rerank.reader import (
+    MODEL_NAME,
+    LazyReader,
+    OnnxReader,
+    model_file,
+    shared_reader,
+)
 from abstain.rerank.reading import READ_WINDOWS, read_evidence
 from abstain.rerank.support import ReaderSupport
 from abstain.rerank.windows import CONTEXT_WORDS, in_context
@@ -182,9 +188,27 @@ def test_a_reading_that_only_vetoes_leaves_the_confidence_to_decide(tmp_path: Pa
     assert [c.name for c in vetoed.checks if not c.passed] == ["answerability"]
 
 
+def test_the_default_reader_loads_at_its_first_reading(tmp_path: Path, hashing: object,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader is on by default, but ingesting and searching never load its model."""
+    import abstain.rerank.reader as reader_module
+
+    def refuse_to_load() -> OnnxReader:
+        raise AssertionError("the reader model was loaded")
+
+    monkeypatch.setattr(reader_module, "shared_reader", refuse_to_load)
+    with Pipeline(SQLiteStore(tmp_path / "l.db"), hashing) as pipe:  # type: ignore[arg-type]
+        pipe.ingest_text(OPS, source="ops.md")
+        assert pipe.search("replication port")
+        assert isinstance(pipe.reader, LazyReader)
+        with pytest.raises(AssertionError, match="was loaded"):
+            pipe.ask("Which TCP port does replication traffic use?")
+
+
 def test_preset_suffix_enables_reader(tmp_path: Path) -> None:
     with Pipeline.preset("balanced+reader", store=str(tmp_path / "p.db")) as pipe:
-        assert pipe.reader is shared_reader() and pipe.reranker is None
+        assert isinstance(pipe.reader, LazyReader) and pipe.reranker is None
+        assert pipe.reader.model is shared_reader()
     from abstain.errors import ConfigError
 
     with pytest.raises(ConfigError, match="reader"):

@@ -469,8 +469,8 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
 
     ``min_confidence`` is a calibration's certified threshold (None: the thresholds' own);
     ``known_identifiers`` lists the workspace's identifiers, read only when needed. With a
-    ``reader``, a question no check has settled is read (:mod:`abstain.rerank.reading`) and
-    its confidence comes from ``reading_calibration``.
+    ``reader``, a question no check has settled is read (:mod:`abstain.rerank.reading`); where
+    the thresholds let the reading decide, its confidence comes from ``reading_calibration``.
     """
     if trace.ended:
         return trace

@@ -78,7 +78,10 @@ class Pipeline:
         reading-level model, a reranker), ``llm`` (verifier, strictness, query rewrite, LLM
         rerank, clarify-only prompt) and ``observation`` (query log, observers). Each of
         their fields is also a keyword of its own: ``Pipeline(store, embedder,
-        strictness="strict", reader=True)``.
+        strictness="strict", reader=False)``. The reader reads and vetoes by default
+        (``reader=True``); thresholds whose reading decides
+        (``Preset.BALANCED.thresholds(reading_decides=True)``, as ``--reader`` and the
+        ``+reader`` presets give) let it decide instead.
 
         Vocabulary (docs/VOCABULARY.md): with ``vocabulary=True`` the workspace's SKOS
         vocabulary (``abstain vocab add``) is read before retrieval and after a gate
@@ -251,8 +254,11 @@ class Pipeline:
 
     @property
     def confidence_name(self) -> str:
-        """The name of the confidence the answers state: the answer confidence's, else the
-        calibration file's (the query log and ``abstain eval`` record it)."""
+        """The name of the confidence the answers state: the reading calibration's where the
+        reading decides, else the answer confidence's, else the calibration file's (the query
+        log and ``abstain eval`` record it)."""
+        if self.reader is not None and self.gate.thresholds.reading_decides:
+            return self.reading_calibration.name
         model = self.gate.answer_confidence
         return self.calibration.name if model is None else model.name
 
@@ -284,9 +290,9 @@ def _resolve_reader(reader: bool | PairLogits) -> PairLogits | None:
     if reader is False or reader is None:
         return None
     if reader is True:
-        from abstain.rerank.reader import shared_reader
+        from abstain.rerank.reader import LazyReader
 
-        return shared_reader()
+        return LazyReader()
     return reader
 
 

@@ -125,13 +125,13 @@ def ask_options(func: F) -> F:
                           "it the answer becomes a refusal. Unsupported sentences are "
                           "removed except at loose [default: balanced]."),
         click.option("--reader/--no-reader", default=None,
-                     help="abstain's own reading-level model (docs/MODEL_CARD.md) always reads "
-                          "the kept evidence: it refuses (reason unanswerable) when it reads "
-                          "no answer, and the answer quotes the passage it reads as answering "
-                          "when that reads clearly better than word overlap's. --reader lets "
-                          "its reading decide the confidence too (the precision setting, as "
-                          "preset balanced+reader); --no-reader reads nothing [default: the "
-                          "reader reads and vetoes]."),
+                     help="By default abstain's own reading-level model (docs/MODEL_CARD.md) "
+                          "reads the kept evidence and vetoes: it refuses (reason unanswerable) "
+                          "when it reads no answer, and otherwise the answer is what it would "
+                          "be unread. --reader lets its reading decide: its confidence, and "
+                          "the answer quotes the passage it reads as answering when that reads "
+                          "clearly better than word overlap's (the precision setting, as the "
+                          "preset's +reader); --no-reader reads nothing."),
         click.option("--rewrite", is_flag=True, default=None,
                      help="Let the LLM rewrite the question into a search query first "
                           "(needs --llm)."),

@@ -61,9 +61,9 @@ def run_options(func: F) -> F:
         click.option("--seed", default=0, show_default=True, help="Seed for --sample and "
                                                                   "splits."),
         click.option("--reader/--no-reader", default=None,
-                     help="Let the reading-level model's reading decide (as preset "
-                          "balanced+reader), or read nothing [default: the pipeline's default, "
-                          "the reader reads and vetoes]."),
+                     help="Let the reading-level model's reading decide (as the preset's "
+                          "+reader), or read nothing [default: the pipeline's default, the "
+                          "reader reads and vetoes]."),
         click.option("--reader-model", type=click.Path(exists=True, dir_okay=False),
                      metavar="FILE",
                      help="Read with this int8 ONNX reader file instead of the shipped one "

@@ -180,3 +180,22 @@ class ReaderRelevance:
 @functools.lru_cache(maxsize=1)
 def shared_reader() -> OnnxReader:
     return OnnxReader()
+
+
+class LazyReader:
+    """abstain's own reader, loaded at its first reading: a pipeline that only ingests or
+    searches (the reader is on by default) never loads the model."""
+
+    name = MODEL_NAME
+
+    @property
+    def model(self) -> OnnxReader:
+        return shared_reader()
+
+    @property
+    def in_context(self) -> bool:
+        return bool(self.model.in_context)
+
+    def logits(self, a: Sequence[str], b: Sequence[str], *, passages: bool = False
+               ) -> np.ndarray:
+        return self.model.logits(a, b, passages=passages)
