@@ -8,6 +8,10 @@ import click
 
 from abstain.cli.common import ask_options, print_json, resolve_options, store_options
 
+READER_SHOWN = {None: "veto", True: "decides", False: "off"}
+"""How ``reader`` reads in the text listing: None reads and vetoes (the default), true lets the
+reading decide (``--reader``), false reads nothing."""
+
 
 @click.group()
 def config() -> None:
@@ -46,8 +50,8 @@ def show(ctx: click.Context, /, as_json: bool, **_options: object) -> None:
         return
     click.echo(f"config file: {resolved.path or '(none)'}")
     for key, value in values.items():
-        shown = "-" if value is None else str(value).lower() if isinstance(value, bool) \
-            else str(value)
+        shown = READER_SHOWN[value] if key == "reader" else "-" if value is None \
+            else str(value).lower() if isinstance(value, bool) else str(value)
         click.echo(f"  {key:<12} {shown:<40} {resolved.origins[key]}")
     for name, table in resolved.overrides.items():
         pairs = ", ".join(f"{k}={v}" for k, v in table.items())
