@@ -304,6 +304,34 @@ def test_the_answer_quotes_the_window_the_reader_found_answering(tmp_path: Path,
     assert any("answering window" in note for note in answer.notes)
 
 
+def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> None:
+    """same_pages (the default pipeline): the reader's window replaces word overlap's quote
+    when it is on the same page, never when it is on another one."""
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    question = Question.parse("Which TCP port does replication traffic use?")
+    wordy = ("Replication traffic settings live in the cluster file. The replication traffic "
+             "is on by default.")
+    port = "Each node listens on TCP port 7400 unless told otherwise."
+    same_page = _evidence([f"{wordy} {port}"])
+    window = ReadWindow(port, (port,), 0.98, 1)
+    read_same = [replace(same_page[0], read=(window,))]
+    other = Document("o", "default", "o.md", "O", "h")
+    short = "Nodes listen on 7400."
+    [elsewhere] = _evidence([short])
+    [only_words] = _evidence([wordy])
+    read_other = [only_words, replace(elsewhere, document=other,
+                                      read=(ReadWindow(short, (short,), 0.98, 0),))]
+    vetoing = ExtractiveGenerator(judge=KeywordReader("7400"), same_pages=True)
+    deciding = ExtractiveGenerator(judge=KeywordReader("7400"))
+    assert [s.text for s in vetoing.generate(question, read_same).sentences] == [port]
+    kept = vetoing.generate(question, read_other)
+    assert "7400" not in " ".join(s.text for s in kept.sentences)
+    assert kept.notes and "other pages" in kept.notes[0]
+    assert [s.text for s in deciding.generate(question, read_other).sentences] == [short]
+
+
 def test_a_window_opening_on_it_brings_the_sentence_before() -> None:
     from abstain.evidence import ReadWindow
     from abstain.generate.extractive import ExtractiveGenerator

@@ -488,12 +488,11 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
         trace = replace(trace, features=gated.features)
     stage = Stage("gate", timings_ms=timings, checks=result.checks)
     if result.failed is None:
-        if gated.reading is not None and checker.thresholds.reading_decides:
-            # the answer quotes what the reader found answering; a reading that only vetoes
-            # leaves the answer the unread pipeline gives (docs/EVALUATION.md, "The reader on
-            # by default")
-            return trace.then(stage, given_to_generator=True,
-                              evidence=gated.reading.annotate(trace.evidence))
+        if gated.reading is not None:
+            # the answer may quote what the reader found answering; a reading that only vetoes
+            # leaves the evidence in its order (docs/EVALUATION.md, "The reader on by default")
+            return trace.then(stage, given_to_generator=True, evidence=gated.reading.annotate(
+                trace.evidence, best_first=checker.thresholds.reading_decides))
         return trace.then(stage, given_to_generator=True)
     reason = result.failed.reason or result.failed.name
     refusal = Refusal(reason, refusal_message(reason, trace.language,

@@ -91,7 +91,8 @@ class Pipeline:
                           shorthands)
         g, r, o = options.gate, options.reading, options.observation
         self.reader = _resolve_reader(r.reader)  # the reading-level model, when on
-        self.generator: Generator = generator or ExtractiveGenerator(judge=self.reader)
+        self.generator: Generator = generator or ExtractiveGenerator(
+            judge=self.reader, same_pages=not g.thresholds.reading_decides)
         self.options = options
         self.strictness = Strictness.parse(options.llm.strictness)
         self.verifier = _resolve_verifier(options.llm.verifier, self.generator,

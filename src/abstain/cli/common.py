@@ -127,9 +127,10 @@ def ask_options(func: F) -> F:
         click.option("--reader/--no-reader", default=None,
                      help="By default abstain's own reading-level model (docs/MODEL_CARD.md) "
                           "reads the kept evidence and vetoes: it refuses (reason unanswerable) "
-                          "when it reads no answer, and otherwise the answer is what it would "
-                          "be unread. --reader lets its reading decide: its confidence, and "
-                          "the answer quotes the passage it reads as answering when that reads "
+                          "when it reads no answer; otherwise the answer is what it would be "
+                          "unread, but for the passage it reads as answering on the same pages. "
+                          "--reader lets its reading decide: its confidence, and the answer "
+                          "quotes the passage it reads as answering on any page when that reads "
                           "clearly better than word overlap's (the precision setting, as the "
                           "preset's +reader); --no-reader reads nothing."),
         click.option("--rewrite", is_flag=True, default=None,

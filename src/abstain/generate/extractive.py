@@ -73,13 +73,18 @@ class ExtractiveGenerator:
     can_clarify = False
 
     def __init__(self, *, max_sentences: int = 3, max_evidence: int = 5,
-                 min_overlap: float = 0.2, judge: PairLogits | None = None) -> None:
+                 min_overlap: float = 0.2, judge: PairLogits | None = None,
+                 same_pages: bool = False) -> None:
         """``judge``: the reader that read the evidence, to choose between its own quote and
-        word overlap's (without one, read evidence is quoted from the reader's windows)."""
+        word overlap's (without one, read evidence is quoted from the reader's windows).
+        ``same_pages`` (the reader vetoing, the default): its quote replaces word overlap's
+        only when it quotes the same pages — the right passage of the page word overlap
+        chose, never another page."""
         self.max_sentences = max_sentences
         self.max_evidence = max_evidence
         self.min_overlap = min_overlap
         self.judge = judge
+        self.same_pages = same_pages
 
     def generate(self, question: Question, evidence: Sequence[Evidence]) -> Generation:
         if not any(ev.read for ev in evidence[: self.max_evidence]):
@@ -92,6 +97,12 @@ class ExtractiveGenerator:
         if self.judge is None:
             return read
         overlap = self.quote_overlap(question, evidence)
+        if self.same_pages and _pages(read, evidence) != _pages(overlap, evidence):
+            # the reader vetoing: the answer stays the unread pipeline's unless the reader
+            # finds the passage on the very pages word overlap quotes
+            return replace(overlap, notes=(
+                "the reader's answering windows are on other pages than word overlap's quote: "
+                "quoted word overlap's",) if overlap.sentences else ())
         if not overlap.sentences or overlap.sentences == read.sentences:
             return read
         texts = [as_read(self.judge, " ".join(s.text for s in g.sentences),
@@ -176,6 +187,11 @@ class ExtractiveGenerator:
                           model=self.name,
                           notes=(f"quoted the reader's answering window(s), best "
                                  f"{best:.2f}",) if chosen else ())
+
+
+def _pages(generation: Generation, evidence: Sequence[Evidence]) -> set[str]:
+    """The documents a quote cites."""
+    return {evidence[n - 1].document.id for s in generation.sentences for n in s.cites}
 
 
 def _asked_terms(question: Question) -> list[str]:

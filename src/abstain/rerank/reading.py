@@ -78,16 +78,17 @@ class Reading:
     windows: tuple[tuple[int, ReadWindow], ...] = ()
     """Every window read, with the index of its chunk in the kept evidence."""
 
-    def annotate(self, evidence: Sequence[Evidence]) -> tuple[Evidence, ...]:
-        """The evidence with each read chunk's windows attached, the chunk holding the best
-        window first (what the answer quotes and an LLM reads first) — after the curated
-        answers, which stay first."""
+    def annotate(self, evidence: Sequence[Evidence], *, best_first: bool = True
+                 ) -> tuple[Evidence, ...]:
+        """The evidence with each read chunk's windows attached; ``best_first``: the chunk
+        holding the best window first (what the answer quotes and an LLM reads first) — after
+        the curated answers, which stay first."""
         read: dict[int, list[ReadWindow]] = {}
         for chunk, window in self.windows:
             read.setdefault(chunk, []).append(window)
         out = [replace(ev, read=tuple(sorted(read.get(i, ()), key=lambda w: w.position)))
                for i, ev in enumerate(evidence)]
-        if 0 <= self.chunk < len(out):
+        if best_first and 0 <= self.chunk < len(out):
             best = out.pop(self.chunk)
             at = 0 if best.document.curated else next(
                 (i for i, ev in enumerate(out) if not ev.document.curated), len(out))
