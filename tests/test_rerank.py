@@ -330,6 +330,9 @@ def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> Non
     assert "7400" not in " ".join(s.text for s in kept.sentences)
     assert kept.notes and "other pages" in kept.notes[0]
     assert [s.text for s in deciding.generate(question, read_other).sentences] == [short]
+    [unrelated] = _evidence(["The kitchen is cleaned on Fridays."])
+    nothing = vetoing.generate(question, [unrelated, read_other[1]])
+    assert not nothing.sentences and "nothing quoted" in nothing.notes[0]  # said, not silent
 
 
 def test_a_window_opening_on_it_brings_the_sentence_before() -> None:

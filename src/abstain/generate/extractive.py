@@ -100,9 +100,11 @@ class ExtractiveGenerator:
         if self.same_pages and _pages(read, evidence) != _pages(overlap, evidence):
             # the reader vetoing: the answer stays the unread pipeline's unless the reader
             # finds the passage on the very pages word overlap quotes
-            return replace(overlap, notes=(
+            return replace(overlap, notes=((
                 "the reader's answering windows are on other pages than word overlap's quote: "
-                "quoted word overlap's",) if overlap.sentences else ())
+                "quoted word overlap's") if overlap.sentences else (
+                "word overlap found no sentence to quote, and the reader's answering windows "
+                "are quoted only on the pages it quotes: nothing quoted"),))
         if not overlap.sentences or overlap.sentences == read.sentences:
             return read
         texts = [as_read(self.judge, " ".join(s.text for s in g.sentences),
