@@ -90,7 +90,7 @@ def test_config_show(config: Path) -> None:
     assert "preset       strict" in text and "[workspaces.legal]" in text
     assert "reader       veto " in text  # the default: the reader reads and vetoes
     off = CliRunner().invoke(cli, ["config", "show", "--config", str(config), "--no-reader"])
-    assert "reader       off " in off.output
+    assert "reader       off " in off.output and "flag --no-reader" in off.output
 
 
 def test_ask_reads_the_file(tmp_path: Path, kb: Path) -> None:

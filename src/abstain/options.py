@@ -50,6 +50,8 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
 }
 _FLAGS = {"replicas": "replica"}
 """Option -> its command-line flag, where they differ."""
+_NEGATED = frozenset({"reader"})
+"""Options whose flag has a ``--no-`` form that gives False."""
 WORKSPACE_KEYS = frozenset({"preset", "calibration", "answer_confidence", "llm", "llm_model",
                             "llm_timeout", "strictness", "reader", "rewrite", "llm_rerank"})
 """What a ``[workspaces.NAME]`` table may override (the store and embedder are shared)."""
@@ -240,6 +242,8 @@ def resolve(flags: Mapping[str, Any], *, config: str | None = None,
         env_hit = next(((v, env[v]) for v in ENV_VARS.get(key, ()) if env.get(v)), None)
         if flags.get(key) is not None:
             flag = _FLAGS.get(key, key.replace("_", "-"))
+            if key in _NEGATED and flags[key] is False:
+                flag = f"no-{flag}"
             values[key], origins[key] = flags[key], f"flag --{flag}"
         elif env_hit is not None:
             values[key], origins[key] = env_hit[1], f"env {env_hit[0]}"
