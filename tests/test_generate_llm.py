@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from abstain.answer import Answer
 from abstain.embed.base import Embedder
+from abstain.generate.extractive import ExtractiveGenerator
 from abstain.generate.openai_chat import OpenAIChatGenerator, api_base
 from abstain.rerank.llm import RerankConfig
 from abstain.testing import Reply, ScriptedOpenAIServer, down_url
@@ -283,3 +286,44 @@ def test_a_changed_fact_in_an_llm_answer_is_not_supported(kb: Path, minilm: Embe
     answer = ask(kb, minilm, server.url)
     assert not answer.answered
     assert answer.unsupported_claims == ("API keys are rotated every 30 weeks.",)
+
+
+
+class _MarkReader:
+    """Reads a window as answering when it holds ``word`` (logit 4), else not (-4)."""
+
+    name = "mark"
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+    def logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        return np.array([[4.0 if self.word in text else -4.0] * 3 for text in b],
+                        dtype=np.float32)
+
+
+def test_an_llm_reads_the_answering_passage_first(tmp_path: Path, hashing: Embedder,
+                                                  server: ScriptedOpenAIServer) -> None:
+    """With the reader vetoing (the default), the extractive answerer keeps the retrieval
+    order; an LLM generator gets the chunk holding the reader's answering window first."""
+    docs = {"traffic.md": "# Replication traffic between nodes\n\nReplication traffic between "
+                          "nodes is compressed, and replication traffic between nodes is "
+                          "protected from loss by retries.\n",
+            "security.md": "# Security\n\nAll traffic between nodes is encrypted with TLS.\n"}
+    question = "How is replication traffic between nodes protected?"
+    db = tmp_path / "order.db"
+    with pipeline(db, hashing, generator=ExtractiveGenerator(), reader=_MarkReader("TLS")) as pipe:
+        for name, text in docs.items():
+            pipe.ingest_text(text, source=name)
+        quoted = pipe.ask(question)
+    assert quoted.answered, quoted.refusal
+    assert [e.document.source for e in quoted.evidence] == ["traffic.md", "security.md"]
+    server.script("All traffic between nodes is encrypted with TLS [1].")
+    generator = OpenAIChatGenerator(server.url, "test-model", backoff=0.01)
+    with pipeline(db, hashing, generator=generator, reader=_MarkReader("TLS")) as pipe:
+        answer = pipe.ask(question)
+    assert answer.answered, answer.refusal
+    assert [e.document.source for e in answer.evidence] == ["security.md", "traffic.md"]
+    assert [c.source for c in answer.citations] == ["security.md"]
+    [request] = server.chat_requests
+    assert request.prompt.index("[1] Security") < request.prompt.index("[2] Replication")

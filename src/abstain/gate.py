@@ -463,7 +463,8 @@ def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: Pa
 
 def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
          known_identifiers: Callable[[], list[str]], reader: PairLogits | None = None,
-         reading_calibration: Calibration | None = None) -> Trace:
+         reading_calibration: Calibration | None = None,
+         answering_first: bool | None = None) -> Trace:
     """The gate stage: the scored trace passes (its evidence goes to the generator) or ends
     in the refusal of the first failing check; an ended trace passes through.
 
@@ -471,6 +472,10 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
     ``known_identifiers`` lists the workspace's identifiers, read only when needed. With a
     ``reader``, a question no check has settled is read (:mod:`abstain.rerank.reading`); where
     the thresholds let the reading decide, its confidence comes from ``reading_calibration``.
+    ``answering_first``: the read evidence goes on with the chunk holding the reader's best
+    window first (what an LLM generator reads first); None: only where the reading decides
+    (the extractive answerer of a vetoing reading keeps the retrieval order, which its word
+    overlap weighs).
     """
     if trace.ended:
         return trace
@@ -490,9 +495,12 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
     if result.failed is None:
         if gated.reading is not None:
             # the answer may quote what the reader found answering; a reading that only vetoes
-            # leaves the evidence in its order (docs/EVALUATION.md, "The reader on by default")
+            # leaves the evidence in its order for the extractive answerer (docs/EVALUATION.md,
+            # "The reader on by default")
+            first = (checker.thresholds.reading_decides if answering_first is None
+                     else answering_first)
             return trace.then(stage, given_to_generator=True, evidence=gated.reading.annotate(
-                trace.evidence, best_first=checker.thresholds.reading_decides))
+                trace.evidence, best_first=first))
         return trace.then(stage, given_to_generator=True)
     reason = result.failed.reason or result.failed.name
     refusal = Refusal(reason, refusal_message(reason, trace.language,

@@ -233,7 +233,9 @@ class Pipeline:
                       published_only=self.retrieval.published_only)
         trace = gate(trace, self.gate, min_confidence=self.calibration.gate_threshold,
                      known_identifiers=lambda: self.store.identifiers(workspace),
-                     reader=self.reader, reading_calibration=self.reading_calibration)
+                     reader=self.reader, reading_calibration=self.reading_calibration,
+                     answering_first=(self.gate.thresholds.reading_decides
+                                      or self.generator.uses_llm))
         trace = clarify(trace, self.terminology)  # an unknown term: ask, don't guess
         if self.clarify_on_empty and self.generator.uses_llm:
             trace = ask_to_clarify(trace, self.generator)
