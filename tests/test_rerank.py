@@ -335,6 +335,36 @@ def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> Non
     assert not nothing.sentences and "nothing quoted" in nothing.notes[0]  # said, not silent
 
 
+def test_a_sentence_about_another_code_of_the_family_is_left_out() -> None:
+    """Asked about E1210, the quote leaves out what E1201 means — by word overlap and from the
+    reader's windows — unless the passage is the asked one's own page (ADR-0004's page says
+    what superseded it); a code the question asks about too stays."""
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+    from abstain.mentions import family
+
+    assert family("E1210") == family("e1201") == "e#" and family("ZB-117") == "zb-#"
+    assert family("5.2.0") == "#.#.#" and family("Kubernetes") is None
+    question = Question.parse("What causes error E1210 when a node joins?")
+    asked = "E1210 means the node's data directory belongs to another cluster."
+    other = "E1201 means the joining node cannot reach its peer."
+    overlap = ExtractiveGenerator()
+    [passage] = _evidence([f"{asked} {other}"])
+    assert [s.text for s in overlap.generate(question, [passage]).sentences] == [asked]
+    windows = tuple(ReadWindow(t, (t,), 0.9, i) for i, t in enumerate((asked, other)))
+    read = ExtractiveGenerator(judge=None).generate(question, [replace(passage, read=windows)])
+    assert [s.text for s in read.sentences] == [asked]
+    [alone] = _evidence([other])
+    assert [s.text for s in overlap.generate(question, [alone]).sentences] == [other]
+    status = "Status: Superseded by ADR-0009."
+    adr = replace(_evidence([status])[0],
+                  document=Document("a", "default", "adr-0004.md", "ADR-0004", "h"))
+    mentioned = Question.parse("Which ADR superseded ADR-0004?")
+    assert [s.text for s in overlap.generate(mentioned, [adr]).sentences] == [status]
+    both = Question.parse("What do E1201 and E1210 mean?")
+    assert len(overlap.generate(both, [passage]).sentences) == 2
+
+
 def test_a_window_opening_on_it_brings_the_sentence_before() -> None:
     from abstain.evidence import ReadWindow
     from abstain.generate.extractive import ExtractiveGenerator

@@ -17,7 +17,10 @@ definition, table row or code block is quoted whole, and never next to another
 such unit of the same passage (one row's answer carries no other row's value). A
 heading is quoted only when it carries the date, number or name asked for and no
 sentence of the text does ("When was 5.2.0 released?" from the heading
-"5.2.0 — 2025-02-11").
+"5.2.0 — 2025-02-11"). When a sentence holds the identifier asked about, a sentence about
+another of its family is left out ("E1201 means …" for a question about E1210, a 5.1.0
+note for one about 5.2.0), unless its passage's title or heading names the asked one (the
+ADR-0004 page's "Superseded by ADR-0009").
 
 When the reader has read the evidence (:mod:`abstain.rerank.reading`), it also chooses
 between two quotes: the window(s) it found answering — the best one, and a second within
@@ -31,17 +34,29 @@ block, a list item).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 from abstain.align import AskedType, holds
 from abstain.evidence import Evidence
-from abstain.mentions import Mention
+from abstain.mentions import Mention, family, mentions_in
 from abstain.question import Question
 from abstain.records import Generation, Sentence
 from abstain.rerank.reader import sigmoid
 from abstain.rerank.reading import ANSWERS_HEAD, PairLogits, as_read
-from abstain.text import Unit, content_words, split_sentences, split_units, stem, stems, tokens
+from abstain.text import (
+    Unit,
+    content_words,
+    fold,
+    split_sentences,
+    split_units,
+    stem,
+    stems,
+    tokens,
+)
+
+T = TypeVar("T")
 
 RANK_DECAY = 0.15
 """Evidence n's sentences score 1 / (1 + RANK_DECAY·(n − 1)) of the same sentence at [1]."""
@@ -148,6 +163,7 @@ class ExtractiveGenerator:
                                sentence, unit.whole))
         if any(s[1] for s in scored):
             scored = [s for s in scored if s[1]]
+        scored = _about_the_asked(question, evidence, scored, lambda s: (s[2], s[4]))
         if any((s[2], s[3]) not in from_headings for s in scored):
             scored = [s for s in scored if (s[2], s[3]) not in from_headings]
         best: list[tuple[float, bool, int, int, str, bool]] = []
@@ -183,6 +199,7 @@ class ExtractiveGenerator:
                 needed = text not in window.sentences or answers(text, asked)
                 if needed and all(text != c[2] for c in chosen):
                     chosen.append((n, position, text))
+        chosen = _about_the_asked(question, evidence, chosen, lambda c: (c[0], c[2]))
         chosen = _one_unit_each(question, evidence, chosen)
         chosen.sort(key=lambda c: (c[0], c[1]))
         return Generation(sentences=tuple(Sentence(text, (n,)) for n, _, text in chosen),
@@ -202,6 +219,29 @@ def _asked_terms(question: Question) -> list[str]:
     id_words = {w for m in question.identifiers for w in m.words}
     terms = [t.stem for t in question.terms if not t.context and t.word not in id_words]
     return terms or [t.stem for t in question.terms]
+
+
+def _about_the_asked(question: Question, evidence: Sequence[Evidence], candidates: list[T],
+                     where: Callable[[T], tuple[int, str]]) -> list[T]:
+    """``candidates`` without those about another identifier of an asked one's family, when
+    any candidate holds an asked identifier; ``where`` gives a candidate's evidence number and
+    text. One is about another when neither it nor its passage's title or headings hold an
+    asked identifier and it names one of the same family (:func:`abstain.mentions.family`)
+    that the question does not name."""
+    asked = question.identifiers
+    families = {family(m.text) for m in asked} - {None}
+    if not families or not any(any(holds(m, where(c)[1]) for m in asked) for c in candidates):
+        return candidates
+    named = {fold(m.text) for m in question.mentions}
+
+    def another(candidate: T) -> bool:
+        n, text = where(candidate)
+        if any(holds(m, text) or holds(m, evidence[n - 1].label) for m in asked):
+            return False
+        return any(family(m.text) in families and fold(m.text) not in named
+                   for m in mentions_in(text))
+
+    return [c for c in candidates if not another(c)]
 
 
 def _one_unit_each(question: Question, evidence: Sequence[Evidence],
