@@ -22,7 +22,7 @@ Generated from `abstain … --help` by `scripts/gen_cli_docs.py`; do not edit by
 
 ```json
 {"question": "…",
- "hits": [{"source": "path as given at ingest", "title": "…", "chunk_id": "…", "parent_id": "…",
+ "hits": [{"source": "the document's source (a file's resolved path)", "title": "…", "chunk_id": "…", "parent_id": "…",
            "heading_path": ["…"], "text": "…",
            "vector_rank": 1, "vector_distance": 0.31, "keyword_rank": 2, "keyword_score": 7.9,
            "fused_score": 0.0325, "in_both": true, "curated": false,

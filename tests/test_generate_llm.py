@@ -11,6 +11,7 @@ import pytest
 
 from abstain.answer import Answer
 from abstain.embed.base import Embedder
+from abstain.errors import ConfigError
 from abstain.generate.extractive import ExtractiveGenerator
 from abstain.generate.openai_chat import OpenAIChatGenerator, api_base
 from abstain.rerank.llm import RerankConfig
@@ -254,6 +255,9 @@ def test_base_url_forms() -> None:
     assert api_base("http://localhost:8080") == "http://localhost:8080/v1"
     assert api_base("http://localhost:11434/v1/") == "http://localhost:11434/v1"
     assert api_base("https://example.test/openai/v1") == "https://example.test/openai/v1"
+    for bad in ("notaurl", "localhost:11434", "ftp://host/v1", "http://"):
+        with pytest.raises(ConfigError, match="is not an LLM base URL"):
+            api_base(bad)
 
 
 def test_embeddings_endpoint_serves_the_openai_embedder(server: ScriptedOpenAIServer) -> None:

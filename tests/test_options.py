@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -62,8 +63,10 @@ def test_the_file_comes_from_the_environment_or_the_current_folder(config: Path)
 
 @pytest.mark.parametrize(("text", "message"), [
     ("prest = 'strict'\n", "unknown option 'prest'"),
-    ("reader = 'yes'\n", "reader must be bool"),
-    ("preset = 'wild'\n", "unknown preset 'wild'"),
+    ("reader = 'yes'\n", "reader must be true, false or one of 'veto', 'decides', 'off'"),
+    ("reader = 1\n", "reader must be bool"),
+    ("preset = 'wild'\n", "abstain.toml: preset: unknown preset 'wild'"),
+    ("strictness = 'extreme'\n", "abstain.toml: strictness: unknown strictness 'extreme'"),
     ("[workspaces.a]\nstore = 'x.db'\n", "[workspaces.a] unknown option 'store'"),
     ("store = \n", "cannot read"),
 ])
@@ -87,10 +90,32 @@ def test_config_show(config: Path) -> None:
     assert options["llm"] == {"value": "http://127.0.0.1:9/v1", "origin": "env ABSTAIN_LLM_URL"}
     assert options["workspace"]["origin"] == "flag --workspace"
     text = CliRunner().invoke(cli, ["config", "show", "--config", str(config)]).output
-    assert "preset       strict" in text and "[workspaces.legal]" in text
-    assert "reader       veto " in text  # the default: the reader reads and vetoes
+    assert re.search(r"^  preset +strict ", text, re.M) and "[workspaces.legal]" in text
+    assert re.search(r"^  reader +veto ", text, re.M)  # the default: it reads and vetoes
     off = CliRunner().invoke(cli, ["config", "show", "--config", str(config), "--no-reader"])
-    assert "reader       off " in off.output and "flag --no-reader" in off.output
+    assert re.search(r"^  reader +off ", off.output, re.M) and "flag --no-reader" in off.output
+
+
+@pytest.mark.parametrize(("text", "reader"), [
+    ("reader = 'veto'\n", None), ("reader = 'decides'\n", True), ("reader = 'off'\n", False),
+    ("reader = false\n", False)])
+def test_the_file_names_the_reader_as_config_show_does(tmp_path: Path, text: str,
+                                                       reader: bool | None) -> None:
+    path = tmp_path / "abstain.toml"
+    path.write_text(text, encoding="utf-8")
+    assert resolve({}, config=str(path), environ={}).options.reader is reader
+
+
+def test_config_show_names_the_flag_given(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["config", "show", "--db", str(tmp_path / "x.db"),
+                                      "--preset", "strict+reader", "--json"])
+    assert result.exit_code == 0, result.output
+    options = json.loads(result.output)["options"]
+    assert options["store"]["origin"] == "flag --db"
+    assert options["preset"] == {"value": "strict+reader", "origin": "flag --preset"}
+    text = CliRunner().invoke(cli, ["config", "show", "--db", str(tmp_path / "x.db")]).output
+    rows = [line for line in text.splitlines() if line.startswith("  ") and "[" not in line]
+    assert len({line.index(line.split()[1]) for line in rows}) == 1  # one column of values
 
 
 def test_ask_reads_the_file(tmp_path: Path, kb: Path) -> None:

@@ -46,4 +46,6 @@ def test_the_cli_offers_exactly_the_presets(command: str) -> None:
     params = {p.name: p for p in cli.commands[command].params}
     choice = params["preset"].type
     assert isinstance(choice, click.Choice)
-    assert list(choice.choices) == [p.value for p in Preset]
+    assert list(choice.choices) == Preset.names()
+    assert Preset.names()[:3] == [p.value for p in Preset]
+    assert all(Preset.parse(name)[1] == name.endswith("+reader") for name in Preset.names())

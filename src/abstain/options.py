@@ -52,6 +52,10 @@ _FLAGS = {"replicas": "replica"}
 """Option -> its command-line flag, where they differ."""
 _NEGATED = frozenset({"reader"})
 """Options whose flag has a ``--no-`` form that gives False."""
+READER_MODES: dict[str, bool | None] = {"veto": None, "decides": True, "off": False}
+"""How the reader is named in abstain.toml (``reader = "off"``; true and false also do) and in
+``config show``: None reads and vetoes (the default), True lets the reading decide
+(``--reader``), False reads nothing (``--no-reader``)."""
 WORKSPACE_KEYS = frozenset({"preset", "calibration", "answer_confidence", "llm", "llm_model",
                             "llm_timeout", "strictness", "reader", "rewrite", "llm_rerank"})
 """What a ``[workspaces.NAME]`` table may override (the store and embedder are shared)."""
@@ -215,6 +219,18 @@ def _checked(table: dict[str, Any], path: Path, where: str, allowed: set[str] | 
         if key not in allowed:
             raise ConfigError(f"{path}: {where}unknown option {raw_key!r}; known: "
                               f"{', '.join(sorted(allowed))}")
+        if key == "reader" and isinstance(value, str):
+            if value not in READER_MODES:
+                raise ConfigError(f"{path}: {where}{raw_key} must be true, false or one of "
+                                  f"{', '.join(repr(m) for m in READER_MODES)}, not {value!r}")
+            out[key] = READER_MODES[value]
+            continue
+        if key == "preset" and isinstance(value, str) and value.strip() not in Preset.names():
+            raise ConfigError(f"{path}: {where}{raw_key}: unknown preset {value!r}; choose "
+                              f"from {', '.join(Preset.names())}")
+        if key == "strictness" and isinstance(value, str) and value not in STRICTNESS_NAMES:
+            raise ConfigError(f"{path}: {where}{raw_key}: unknown strictness {value!r}; "
+                              f"choose from {', '.join(STRICTNESS_NAMES)}")
         if key == "replicas" and isinstance(value, list):
             if not all(isinstance(url, str) for url in value):
                 raise ConfigError(f"{path}: {where}{raw_key} must be a list of URLs")
@@ -230,8 +246,10 @@ def _checked(table: dict[str, Any], path: Path, where: str, allowed: set[str] | 
 
 
 def resolve(flags: Mapping[str, Any], *, config: str | None = None,
-            environ: Mapping[str, str] | None = None, cwd: Path | None = None) -> Resolved:
-    """The effective options. ``flags`` holds only what was given on the command line."""
+            environ: Mapping[str, str] | None = None, cwd: Path | None = None,
+            flag_names: Mapping[str, str] | None = None) -> Resolved:
+    """The effective options. ``flags`` holds only what was given on the command line;
+    ``flag_names`` the flag that gave an option where it has several (``--db`` for store)."""
     env = os.environ if environ is None else environ
     path = config_path(config, env, cwd)
     top, overrides = load_file(path) if path is not None else ({}, {})
@@ -241,7 +259,7 @@ def resolve(flags: Mapping[str, Any], *, config: str | None = None,
         key = f.name
         env_hit = next(((v, env[v]) for v in ENV_VARS.get(key, ()) if env.get(v)), None)
         if flags.get(key) is not None:
-            flag = _FLAGS.get(key, key.replace("_", "-"))
+            flag = (flag_names or {}).get(key) or _FLAGS.get(key, key.replace("_", "-"))
             if key in _NEGATED and flags[key] is False:
                 flag = f"no-{flag}"
             values[key], origins[key] = flags[key], f"flag --{flag}"

@@ -70,6 +70,11 @@ class Preset(StrEnum):
                        min_reading_confidence=floor)
 
     @classmethod
+    def names(cls) -> list[str]:
+        """Every way a preset can be named: ``lenient`` … and each with ``+reader``."""
+        return [*(p.value for p in cls), *(f"{p.value}+{READER_SUFFIX}" for p in cls)]
+
+    @classmethod
     def parse(cls, text: str) -> tuple[Preset, bool]:
         """``"strict"`` -> (STRICT, False); ``"balanced+reader"`` -> (BALANCED, True): the
         second says whether the reading decides."""

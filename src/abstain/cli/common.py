@@ -93,8 +93,9 @@ def ask_options(func: F) -> F:
                           "replayed the last write within 0.2 s, or that fails, leaves the "
                           "question to the primary, and the answer's audit trail says so "
                           "[env ABSTAIN_REPLICAS, URLs separated by spaces]."),
-        click.option("--preset", type=click.Choice([p.value for p in Preset]),
-                     help="Gate thresholds [default: balanced]."),
+        click.option("--preset", type=click.Choice(Preset.names()),
+                     help="Gate thresholds [default: balanced]; a +reader preset lets the "
+                          "reading decide (as --reader)."),
         click.option("--calibration", type=click.Path(exists=True, dir_okay=False),
                      help="Calibration file written by `abstain calibrate`: the gate "
                           "decides on its retrieval confidence instead of the answer "
@@ -158,14 +159,15 @@ def resolve_options(ctx: click.Context) -> Resolved:
                 and ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE)
 
     flags = {name: params[name] for name in ASK_OPTION_NAMES[1:] if given(name)}
-    store = next((params[n] for n in ("store", "db") if given(n)), None)
+    named: dict[str, str] = {}
+    store = next((n for n in ("store", "db") if given(n)), None)
     if store is not None:
-        flags["store"] = store
+        flags["store"], named["store"] = params[store], store
     if given("replica") and params["replica"]:
         flags["replicas"] = " ".join(params["replica"])
     if given("workspace"):
         flags["workspace"] = params["workspace"]
-    return resolve(flags, config=params.get("config"))
+    return resolve(flags, config=params.get("config"), flag_names=named)
 
 
 def _hint(exc: AbstainError) -> str | None:

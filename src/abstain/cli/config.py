@@ -7,10 +7,7 @@ from dataclasses import asdict
 import click
 
 from abstain.cli.common import ask_options, print_json, resolve_options, store_options
-
-READER_SHOWN = {None: "veto", True: "decides", False: "off"}
-"""How ``reader`` reads in the text listing: None reads and vetoes (the default), true lets the
-reading decide (``--reader``), false reads nothing."""
+from abstain.options import READER_MODES
 
 
 @click.group()
@@ -49,10 +46,12 @@ def show(ctx: click.Context, /, as_json: bool, **_options: object) -> None:
                     "workspaces": resolved.overrides})
         return
     click.echo(f"config file: {resolved.path or '(none)'}")
+    width = max(map(len, values))
+    reader_shown = {mode: name for name, mode in READER_MODES.items()}
     for key, value in values.items():
-        shown = READER_SHOWN[value] if key == "reader" else "-" if value is None \
+        shown = reader_shown[value] if key == "reader" else "-" if value is None \
             else str(value).lower() if isinstance(value, bool) else str(value)
-        click.echo(f"  {key:<12} {shown:<40} {resolved.origins[key]}")
+        click.echo(f"  {key:<{width}} {shown:<40} {resolved.origins[key]}")
     for name, table in resolved.overrides.items():
         pairs = ", ".join(f"{k}={v}" for k, v in table.items())
         click.echo(f"  [workspaces.{name}] {pairs}")

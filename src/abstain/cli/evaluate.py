@@ -38,7 +38,7 @@ def run_options(func: F) -> F:
         click.option("--embedder", envvar="ABSTAIN_EMBEDDER", metavar="SPEC",
                      help="minilm (default), e5 (multilingual-e5-small: the multilingual extra), "
                           "hashing, or openai:MODEL@BASE_URL."),
-        click.option("--preset", type=click.Choice([p.value for p in Preset]),
+        click.option("--preset", type=click.Choice(Preset.names()),
                      default="balanced", show_default=True, help="Gate thresholds."),
         click.option("--calibration", type=click.Path(exists=True, dir_okay=False),
                      help="Calibration file (as `abstain ask --calibration`)."),

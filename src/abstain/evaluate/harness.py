@@ -91,8 +91,9 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
     if spec.categories:
         questions = tuple(q for q in questions if q.category in spec.categories)
     chosen = select(questions, spec.limit, sample=spec.sample, seed=spec.seed)
-    decides = spec.reader is not None and spec.reader is not False
-    thresholds = Preset(spec.preset).thresholds(reading_decides=decides)
+    preset, plus = Preset.parse(spec.preset)
+    decides = plus or (spec.reader is not None and spec.reader is not False)
+    thresholds = preset.thresholds(reading_decides=decides)
     if spec.record_all_confidences:
         thresholds = replace(thresholds, min_confidence=0.0)
     candidates = spec.candidates or (SCIFACT_CANDIDATES if spec.dataset == "scifact" else None)

@@ -60,9 +60,14 @@ class _Failure(Exception):
 
 
 def api_base(url: str) -> str:
-    """``http://host:8080`` -> ``http://host:8080/v1``; a URL with a path is kept as given."""
+    """``http://host:8080`` -> ``http://host:8080/v1``; a URL with a path is kept as given.
+    Anything but an http(s) URL with a host is a ConfigError (before any call is made)."""
     url = url.strip().rstrip("/")
-    return url + "/v1" if urlsplit(url).path in ("", "/") else url
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"{url!r} is not an LLM base URL: give http(s)://HOST[:PORT][/PATH] "
+                          "of an OpenAI-compatible server, or 'local' for the embedded model")
+    return url + "/v1" if parts.path in ("", "/") else url
 
 
 class OpenAIChatGenerator:
