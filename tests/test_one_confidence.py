@@ -85,7 +85,7 @@ def test_ask_json_confidence_display_and_triage_agree(sample_db: str, question: 
         _threshold(payload))
     assert payload["triage"] == triage(confidence, floor, answered=not refused)
     text = CliRunner().invoke(cli, ["ask", question, "--db", sample_db]).output
-    assert f"confidence {payload['display_confidence']:g}/100" in text
+    assert f"confidence {payload['display_confidence']:.1f}/100" in text
     if refused:
         assert payload["triage"] == "no_match"
         assert floor is None or confidence <= floor

@@ -29,6 +29,11 @@ def display_confidence(confidence: float) -> float:
     return round(100.0 * confidence, 1)
 
 
+def shown_confidence(confidence: float) -> str:
+    """How the CLI writes it, everywhere: ``"64.4/100"``, ``"0.0/100"``."""
+    return f"{display_confidence(confidence):.1f}/100"
+
+
 def triage(confidence: float | None, threshold: float | None = None, *, answered: bool = True,
            verification_failed: bool = False) -> str:
     """A support-inbox tier (:data:`TRIAGE_TIERS`), from the answer's one confidence, the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from abstain.answer import Answer
+from abstain.answer import Answer, shown_confidence
 from abstain.cli.common import (
     ask_options,
     print_json,
@@ -60,7 +60,7 @@ def ask(ctx: click.Context, /, question: str, as_json: bool, debug: bool,
 
 def render(answer: Answer, *, debug: bool = False) -> None:
     if answer.answered:
-        click.secho(f"Answer ({answer.triage}, confidence {answer.display_confidence:g}/100):",
+        click.secho(f"Answer ({answer.triage}, confidence {shown_confidence(answer.confidence)}):",
                     fg="green", bold=True)
         click.echo(answer.text)
         for c in answer.citations:
@@ -69,7 +69,7 @@ def render(answer: Answer, *, debug: bool = False) -> None:
     else:
         assert answer.refusal is not None
         click.secho(f"Refused ({answer.refusal.reason}, confidence "
-                    f"{answer.display_confidence:g}/100):", fg="yellow", bold=True)
+                    f"{shown_confidence(answer.confidence)}):", fg="yellow", bold=True)
         click.echo(answer.refusal.message)
         if answer.refusal.suggestions and answer.refusal.reason != RefusalReason.UNKNOWN_TERM:
             # (a clarifying question names its near terms itself, in the question's language)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from abstain.answer import shown_confidence
 from abstain.cli.common import fail, print_json, settings_from, store_options
 
 if TYPE_CHECKING:
@@ -271,7 +272,7 @@ def _line(e: LogEntry) -> str:
     if e.expected is not None:
         label = f" [{e.expected} {'✓' if e.label_agrees else '✗'}]"
     question = e.question if e.question is not None else f"sha256:{e.question_hash[:12]}…"
-    return (f"{e.id:>6}  {e.created_at[:19]}  {decision:<34} {e.confidence:6.3f}"
+    return (f"{e.id:>6}  {e.created_at[:19]}  {decision:<34} {shown_confidence(e.confidence):>9}"
             f"{label}  {question}")
 
 
