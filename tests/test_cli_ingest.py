@@ -63,6 +63,22 @@ def test_non_utf8_is_reported_as_the_server_reports_it(tmp_path: Path) -> None:
     code, out = _ingest(str(tmp_path / "latin.txt"), "--db", str(tmp_path / "kb.db"))
     assert code == 0
     assert "not UTF-8 text (invalid byte 0xe9 at offset 3); convert it first" in out
+    assert "nothing was ingested: the one file was skipped (reasons above)" in out
+
+
+def test_a_folder_with_nothing_to_ingest_says_so(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    code, out = _ingest(str(tmp_path / "docs"), "--db", str(tmp_path / "kb.db"))
+    assert code == 0 and "nothing was ingested: no file of a supported kind was found" in out
+    (tmp_path / "docs" / "photo.jpg").write_bytes(b"\xff\xd8\xff")
+    (tmp_path / "docs" / "logo.png").write_bytes(b"\x89PNG")
+    code, out = _ingest(str(tmp_path / "docs"), "--db", str(tmp_path / "kb.db"))
+    assert "nothing was ingested: all 2 files were skipped (reasons above)" in out
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nSome text here.", encoding="utf-8")
+    code, out = _ingest(str(tmp_path / "docs"), "--db", str(tmp_path / "kb.db"))
+    assert "1 added" in out and "nothing was ingested" not in out
+    code, out = _ingest(str(tmp_path / "docs"), "--db", str(tmp_path / "kb.db"))
+    assert "1 unchanged" in out and "nothing was ingested" not in out  # nothing new is fine
 
 
 @pytest.mark.parametrize("command", [["ask", "anything"], ["search", "anything"],

@@ -91,6 +91,19 @@ def test_broken_files_are_reported_and_skipped(pipe: Pipeline, tmp_path: Path, n
     assert reason.lower() in report.skipped[0][1].lower()
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-8-sig"])
+def test_text_with_a_byte_order_mark_is_read(pipe: Pipeline, tmp_path: Path,
+                                             encoding: str) -> None:
+    """Notepad's "Unicode" and PowerShell's `>` write UTF-16 with a BOM: it is text."""
+    path = tmp_path / "notes.md"
+    body = "# Notes\n\nThe café opens at 07:30 on weekdays."
+    bom = b"\xfe\xff" if encoding == "utf-16-be" else b""
+    path.write_bytes(bom + body.encode(encoding))
+    report = pipe.ingest([path])
+    assert report.added == [str(path)], report.skipped
+    assert "café opens at 07:30" in pipe.search("when does the café open").evidence[0].text
+
+
 def test_a_missing_path_is_an_error_and_nothing_is_ingested(pipe: Pipeline,
                                                             tmp_path: Path) -> None:
     good = tmp_path / "good.md"

@@ -118,6 +118,14 @@ def test_config_show_names_the_flag_given(tmp_path: Path) -> None:
     assert len({line.index(line.split()[1]) for line in rows}) == 1  # one column of values
 
 
+def test_asking_an_llm_to_rewrite_or_rerank_needs_an_llm() -> None:
+    with pytest.raises(ConfigError, match=r"^--rewrite needs an LLM to ask: add --llm URL"):
+        AskOptions(rewrite=True)
+    with pytest.raises(ConfigError, match=r"^--rewrite and --llm-rerank need an LLM"):
+        AskOptions(rewrite=True, llm_rerank=True)
+    assert AskOptions(llm_rerank=True, llm="local").llm_rerank
+
+
 def test_ask_reads_the_file(tmp_path: Path, kb: Path) -> None:
     path = tmp_path / "abstain.toml"
     path.write_text(f'store = "{kb}"\npreset = "strict"\n', encoding="utf-8")

@@ -162,6 +162,11 @@ def test_redacted_log_keeps_only_a_hash(db: str, tmp_path: Path) -> None:
     _run("log", "label", str(entry["id"]), "--expected", "answer", "--db", db)
     result = CliRunner().invoke(cli, ["log", "export", "--labelled", "--db", db])
     assert result.stdout == "" and "skipped 1 redacted" in result.stderr
+    bare = CliRunner().invoke(cli, ["log", "export", "--db", db])  # labelled is the only way
+    assert bare.exit_code == 0 and "skipped 1 redacted" in bare.stderr
+    missing = CliRunner().invoke(cli, ["log", "label", "999", "--expected", "answer",
+                                       "--db", db])
+    assert missing.exit_code == 1 and "Error: no log entry 999" in missing.stderr
 
 
 def test_workspaces_keep_their_own_log(db: str) -> None:

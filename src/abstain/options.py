@@ -97,6 +97,12 @@ class AskOptions:
                               f"{', '.join(STRICTNESS_NAMES)}")
         if self.llm_timeout <= 0:
             raise ConfigError("llm_timeout must be > 0 seconds")
+        if (self.rewrite or self.llm_rerank) and not self.llm:
+            wanted = [f for f, on in (("--rewrite", self.rewrite),
+                                      ("--llm-rerank", self.llm_rerank)) if on]
+            raise ConfigError(f"{' and '.join(wanted)} {'need' if len(wanted) > 1 else 'needs'}"
+                              " an LLM to ask: add --llm URL (an OpenAI-compatible server) or "
+                              "--llm local (in abstain.toml: llm = ...)")
 
     def settings(self, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ

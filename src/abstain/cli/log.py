@@ -203,16 +203,17 @@ def log_label(entry_ids: tuple[int, ...], expected: str, note: str,
                 click.echo(f"labelled {entry_id}: expected {expected}")
             else:
                 missing += 1
-                click.secho(f"no log entry {entry_id} in workspace {workspace!r}",
-                            fg="yellow", err=True)
+                click.secho(f"Error: no log entry {entry_id} in workspace {workspace!r}",
+                            fg="red", err=True)
     if missing:
         raise SystemExit(1)
 
 
 @log_group.command("export")
 @store_options
-@click.option("--labelled", is_flag=True, required=True,
-              help="Only labelled entries (required: the eval format needs a label).")
+@click.option("--labelled", is_flag=True,
+              help="Only labelled entries: always so, since the eval format needs a label "
+                   "(kept for scripts that pass it).")
 @click.option("--output", "-o", type=click.File("w", encoding="utf-8"), default="-",
               help="Where to write the JSONL [default: stdout].")
 def log_export(db: str | None, store: str | None, workspace: str, labelled: bool,
@@ -224,7 +225,7 @@ def log_export(db: str | None, store: str | None, workspace: str, labelled: bool
 
     \b
     Example:
-      abstain log export --labelled --db kb.db -o traffic.jsonl
+      abstain log export --db kb.db -o traffic.jsonl
       abstain eval traffic.jsonl --db kb.db
     """
     with opened_log(db, store) as qlog:

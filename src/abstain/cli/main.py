@@ -95,6 +95,14 @@ def ingest(paths: tuple[str, ...], db: str | None, store: str | None, workspace:
         click.echo(f"rebuilt after the bulk load: {', '.join(report.rebuilt_indexes)} "
                    "(searches waited while they were built; docs/SCALING.md)", err=True)
     click.echo(f"{report.summary()} in workspace {workspace!r}")
+    if not (report.added or report.updated or report.unchanged or report.removed):
+        from abstain.ingest.parse import SUPPORTED_SUFFIXES
+
+        n = len(report.skipped)
+        why = ((f"all {n} files were skipped" if n > 1 else "the one file was skipped")
+               + " (reasons above)" if n else "no file of a supported kind was found ("
+               + " ".join(sorted(SUPPORTED_SUFFIXES)) + ")")
+        click.secho(f"nothing was ingested: {why}", fg="yellow", err=True)
 
 
 def _iter(paths: tuple[str, ...], follow_symlinks: bool) -> list[tuple[str, Path]]:
@@ -184,7 +192,12 @@ def docs() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def docs_list(db: str | None, store: str | None, workspace: str, all_workspaces: bool,
               as_json: bool) -> None:
-    """List documents with their id, chunk count and source."""
+    """List documents with their id, workspace, flags, chunk count and source.
+
+    Flags: C curated (front matter `curated: true`: ranked first, exempt from the
+    confidence checks), P published (`published: false` keeps a draft out of
+    answers); - for neither.
+    """
     from abstain.stores import open_store
 
     settings = settings_from(db, store, workspace)
@@ -220,8 +233,8 @@ def docs_rm(document_ids: tuple[str, ...], db: str | None, store: str | None,
                 click.echo(f"deleted {doc_id}")
             else:
                 missing += 1
-                click.secho(f"no document {doc_id} in workspace {workspace!r}", fg="yellow",
-                            err=True)
+                click.secho(f"Error: no document {doc_id} in workspace {workspace!r}",
+                            fg="red", err=True)
     finally:
         st.close()
     if missing:

@@ -148,8 +148,19 @@ def parse_string(text: str, *, name: str = "text", fmt: str = "md") -> ParsedDoc
     return _with_invisible(parser(text, fallback_title=name), text)
 
 
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+"""What Windows tools (Notepad's "Unicode", PowerShell's redirection) start UTF-16 text with."""
+
+
 def decode_text(data: bytes, source: str) -> str:
-    """UTF-8 text (a BOM is dropped); anything else is an error saying how to convert it."""
+    """UTF-8 text (a BOM is dropped), or UTF-16 that says so with its BOM; anything else is an
+    error saying how to convert it."""
+    if data.startswith(_UTF16_BOMS):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise IngestError(source, f"starts as UTF-16 text but is not (invalid bytes at "
+                                      f"offset {exc.start})") from exc
     if b"\x00" in data[:4096]:
         raise IngestError(source, "looks like a binary file, not text")
     try:
