@@ -181,7 +181,7 @@ def format_table(summary: dict[str, Any]) -> str:
         lines.append(f"answer precision {_f(summary['answer_precision'])} "
                      f"({summary['right_answers']} right of {summary['answers_given']} answers "
                      f"given)  right-answer recall {_f(summary['right_answer_recall'])}  "
-                     f"answer rate {_f(summary['answer_rate'])}")
+                     f"answerable answered {_f(summary['answer_rate'])}")
     cats = list(summary["counts_by_category"])
     header = f"{'gate':<10}{'answer rate':>12}{'false acc.':>11}{'refusal acc':>12}" + "".join(
         f"{c[:18]:>20}" for c in cats) + f"{'AUROC':>8}"
