@@ -78,6 +78,16 @@ def test_unknown_made_up_compound_is_refused(sample_pipeline: Pipeline) -> None:
     assert "ReplicaPool" in answer.refusal.message
 
 
+def test_a_version_inside_longer_versions_does_not_exist(sample_pipeline: Pipeline) -> None:
+    """The corpus has 1.3.0 and 2.3.0 but no 3.0: counted words cross the dots, existence
+    does not."""
+    answer = sample_pipeline.ask("What changed in Quillstack 3.0?")
+    assert answer.refusal is not None and answer.refusal.reason == "unknown_entity"
+    assert "3.0 was not found" in answer.refusal.message
+    known = sample_pipeline.ask("What changed in Quillstack 2.3.0?")
+    assert known.refusal is None or known.refusal.reason != "unknown_entity"
+
+
 def test_number_question_without_a_number_is_refused(sample_pipeline: Pipeline) -> None:
     answer = sample_pipeline.ask("How many engineers maintain the qsctl admin reset-password "
                                  "command?")

@@ -121,15 +121,6 @@ def mentions_in(text: str) -> list[Mention]:
     return [m for sentence in split_sentences(text) for m in _mentions(sentence)]
 
 
-_DIGITS = re.compile(r"[0-9]+")
-
-
-def family(text: str) -> str | None:
-    """An identifier with its numbers blanked (``E1210`` and ``E1201`` are ``e#``; ``ZB-117``
-    ``zb-#``; ``5.2.0`` ``#.#.#``): identifiers of one family differ in their numbers alone.
-    None for one without a number."""
-    return _DIGITS.sub("#", fold(text)) if _DIGITS.search(text) else None
-
 
 _COMPOUND = re.compile(r"(?<![\w-])[A-Za-z]+(?:-[A-Za-z]+)+(?![\w-])")
 

@@ -146,7 +146,20 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
     absent_here = [m for m in [*question.identifiers, *rare_names]
                    if not holds(m, text, text_stems)]
     nowhere = [m for m in wanted if m.kind is Kind.NAME and not focus.exists(m)]
-    nowhere += [m for m in absent_here if not focus.exists(m) and m not in nowhere]
+    versions: list[str] = []
+
+    def exists(m: Mention) -> bool:
+        """Counted words can cross a version's dots ("3.0" in "1.3.0"): a version exists
+        only where one of the workspace's identifiers holds it whole."""
+        if not focus.exists(m):
+            return False
+        if m.why != "version":
+            return True
+        if not versions:
+            versions.extend(known())
+        return any(occurs_in(m.text, k) for k in versions)
+
+    nowhere += [m for m in absent_here if not exists(m) and m not in nowhere]
     elsewhere = [m for m in absent_here if m not in nowhere]
     shown = ", ".join(m.text for m in wanted)
     if not nowhere and not elsewhere:

@@ -18,9 +18,9 @@ such unit of the same passage (one row's answer carries no other row's value). A
 heading is quoted only when it carries the date, number or name asked for and no
 sentence of the text does ("When was 5.2.0 released?" from the heading
 "5.2.0 — 2025-02-11"). When a sentence holds the identifier asked about, a sentence about
-another of its family is left out ("E1201 means …" for a question about E1210, a 5.1.0
-note for one about 5.2.0), unless its passage's title or heading names the asked one (the
-ADR-0004 page's "Superseded by ADR-0009").
+another of its pattern (the same but for its numbers) is left out ("E1201 means …" for a
+question about E1210, a 5.1.0 note for one about 5.2.0), unless its passage's title or
+heading names the asked one (the ADR-0004 page's "Superseded by ADR-0009").
 
 When the reader has read the evidence (:mod:`abstain.rerank.reading`), it also chooses
 between two quotes: the window(s) it found answering — the best one, and a second within
@@ -40,7 +40,7 @@ from typing import TypeVar
 
 from abstain.align import AskedType, holds
 from abstain.evidence import Evidence
-from abstain.mentions import Mention, family, mentions_in
+from abstain.mentions import Mention, mentions_in
 from abstain.question import Question
 from abstain.records import Generation, Sentence
 from abstain.rerank.reader import sigmoid
@@ -49,6 +49,7 @@ from abstain.text import (
     Unit,
     content_words,
     fold,
+    number_pattern,
     split_sentences,
     split_units,
     stem,
@@ -223,14 +224,14 @@ def _asked_terms(question: Question) -> list[str]:
 
 def _about_the_asked(question: Question, evidence: Sequence[Evidence], candidates: list[T],
                      where: Callable[[T], tuple[int, str]]) -> list[T]:
-    """``candidates`` without those about another identifier of an asked one's family, when
+    """``candidates`` without those about another identifier of an asked one's pattern, when
     any candidate holds an asked identifier; ``where`` gives a candidate's evidence number and
     text. One is about another when neither it nor its passage's title or headings hold an
-    asked identifier and it names one of the same family (:func:`abstain.mentions.family`)
-    that the question does not name."""
+    asked identifier and it names one of the same pattern (:func:`abstain.text.number_pattern`:
+    the same but for its numbers) that the question does not name."""
     asked = question.identifiers
-    families = {family(m.text) for m in asked} - {None}
-    if not families or not any(any(holds(m, where(c)[1]) for m in asked) for c in candidates):
+    patterns = {number_pattern(m.text) for m in asked} - {None}
+    if not patterns or not any(any(holds(m, where(c)[1]) for m in asked) for c in candidates):
         return candidates
     named = {fold(m.text) for m in question.mentions}
 
@@ -238,7 +239,7 @@ def _about_the_asked(question: Question, evidence: Sequence[Evidence], candidate
         n, text = where(candidate)
         if any(holds(m, text) or holds(m, evidence[n - 1].label) for m in asked):
             return False
-        return any(family(m.text) in families and fold(m.text) not in named
+        return any(number_pattern(m.text) in patterns and fold(m.text) not in named
                    for m in mentions_in(text))
 
     return [c for c in candidates if not another(c)]

@@ -17,6 +17,7 @@ from abstain.text.grammar import (
     find_names,
     nearest,
     normalise_identifier,
+    number_pattern,
     occurs_in,
 )
 from abstain.text.sentences import (
@@ -65,6 +66,7 @@ __all__ = [
     "holds_compound",
     "nearest",
     "normalise_identifier",
+    "number_pattern",
     "number_words",
     "occurs_in",
     "split_sentences",

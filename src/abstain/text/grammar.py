@@ -147,6 +147,17 @@ def occurs_in(identifier: str, text: str) -> bool:
     return re.search(pattern, fold(text)) is not None
 
 
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def number_pattern(identifier: str) -> str | None:
+    """An identifier with its numbers blanked (``E1210`` and ``E1201`` are ``e#``, ``ZB-117``
+    ``zb-#``, ``5.2.0`` and ``v5.1.0`` ``#.#.#``): two identifiers of one pattern differ in
+    their numbers alone. None for one without a number."""
+    ident = normalise_identifier(identifier)
+    return _DIGITS.sub("#", fold(ident)) if _DIGITS.search(ident) else None
+
+
 def nearest(identifier: str, known: list[str], *, limit: int = 3) -> list[str]:
     """Known identifiers closest to ``identifier``: same family first (ADR-…), then by spelling."""
     ident = normalise_identifier(identifier)
