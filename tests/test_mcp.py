@@ -224,16 +224,18 @@ def test_bad_calls_are_tool_errors_with_a_message(db: Path, minilm: Embedder) ->
                 {"question": ANSWERED, "workspace": "../etc"},
                 {"question": ""},
                 {"question": "   "},
+                {"question": "Why? " * 1200},
                 {"question": ANSWERED})]
 
     try:
-        unknown, malformed, empty, blank, fine = _run(scenario)
+        unknown, malformed, empty, blank, long, fine = _run(scenario)
     finally:
         pipe.close()
     assert unknown.is_error and "nowhere" in _text(unknown)
     assert malformed.is_error and "workspace" in _text(malformed)
     assert empty.is_error and "question" in _text(empty)
     assert _structured(blank)["refusal"]["reason"] == "invalid_question"  # as `abstain ask`
+    assert not long.is_error and _structured(long)["refusal"]["reason"] == "question_too_long"
     assert _structured(fine)["answered"] is True
     assert "Traceback" not in "".join(_text(r) for r in (unknown, malformed, empty))
 

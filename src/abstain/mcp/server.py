@@ -28,6 +28,7 @@ from abstain.errors import AbstainError
 from abstain.mcp import results
 from abstain.options import Resolved, close_shared
 from abstain.stores.base import check_workspace
+from abstain.validate import MAX_QUESTION_CHARS
 
 if TYPE_CHECKING:
     from abstain.pipeline import Pipeline
@@ -50,8 +51,9 @@ _SEARCH_DOC = """The passages that best match a question (keyword and vector sea
 best first, with their sources. Evidence only, not a checked answer: use `ask` for that."""
 _DOCS_DOC = "The documents a workspace holds: id, source, title, chunk count."
 
-Question = Annotated[str, Field(description="The question, in any language.",
-                                min_length=1, max_length=4000)]
+Question = Annotated[str, Field(
+    description=f"The question, in any language. Longer than {MAX_QUESTION_CHARS:,} "
+                "characters is refused (question_too_long), as over HTTP.", min_length=1)]
 WorkspaceArg = Annotated[str | None, Field(
     description="Workspace (document collection) to use; default: the server's, or the "
                 "API key's.", default=None)]
