@@ -42,6 +42,8 @@ def test_long_question_is_a_refusal_not_an_error(server: Env) -> None:
      "malformed_json"),
     ({"content": b"\xff\xfe", "headers": {"content-type": "application/json"}}, 400,
      "malformed_json"),
+    ({"content": b'{"question": "reset \xff password"}',
+      "headers": {"content-type": "application/json"}}, 400, "malformed_json"),
     ({"content": b'["question"]', "headers": {"content-type": "application/json"}}, 422,
      "invalid_request"),
     ({"content": b'{"question": 7}', "headers": {"content-type": "application/json"}}, 422,

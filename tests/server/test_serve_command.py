@@ -45,6 +45,23 @@ def test_serve_starts_and_becomes_ready(tmp_path: Path) -> None:
     assert "No API keys yet" in output and "Traceback" not in output
 
 
+def test_serve_on_a_port_in_use_fails_at_once(tmp_path: Path) -> None:
+    """Before any model loads, and without first saying it serves there."""
+    from click.testing import CliRunner
+
+    from abstain.cli.main import cli
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        result = CliRunner().invoke(cli, ["serve", "--db", str(tmp_path / "kb.db"), "--keys",
+                                          str(tmp_path / "keys.db"), "--port", str(port)])
+    assert result.exit_code == 1
+    assert f"Error: cannot serve on 127.0.0.1:{port}" in result.output
+    assert "serving on" not in result.output and "Traceback" not in result.output
+
+
 def test_serve_takes_the_ask_options_and_workspace_overrides(tmp_path: Path,
                                                              minilm: Embedder) -> None:
     """`serve --preset strict --calibration … --llm URL`, with abstain.toml overriding one

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from abstain.cli.common import ask_options, print_json, resolve_options
+from abstain.cli.common import ask_options, fail, print_json, resolve_options
 
 if TYPE_CHECKING:
     from abstain.server.keys import KeyStore
@@ -80,6 +80,7 @@ def serve(ctx: click.Context, /, host: str, port: int, keys_path: str | None,
            -d '{"question": "How do I reset the admin password?"}' \\
            http://127.0.0.1:8000/v1/workspaces/default/ask
     """
+    _check_port(host, port)
     _require_server_extra()
     from abstain.server import ServerConfig, create_app
     from abstain.server import serve as run
@@ -98,6 +99,25 @@ def serve(ctx: click.Context, /, host: str, port: int, keys_path: str | None,
         run(app, host=host, port=port, log_level=log_level)
     finally:
         keys.close()
+
+
+def _check_port(host: str, port: int) -> None:
+    """Fail at once, before any model loads, when the address cannot be served on."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        fail(f"cannot serve on {host}: {exc.strerror or exc}", "see: abstain serve --help")
+        return
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}",
+                 "another server holds that port? choose another with --port")
 
 
 @click.group()

@@ -61,8 +61,12 @@ def install(app: FastAPI) -> None:
 
 
 async def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if isinstance(exc, ApiError):
         code, message = exc.code, exc.message
+    elif exc.status_code == 400 and content_type.endswith("json"):
+        # the framework could not read the body (bytes that are not UTF-8 text)
+        code, message = "malformed_json", "the request body is not valid JSON (UTF-8 text)"
     else:
         code = _CODES.get(exc.status_code, f"http_{exc.status_code}")
         message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
