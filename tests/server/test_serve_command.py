@@ -21,7 +21,8 @@ def test_serve_starts_and_becomes_ready(tmp_path: Path) -> None:
     abstain = Path(sys.executable).with_name("abstain")
     proc = subprocess.Popen(
         [str(abstain), "serve", "--db", str(tmp_path / "kb.db"), "--keys",
-         str(tmp_path / "keys.db"), "--port", str(port), "--log-level", "warning"],
+         str(tmp_path / "keys.db"), "--port", str(port), "--log-level", "warning",
+         "--max-json-kib", "1"],
         env={**os.environ}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         url = f"http://127.0.0.1:{port}"
@@ -37,6 +38,8 @@ def test_serve_starts_and_becomes_ready(tmp_path: Path) -> None:
         assert ready is not None and ready.status_code == 200, proc.poll()
         assert ready.json()["workspaces"] == 0
         assert httpx.get(f"{url}/v1/workspaces/docs/documents").status_code == 401
+        big = httpx.post(f"{url}/v1/workspaces/docs/ask", json={"question": "x" * 2000})
+        assert big.status_code == 413  # --max-json-kib 1
     finally:
         proc.terminate()
         output = proc.communicate(timeout=30)[0].decode()

@@ -53,12 +53,15 @@ def _require_server_extra() -> None:
               help="Requests a key may make at once [default: 30].")
 @click.option("--query-batching/--no-query-batching", default=True, show_default=True,
               help="Let concurrent questions share one query-embedding call.")
+@click.option("--max-json-kib", type=click.IntRange(min=1), default=None, metavar="KIB",
+              help="Largest JSON body accepted, in KiB (413 above it); a chat front end "
+                   "sends the whole conversation each turn [default: 64].")
 @click.option("--log-level", default="info", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 @click.pass_context
 def serve(ctx: click.Context, /, host: str, port: int, keys_path: str | None,
-          rate: float | None, burst: int | None, query_batching: bool, log_level: str,
-          **_options: object) -> None:
+          rate: float | None, burst: int | None, query_batching: bool,
+          max_json_kib: int | None, log_level: str, **_options: object) -> None:
     """Run the HTTP service: JSON and streaming answers, documents, a web page at /.
 
     Every /v1 request needs 'Authorization: Bearer KEY'; create keys with
@@ -84,7 +87,7 @@ def serve(ctx: click.Context, /, host: str, port: int, keys_path: str | None,
     _require_server_extra()
     from abstain.server import ServerConfig, create_app
     from abstain.server import serve as run
-    from abstain.server.config import DEFAULT_BURST, DEFAULT_RATE
+    from abstain.server.config import DEFAULT_BURST, DEFAULT_RATE, MAX_JSON_BYTES
 
     resolved = resolve_options(ctx)
     keys = _key_store(keys_path)
@@ -92,7 +95,9 @@ def serve(ctx: click.Context, /, host: str, port: int, keys_path: str | None,
         click.secho("No API keys yet: create one with `abstain keys create --workspace WS`.",
                     fg="yellow", err=True)
     config = ServerConfig(rate=DEFAULT_RATE if rate is None else rate,
-                          burst=burst or DEFAULT_BURST, query_batching=query_batching)
+                          burst=burst or DEFAULT_BURST, query_batching=query_batching,
+                          max_json_bytes=(MAX_JSON_BYTES if max_json_kib is None
+                                          else max_json_kib * 1024))
     app = create_app(keys=keys, options=resolved, config=config)
     click.echo(f"abstain serving on http://{host}:{port}/  (keys: {keys.path})", err=True)
     try:
