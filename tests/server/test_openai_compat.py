@@ -54,6 +54,18 @@ def test_a_stream_releases_the_answer_in_chunks(server: Env) -> None:
     assert (chunks[-1].model_extra or {})["abstain"]["answered"] is True
 
 
+def test_a_stream_asked_for_usage_ends_with_it(server: Env) -> None:
+    stream = _client(server).chat.completions.create(
+        model="docs", messages=[{"role": "user", "content": ANSWERED}], stream=True,
+        stream_options={"include_usage": True})
+    chunks = list(stream)
+    *answer, last = chunks
+    assert last.choices == [] and last.usage is not None
+    assert last.usage.completion_tokens > 0
+    assert last.usage.total_tokens == last.usage.prompt_tokens + last.usage.completion_tokens
+    assert answer[-1].choices[0].finish_reason == "stop" and answer[0].usage is None
+
+
 def test_a_streamed_refusal(server: Env) -> None:
     stream = _client(server).chat.completions.create(
         model="docs", messages=[{"role": "user", "content": REFUSED}], stream=True)

@@ -73,6 +73,13 @@ class ChatRequest(BaseModel):
     model: str = Field(description="The workspace to answer from.")
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
+    stream_options: dict[str, Any] | None = Field(
+        default=None, description="`include_usage: true` ends a stream with a usage chunk "
+                                  "(empty `choices`), as OpenAI's does.")
+
+    @property
+    def include_usage(self) -> bool:
+        return bool(self.stream and (self.stream_options or {}).get("include_usage"))
 
     def question(self) -> str:
         turns = [m for m in self.messages if m.role in ("user", "assistant")]
@@ -128,7 +135,8 @@ async def chat_completions(request: Request, body: ChatRequest, key: Key) -> Res
     question = body.question()
     await known_workspace(svc, ws)
     if body.stream:
-        return await open_stream(svc, question, ws, ChunkEncoder(ws))
+        return await open_stream(svc, question, ws, ChunkEncoder(
+            ws, usage_of=question if body.include_usage else None))
     pipe = svc.pipeline_for(ws)
     result = await answering.answer(svc, pipe, question, ws)
     payload = result.to_json()
@@ -180,18 +188,28 @@ class ChunkEncoder:
 
     media_type = "text/event-stream"
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, *, usage_of: str | None = None) -> None:
+        """``usage_of``: the question, when the request asked for a usage chunk
+        (``stream_options.include_usage``)."""
         self.model = model
         self.id = _id()
         self.created = int(time.time())
         self.sentences = 0
+        self.usage_of = usage_of
+        self.said: list[str] = []
 
     def _chunk(self, delta: dict[str, Any], finish: str | None = None,
                **extra: Any) -> str:
+        if "content" in delta:
+            self.said.append(str(delta["content"]))
+        choices = [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]
+        return self._data(choices, **extra)
+
+    def _data(self, choices: list[dict[str, Any]], **extra: Any) -> str:
         chunk = {"id": self.id, "object": "chat.completion.chunk", "created": self.created,
-                 "model": self.model,
-                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish,
-                              "logprobs": None}], **extra}
+                 "model": self.model, "choices": choices, **extra}
+        if self.usage_of is not None:
+            chunk.setdefault("usage", None)
         return f"data: {json.dumps(chunk, ensure_ascii=False, separators=(',', ':'))}\n\n"
 
     def encode(self, event: Event) -> str:
@@ -211,7 +229,9 @@ class ChunkEncoder:
             message = str(data.get("message", ""))
             return self._chunk({"content": f"\n\n{message}", "refusal": message})
         if event.kind == "done":
-            return (self._chunk({}, "stop", abstain=abstain_object(data))
+            usage = "" if self.usage_of is None else self._data(
+                [], usage=_usage(self.usage_of, "".join(self.said)))
+            return (self._chunk({}, "stop", abstain=abstain_object(data)) + usage
                     + "data: [DONE]\n\n")
         return ""
 
