@@ -55,6 +55,19 @@ def test_a_missing_path_raises_instead_of_being_read_as_text(tmp_path: Path) -> 
         abstain.ask("q", docs=[tmp_path / "nope"], embedder=HashingEmbedder())
 
 
+def test_one_folder_is_one_document_source_not_its_characters(tmp_path: Path) -> None:
+    """docs="/path/to/docs" once walked "/" (the string's characters were read as paths)."""
+    docs = _folder(tmp_path)
+    for given in (str(docs), docs):
+        answer = abstain.ask("What is the retention window?", docs=given,
+                             embedder=HashingEmbedder())
+        assert answer.answered and "30 days" in answer.text
+    with pytest.raises(InputError, match="no documents to answer from"):
+        abstain.ask("q", docs=[], embedder=HashingEmbedder())
+    with pytest.raises(InputError, match="one workspace of its own"):
+        abstain.ask("q", docs=[docs], workspace="x", embedder=HashingEmbedder())
+
+
 def test_text_documents_still_work() -> None:
     answer = abstain.ask("What is the retention window?",
                          docs=["# Backups\n\nThe retention window is 30 days."],

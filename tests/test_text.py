@@ -3,6 +3,8 @@ stage that needs it reads the same way."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from abstain.align import AnswerType, carries
@@ -35,6 +37,26 @@ def test_every_reader_of_a_question_sees_the_same_content_words(question: str) -
 def test_content_words_leave_out_how_a_question_is_asked() -> None:
     assert content_words("How do I really use the thing?") == []
     assert content_words("Run -vv, then -v: the 11 rows!") == ["run", "11", "rows"]
+    # "how long" / "how many" ask for a kind of answer: the documents need not say "long"
+    assert content_words("How long are snapshots kept?") == ["snapshots", "kept"]
+    assert content_words("How many days are snapshots kept?") == ["days", "snapshots", "kept"]
+    assert content_words("Do long options take two dashes?")[:2] == ["long", "options"]
+    assert "far" in content_words("Which metric shows how far behind each peer is?")
+
+
+def test_a_small_collection_answers_how_long_and_how_many(tmp_path: Path,
+                                                          hashing: object) -> None:
+    """In a one-chunk collection every word it holds weighs nothing and an absent one all:
+    "long" of "how long" was the one term left, and the question was refused."""
+    from abstain.pipeline import Pipeline
+    from abstain.stores.sqlite import SQLiteStore
+
+    with Pipeline(SQLiteStore(tmp_path / "one.db"), hashing) as pipe:  # type: ignore[arg-type]
+        pipe.ingest_text("# Backups\n\nSnapshots are kept for 30 days.", source="b.md")
+        for question in ("How long are snapshots kept?", "How many days are snapshots kept?"):
+            answer = pipe.ask(question)
+            assert answer.answered, (question, answer.refusal)
+            assert "30 days" in answer.text
 
 
 def test_the_same_word_is_stem_equal() -> None:

@@ -26,6 +26,9 @@ from abstain.errors import (
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
     from abstain.answer import Answer
     from abstain.confidence import Calibration
     from abstain.config import RetrievalConfig, Settings
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
     from abstain.generate import Generator
     from abstain.ingest.chunk import ChunkingConfig
     from abstain.pipeline import Pipeline
+    from abstain.presets import Preset
     from abstain.records import Check, Citation, LLMCall, Refusal
     from abstain.rerank import Reranker
     from abstain.stores import Store, open_store
@@ -96,11 +100,22 @@ __all__ = [
 ]
 
 
-def ask(question: str, docs: list[str], **kwargs: Any) -> Answer:
-    """One-shot question over files, folders or raw strings (an in-memory store)."""
+def ask(question: str, docs: str | Path | Sequence[str | Path], *,
+        preset: str | Preset = "balanced", embedder: Embedder | None = None,
+        **kwargs: Any) -> Answer:
+    """One-shot: answer ``question`` from ``docs`` — files, folders, or Markdown text with a
+    line break in it; one of them, or a list — or refuse with the reason.
+
+    ``preset``: ``lenient``, ``balanced`` (default) or ``strict``, each with ``+reader`` too
+    (the reading decides). Other keywords are :class:`Pipeline`'s (``reader=False``,
+    ``strictness="strict"``, ``generator=…``). The documents are ingested once into a store in
+    the user cache directory keyed by their content, so asking again reuses it. No document,
+    or a path that does not exist, raises :class:`InputError`; a bad option
+    :class:`ConfigError`.
+    """
     from abstain.pipeline import ask as _ask
 
-    return _ask(question, docs, **kwargs)
+    return _ask(question, docs, preset=preset, embedder=embedder, **kwargs)
 
 
 def __getattr__(name: str) -> Any:

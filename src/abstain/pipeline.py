@@ -330,16 +330,28 @@ def _stored_embedder(store: Store) -> str | None:
     return SPEC if info.name == MODEL_NAME else None
 
 
-def ask(question: str, docs: Sequence[str | Path], *, preset: str | Preset = Preset.BALANCED,
-        embedder: Embedder | None = None, **kwargs: Any) -> Answer:
-    """One-shot: answer from ``docs`` (paths, or Markdown text with a line break in it).
+def ask(question: str, docs: str | Path | Sequence[str | Path], *,
+        preset: str | Preset = Preset.BALANCED, embedder: Embedder | None = None,
+        **kwargs: Any) -> Answer:
+    """One-shot: answer from ``docs`` — files, folders, or Markdown text with a line break in
+    it; one of them, or a list. ``preset``: ``lenient``, ``balanced`` (default), ``strict``,
+    each with ``+reader`` too; other keywords are :class:`Pipeline`'s (``reader=False``,
+    ``strictness=…``).
 
-    A path that does not exist raises InputError. The documents are ingested once
-    into a store in the user cache directory named by their content hashes (and the
-    embedder), so asking again about the same documents reuses it.
+    No document, or a path that does not exist, raises InputError. The documents are
+    ingested once into a store in the user cache directory named by their content hashes
+    (and the embedder), so asking again about the same documents reuses it.
     """
+    from abstain.errors import InputError
     from abstain.oneshot import oneshot_store
 
+    if isinstance(docs, str | Path):
+        docs = [docs]  # one path or text, not the characters of one
+    if not docs:
+        raise InputError("no documents to answer from: give docs=[path or text, …]")
+    if "workspace" in kwargs:
+        raise InputError("a one-shot question has one workspace of its own: ingest into a "
+                         "Pipeline to use workspaces")
     chosen, decides = Preset.parse(preset)
     if decides:
         kwargs.setdefault("reader", True)

@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from importlib import resources
+from itertools import pairwise
 
 import Stemmer
 
@@ -99,16 +100,23 @@ _REPEATED = re.compile(r"([a-z])\1+")
 """``vv`` of ``-vv``: a count, not a word."""
 
 
+HOW_WORDS = frozenset("many long often".split())
+"""After "how", the kind of answer asked for ("how many", "how long"), not what it is about."""
+
+
 def content_words(text: str) -> list[str]:
     """What ``text`` is about, word by word: its folded words less :data:`STOPWORDS`, the
-    :data:`LIGHT_WORDS` that say how something is asked, single letters and letter runs
-    (``vv``); unique, in order. Digits stay, single ones too: the parts of a version
-    (``5.2.0``) are what a question about it is about. The one definition of a content
-    word: the question's terms, the keyword query, the term coverage, the reader's window
-    choice and the verifier's words all read it."""
-    return [t for t in dict.fromkeys(tokens(text))
+    :data:`LIGHT_WORDS` that say how something is asked (and a :data:`HOW_WORDS` word right
+    after "how"), single letters and letter runs (``vv``); unique, in order. Digits stay,
+    single ones too: the parts of a version (``5.2.0``) are what a question about it is
+    about. The one definition of a content word: the question's terms, the keyword query,
+    the term coverage, the reader's window choice and the verifier's words all read it."""
+    words = tokens(text)
+    asked_how = {w for before, w in pairwise(words)
+                 if before == "how" and w in HOW_WORDS}
+    return [t for t in dict.fromkeys(words)
             if (len(t) > 1 or t.isdigit()) and t not in STOPWORDS and t not in LIGHT_WORDS
-            and not _REPEATED.fullmatch(t)]
+            and t not in asked_how and not _REPEATED.fullmatch(t)]
 
 
 NUMBER_WORDS: dict[str, int] = {
