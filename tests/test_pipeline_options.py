@@ -62,3 +62,33 @@ def test_groups_and_shorthands_configure_the_same_pipeline(tmp_path: Path,
             Pipeline(store, hashing, llm=LLMOptions(rewrite_query=True))
     finally:
         store.close()
+
+
+def test_wrong_parts_and_values_are_clear_errors(tmp_path: Path, hashing: Embedder) -> None:
+    """What a newcomer passes by mistake fails at the boundary, in abstain's own errors."""
+    from abstain.errors import InputError
+    from abstain.presets import Preset
+
+    store = SQLiteStore(tmp_path / "kb.db")
+    with pytest.raises(ConfigError, match="store must be a store"):
+        Pipeline(str(tmp_path / "kb.db"), hashing)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="embedder must be an embedder"):
+        Pipeline(store, "minilm")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="max_question_chars"):
+        Pipeline(store, hashing, max_question_chars=0)
+    with pytest.raises(ConfigError, match="reader must be"):
+        Pipeline(store, hashing, reader="yes")
+    assert Preset.parse("BALANCED") == Preset.parse(" balanced ") == (Preset.BALANCED, False)
+    with Pipeline(store, hashing) as pipe:
+        pipe.ingest_text("# Ports\n\nThe API listens on port 8443.", source="ports.md")
+        with pytest.raises(InputError, match="must be a string, not int"):
+            pipe.ask(123)  # type: ignore[arg-type]
+        with pytest.raises(InputError, match="must be a string, not NoneType"):
+            pipe.search(None)  # type: ignore[arg-type]
+        with pytest.raises(InputError, match="top_k must be at least 1"):
+            pipe.search("port", top_k=0)
+        with pytest.raises(InputError, match="needs a source"):
+            pipe.ingest_text("text", source="")
+        with pytest.raises(InputError, match="invalid workspace name ''"):
+            pipe.ask("Which port?", workspace="")
+        assert pipe.ask(None).refusal is not None  # type: ignore[arg-type]  # a refusal

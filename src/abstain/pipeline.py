@@ -86,6 +86,7 @@ class Pipeline:
         Vocabulary (docs/VOCABULARY.md): with ``vocabulary=True`` the workspace's SKOS
         vocabulary (``abstain vocab add``) is read before retrieval and after a gate
         refusal (:mod:`abstain.terminology`)."""
+        _check_parts(store, embedder)
         options = grouped(Options(gate or GateOptions(), reading or ReadingOptions(),
                               llm or LLMOptions(), observation or ObservationOptions()),
                           shorthands)
@@ -184,6 +185,14 @@ class Pipeline:
 
     def ingest_text(self, text: str, *, source: str, fmt: str = "md", title: str | None = None,
                     workspace: str | None = None) -> IngestReport:
+        """Ingest ``text`` as the document ``source`` (its name and identity: the same source
+        again replaces it); ``fmt``: md, rst, html or txt."""
+        from abstain.errors import InputError
+
+        if not isinstance(text, str):
+            raise InputError(f"the document text must be a string, not {type(text).__name__}")
+        if not isinstance(source, str) or not source.strip():
+            raise InputError("a document needs a source: a non-empty name (source=\"faq.md\")")
         return self._ingester(workspace, None).ingest_text(text, source=source, fmt=fmt,
                                                            title=title)
 
@@ -196,8 +205,14 @@ class Pipeline:
     # -- questions ---------------------------------------------------------
     def search(self, question: str, *, workspace: str | None = None,
                top_k: int | None = None) -> Retrieval:
+        """The fused evidence for ``question`` (both arms, RRF), best first: no gate, no
+        answer. An empty question or a ``top_k`` under 1 raises InputError."""
         from abstain.errors import InputError
 
+        if not isinstance(question, str):
+            raise InputError(f"the question must be a string, not {type(question).__name__}")
+        if top_k is not None and top_k < 1:
+            raise InputError(f"top_k must be at least 1, not {top_k}")
         text = question.strip()
         if not text:
             raise InputError("the question is empty")
@@ -211,7 +226,12 @@ class Pipeline:
         that returns the frozen :class:`~abstain.trace.Trace` with its record added; the
         first one that refuses ends the trace, and the stages after pass it through. The
         Answer is built from the finished trace (:func:`abstain.trace.answer_of`)."""
-        trace = self.gate_question(question, workspace or self.workspace)
+        if question is not None and not isinstance(question, str):
+            from abstain.errors import InputError
+
+            raise InputError(f"the question must be a string, not {type(question).__name__}")
+        trace = self.gate_question(
+            question, self.workspace if workspace is None else check_workspace(workspace))
         trace = generate(trace, self.generator)
         trace = verify(trace, self.verifier, self.strictness)
         return self.observe(answer_of(trace))
@@ -267,6 +287,7 @@ class Pipeline:
 
     # -- lifecycle ---------------------------------------------------------
     def close(self) -> None:
+        """Close the store, the retriever's threads and the generator (an LLM's client)."""
         self.retriever.close()
         self.store.close()
         close_generator = getattr(self.generator, "close", None)
@@ -279,6 +300,16 @@ class Pipeline:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def _check_parts(store: object, embedder: object) -> None:
+    """A clear error for a path or a name where the store or the embedder goes."""
+    if not callable(getattr(store, "search_vector", None)):
+        raise ConfigError(f"store must be a store (abstain.open_store(path or URL)), not "
+                          f"{store!r}; or use Pipeline.from_settings / Pipeline.preset")
+    if not callable(getattr(embedder, "embed_batch", None)):
+        raise ConfigError(f"embedder must be an embedder (abstain.embed.load_embedder()), not "
+                          f"{embedder!r}")
 
 
 def _resolve_terminology(store: Store, documents: Callable[[str, str], Sequence[Evidence]]

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from abstain.errors import ConfigError
 from abstain.gate import GateThresholds, Rule
 from abstain.rerank import DEFAULT_RERANK_DEPTH
 from abstain.validate import MAX_QUESTION_CHARS
@@ -48,6 +49,11 @@ class GateOptions:
     decides at its own ``threshold``: the presets' thresholds are the shipped model's."""
     max_question_chars: int = MAX_QUESTION_CHARS
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.max_question_chars, int) or self.max_question_chars < 1:
+            raise ConfigError(f"max_question_chars must be a whole number >= 1, not "
+                              f"{self.max_question_chars!r}")
+
 
 @dataclass(frozen=True, slots=True)
 class ReadingOptions:
@@ -66,6 +72,12 @@ class ReadingOptions:
     reranker: Reranker | None = None
     """Reorders the top ``rerank_depth`` fused hits before the gate."""
     rerank_depth: int = DEFAULT_RERANK_DEPTH
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.reader, bool) and not callable(getattr(self.reader, "logits",
+                                                                      None)):
+            raise ConfigError(f"reader must be True, False or a model with logits(a, b), "
+                              f"not {self.reader!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,7 +78,7 @@ class Preset(StrEnum):
     def parse(cls, text: str) -> tuple[Preset, bool]:
         """``"strict"`` -> (STRICT, False); ``"balanced+reader"`` -> (BALANCED, True): the
         second says whether the reading decides."""
-        name, plus, suffix = text.strip().partition("+")
+        name, plus, suffix = text.strip().lower().partition("+")
         if plus and suffix != READER_SUFFIX:
             raise ConfigError(f"unknown preset suffix {suffix!r}; the only one is "
                               f"'+{READER_SUFFIX}'")
