@@ -8,7 +8,7 @@ import pytest
 
 from abstain.confidence import Calibration
 from abstain.embed import Embedder
-from abstain.errors import ConfigError
+from abstain.errors import ConfigError, UnknownWorkspace
 from abstain.gate import GateThresholds
 from abstain.pipeline import Pipeline
 from abstain.pipeline_options import (
@@ -92,3 +92,19 @@ def test_wrong_parts_and_values_are_clear_errors(tmp_path: Path, hashing: Embedd
         with pytest.raises(InputError, match="invalid workspace name ''"):
             pipe.ask("Which port?", workspace="")
         assert pipe.ask(None).refusal is not None  # type: ignore[arg-type]  # a refusal
+
+
+def test_documents_are_listed_and_deleted_by_id_or_source(tmp_path: Path,
+                                                          hashing: Embedder) -> None:
+    with Pipeline(SQLiteStore(tmp_path / "kb.db"), hashing) as pipe:
+        pipe.ingest_text("# Ports\n\nThe API listens on port 8443.", source="ports.md")
+        pipe.ingest_text("# Keys\n\nKeys rotate every 30 days.", source="keys.md")
+        pipe.ingest_text("# Keys\n\nKeys rotate every 7 days.", source="keys.md",
+                         workspace="staging")
+        listed = {d.source: d.id for d in pipe.documents()}
+        assert set(listed) == {"ports.md", "keys.md"}
+        assert pipe.delete("keys.md") and not pipe.delete("keys.md")
+        assert pipe.delete(listed["ports.md"]) and pipe.documents() == []
+        assert [d.source for d in pipe.documents(workspace="staging")] == ["keys.md"]
+        with pytest.raises(UnknownWorkspace):  # nothing left to answer from
+            pipe.ask("How often do keys rotate?")

@@ -43,7 +43,7 @@ from abstain.rerank.reading import PairLogits
 from abstain.retrieve import Retrieval, Retriever, retrieve
 from abstain.score import score
 from abstain.stores import Store, open_store
-from abstain.stores.base import check_workspace
+from abstain.stores.base import DocumentInfo, check_workspace
 from abstain.terminology import Terminology, clarify, consult
 from abstain.trace import Trace, answer_of
 from abstain.validate import validate
@@ -196,6 +196,22 @@ class Pipeline:
         return self._ingester(workspace, None).ingest_text(text, source=source, fmt=fmt,
                                                            title=title)
 
+    def documents(self, *, workspace: str | None = None) -> list[DocumentInfo]:
+        """The workspace's documents: id, source, title, chunk count, flags, update time."""
+        return self.store.list_documents(self._workspace(workspace))
+
+    def delete(self, document: str, *, workspace: str | None = None) -> bool:
+        """Remove a document — by its id or its source (a file's resolved path, as
+        :meth:`documents` lists it) — with its chunks; False when the workspace holds none
+        such. As ``abstain docs rm``."""
+        ws = self._workspace(workspace)
+        matches = [d.id for d in self.store.list_documents(ws)
+                   if document in (d.id, d.source)]
+        return any([self.store.delete_document(ws, doc_id) for doc_id in matches])
+
+    def _workspace(self, workspace: str | None) -> str:
+        return self.workspace if workspace is None else check_workspace(workspace)
+
     def _ingester(self, workspace: str | None, on_progress: Callable[[str, int], None] | None,
                   follow_symlinks: bool = False) -> Ingester:
         return Ingester(self.store, self.embedder,
@@ -230,8 +246,7 @@ class Pipeline:
             from abstain.errors import InputError
 
             raise InputError(f"the question must be a string, not {type(question).__name__}")
-        trace = self.gate_question(
-            question, self.workspace if workspace is None else check_workspace(workspace))
+        trace = self.gate_question(question, self._workspace(workspace))
         trace = generate(trace, self.generator)
         trace = verify(trace, self.verifier, self.strictness)
         return self.observe(answer_of(trace))
