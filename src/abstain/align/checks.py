@@ -4,6 +4,7 @@ rank and score their evidence."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -146,18 +147,14 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
     absent_here = [m for m in [*question.identifiers, *rare_names]
                    if not holds(m, text, text_stems)]
     nowhere = [m for m in wanted if m.kind is Kind.NAME and not focus.exists(m)]
-    versions: list[str] = []
+    identifiers = functools.cache(lambda: list(known()))  # read from the store at most once
 
     def exists(m: Mention) -> bool:
         """Counted words can cross a version's dots ("3.0" in "1.3.0"): a version exists
         only where one of the workspace's identifiers holds it whole."""
         if not focus.exists(m):
             return False
-        if m.why != "version":
-            return True
-        if not versions:
-            versions.extend(known())
-        return any(occurs_in(m.text, k) for k in versions)
+        return m.why != "version" or any(occurs_in(m.text, k) for k in identifiers())
 
     nowhere += [m for m in absent_here if not exists(m) and m not in nowhere]
     elsewhere = [m for m in absent_here if m not in nowhere]
@@ -174,7 +171,7 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
                   "would be built from" + note, RefusalReason.ENTITY_NOT_IN_EVIDENCE), (), names)
     names = tuple(m.text for m in nowhere)
     codes = [m for m in nowhere if m.kind is Kind.IDENTIFIER]
-    pool = list(known()) if codes else []
+    pool = identifiers() if codes else []
     suggestions = tuple(dict.fromkeys(s for m in codes for s in nearest(m.text, pool)))
     detail = f"not found in the workspace: {', '.join(names)}"
     if suggestions:
