@@ -61,6 +61,14 @@ WORKSPACE_KEYS = frozenset({"preset", "calibration", "answer_confidence", "llm",
 """What a ``[workspaces.NAME]`` table may override (the store and embedder are shared)."""
 
 
+def check_strictness(name: str) -> str:
+    """``name`` if it names a strictness, else a ConfigError listing them."""
+    if name not in STRICTNESS_NAMES:
+        raise ConfigError(f"unknown strictness {name!r}; choose from "
+                          f"{', '.join(STRICTNESS_NAMES)}")
+    return name
+
+
 @dataclass(frozen=True, slots=True)
 class AskOptions:
     """Everything ``abstain ask`` can be told, as one value."""
@@ -92,9 +100,7 @@ class AskOptions:
 
     def __post_init__(self) -> None:
         Preset.parse(self.preset)
-        if self.strictness not in STRICTNESS_NAMES:
-            raise ConfigError(f"unknown strictness {self.strictness!r}; choose from "
-                              f"{', '.join(STRICTNESS_NAMES)}")
+        check_strictness(self.strictness)
         if self.llm_timeout <= 0:
             raise ConfigError("llm_timeout must be > 0 seconds")
         if (self.rewrite or self.llm_rerank) and not self.llm:
@@ -231,12 +237,12 @@ def _checked(table: dict[str, Any], path: Path, where: str, allowed: set[str] | 
                                   f"{', '.join(repr(m) for m in READER_MODES)}, not {value!r}")
             out[key] = READER_MODES[value]
             continue
-        if key == "preset" and isinstance(value, str) and value.strip() not in Preset.names():
-            raise ConfigError(f"{path}: {where}{raw_key}: unknown preset {value!r}; choose "
-                              f"from {', '.join(Preset.names())}")
-        if key == "strictness" and isinstance(value, str) and value not in STRICTNESS_NAMES:
-            raise ConfigError(f"{path}: {where}{raw_key}: unknown strictness {value!r}; "
-                              f"choose from {', '.join(STRICTNESS_NAMES)}")
+        named = {"preset": Preset.parse, "strictness": check_strictness}.get(key)
+        if named is not None and isinstance(value, str):
+            try:
+                named(value)
+            except ConfigError as exc:
+                raise ConfigError(f"{path}: {where}{raw_key}: {exc}") from None
         if key == "replicas" and isinstance(value, list):
             if not all(isinstance(url, str) for url in value):
                 raise ConfigError(f"{path}: {where}{raw_key} must be a list of URLs")
