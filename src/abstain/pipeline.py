@@ -189,8 +189,7 @@ class Pipeline:
         again replaces it); ``fmt``: md, rst, html or txt."""
         from abstain.errors import InputError
 
-        if not isinstance(text, str):
-            raise InputError(f"the document text must be a string, not {type(text).__name__}")
+        _must_be_text(text, "the document text")
         if not isinstance(source, str) or not source.strip():
             raise InputError("a document needs a source: a non-empty name (source=\"faq.md\")")
         return self._ingester(workspace, None).ingest_text(text, source=source, fmt=fmt,
@@ -225,8 +224,7 @@ class Pipeline:
         answer. An empty question or a ``top_k`` under 1 raises InputError."""
         from abstain.errors import InputError
 
-        if not isinstance(question, str):
-            raise InputError(f"the question must be a string, not {type(question).__name__}")
+        _must_be_text(question, "the question")
         if top_k is not None and top_k < 1:
             raise InputError(f"top_k must be at least 1, not {top_k}")
         text = question.strip()
@@ -242,10 +240,8 @@ class Pipeline:
         that returns the frozen :class:`~abstain.trace.Trace` with its record added; the
         first one that refuses ends the trace, and the stages after pass it through. The
         Answer is built from the finished trace (:func:`abstain.trace.answer_of`)."""
-        if question is not None and not isinstance(question, str):
-            from abstain.errors import InputError
-
-            raise InputError(f"the question must be a string, not {type(question).__name__}")
+        if question is not None:  # None is refused as an empty question is
+            _must_be_text(question, "the question")
         trace = self.gate_question(question, self._workspace(workspace))
         trace = generate(trace, self.generator)
         trace = verify(trace, self.verifier, self.strictness)
@@ -315,6 +311,14 @@ class Pipeline:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def _must_be_text(value: object, what: str) -> None:
+    """InputError unless ``value`` is a string."""
+    if not isinstance(value, str):
+        from abstain.errors import InputError
+
+        raise InputError(f"{what} must be a string, not {type(value).__name__}")
 
 
 def _check_parts(store: object, embedder: object) -> None:
