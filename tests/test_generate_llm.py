@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from abstain.answer import Answer
@@ -18,6 +16,7 @@ from abstain.rerank.llm import RerankConfig
 from abstain.testing import Reply, ScriptedOpenAIServer, down_url
 from abstain.verify.lexical import NOTE
 from tests.llm_support import FABRICATED, FAITHFUL, KEYS_Q, OFF_TOPIC_Q, pipeline
+from tests.reader_support import KeywordReader
 
 
 def ask(kb: Path, minilm: Embedder, url: str, question: str = KEYS_Q, *,
@@ -293,19 +292,6 @@ def test_a_changed_fact_in_an_llm_answer_is_not_supported(kb: Path, minilm: Embe
 
 
 
-class _MarkReader:
-    """Reads a window as answering when it holds ``word`` (logit 4), else not (-4)."""
-
-    name = "mark"
-
-    def __init__(self, word: str) -> None:
-        self.word = word
-
-    def logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
-        return np.array([[4.0 if self.word in text else -4.0] * 3 for text in b],
-                        dtype=np.float32)
-
-
 def test_an_llm_reads_the_answering_passage_first(tmp_path: Path, hashing: Embedder,
                                                   server: ScriptedOpenAIServer) -> None:
     """With the reader vetoing (the default), the extractive answerer keeps the retrieval
@@ -316,7 +302,8 @@ def test_an_llm_reads_the_answering_passage_first(tmp_path: Path, hashing: Embed
             "security.md": "# Security\n\nAll traffic between nodes is encrypted with TLS.\n"}
     question = "How is replication traffic between nodes protected?"
     db = tmp_path / "order.db"
-    with pipeline(db, hashing, generator=ExtractiveGenerator(), reader=_MarkReader("TLS")) as pipe:
+    reader = KeywordReader("TLS")
+    with pipeline(db, hashing, generator=ExtractiveGenerator(), reader=reader) as pipe:
         for name, text in docs.items():
             pipe.ingest_text(text, source=name)
         quoted = pipe.ask(question)
@@ -324,7 +311,7 @@ def test_an_llm_reads_the_answering_passage_first(tmp_path: Path, hashing: Embed
     assert [e.document.source for e in quoted.evidence] == ["traffic.md", "security.md"]
     server.script("All traffic between nodes is encrypted with TLS [1].")
     generator = OpenAIChatGenerator(server.url, "test-model", backoff=0.01)
-    with pipeline(db, hashing, generator=generator, reader=_MarkReader("TLS")) as pipe:
+    with pipeline(db, hashing, generator=generator, reader=reader) as pipe:
         answer = pipe.ask(question)
     assert answer.answered, answer.refusal
     assert [e.document.source for e in answer.evidence] == ["security.md", "traffic.md"]

@@ -29,6 +29,7 @@ from abstain.rerank.support import ReaderSupport
 from abstain.rerank.windows import CONTEXT_WORDS, in_context
 from abstain.stores.sqlite import SQLiteStore
 from abstain.verify import Verifier
+from tests.reader_support import KeywordReader
 
 PORT = "Replication traffic uses TCP port 7400 between the primary and each replica."
 WEATHER = "The office kitchen is cleaned every Friday afternoon by the facilities team."
@@ -266,19 +267,6 @@ def test_relevance_head_reranks_what_is_about_the_question(reader: OnnxReader) -
     scores = relevance.score("Which port does replication use?", [WEATHER, PORT])
     assert scores[1] > scores[0]
     assert relevance.score("q", []) == []
-
-
-class KeywordReader:
-    """Reads a window as answering when it holds ``word`` (logit 4), else not (logit -4)."""
-
-    name = "keyword"
-
-    def __init__(self, word: str) -> None:
-        self.word = word
-
-    def logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
-        return np.array([[4.0 if self.word in text else -4.0] * 3 for text in b],
-                        dtype=np.float32)
 
 
 MANUAL = ("# Replication\n\nReplication copies every write to the standby nodes. The "
