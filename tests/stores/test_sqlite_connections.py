@@ -25,3 +25,35 @@ def test_connections_of_ended_threads_are_closed(tmp_path: Path) -> None:
     assert _open_files(tmp_path) <= 6  # the database and its WAL, per open connection
     store.close()
     assert _open_files(tmp_path) == 0
+
+
+def test_a_migration_another_process_applied_meanwhile_is_not_applied_again(
+        tmp_path: Path) -> None:
+    """Two ingests into a new database: both read version 0, one migrates first; the other,
+    once it holds the write lock, must see that (it crashed with "table meta already
+    exists")."""
+    import sqlite3
+
+    from abstain.stores import sqlite_migrations
+
+    path = tmp_path / "kb.db"
+    first = sqlite3.connect(path, isolation_level=None)
+    assert sqlite_migrations.migrate(first) == len(sqlite_migrations.MIGRATIONS)
+
+    class Stale:
+        """A connection whose first look at the version predates the other's migration."""
+
+        def __init__(self) -> None:
+            self.conn = sqlite3.connect(path, isolation_level=None)
+            self.looked = False
+
+        def execute(self, sql: str) -> sqlite3.Cursor:
+            if sql == "PRAGMA user_version" and not self.looked:
+                self.looked = True
+                return self.conn.execute("SELECT 0")
+            return self.conn.execute(sql)
+
+    late = Stale()
+    assert sqlite_migrations.migrate(late) == len(sqlite_migrations.MIGRATIONS)  # type: ignore[arg-type]
+    assert late.conn.execute("PRAGMA user_version").fetchone()[0] == len(
+        sqlite_migrations.MIGRATIONS)

@@ -204,6 +204,10 @@ def migrate(conn: sqlite3.Connection) -> int:
     for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
         conn.execute("BEGIN IMMEDIATE")
         try:
+            # another process may have applied it while this one waited for the write lock
+            if int(conn.execute("PRAGMA user_version").fetchone()[0]) >= number:
+                conn.execute("COMMIT")
+                continue
             for statement in _statements(script):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number}")
