@@ -61,7 +61,7 @@ def test_symlinks_leaving_the_folder_are_reported(tmp_path: Path) -> None:
 def test_non_utf8_is_reported_as_the_server_reports_it(tmp_path: Path) -> None:
     (tmp_path / "latin.txt").write_bytes("Café".encode("latin-1"))
     code, out = _ingest(str(tmp_path / "latin.txt"), "--db", str(tmp_path / "kb.db"))
-    assert code == 0
+    assert code == 1  # nothing was ingested: a script can tell
     assert "not UTF-8 text (invalid byte 0xe9 at offset 3); convert it first" in out
     assert "nothing was ingested: the one file was skipped (reasons above)" in out
 
@@ -69,11 +69,11 @@ def test_non_utf8_is_reported_as_the_server_reports_it(tmp_path: Path) -> None:
 def test_a_folder_with_nothing_to_ingest_says_so(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     code, out = _ingest(str(tmp_path / "docs"), "--db", str(tmp_path / "kb.db"))
-    assert code == 0 and "nothing was ingested: no file of a supported kind was found" in out
+    assert code == 1 and "nothing was ingested: no file of a supported kind was found" in out
     (tmp_path / "docs" / "photo.jpg").write_bytes(b"\xff\xd8\xff")
     (tmp_path / "docs" / "logo.png").write_bytes(b"\x89PNG")
     code, out = _ingest(str(tmp_path / "docs"), "--db", str(tmp_path / "kb.db"))
-    assert "nothing was ingested: all 2 files were skipped (reasons above)" in out
+    assert code == 1 and "nothing was ingested: all 2 files were skipped (reasons above)" in out
     (tmp_path / "docs" / "a.md").write_text("# A\n\nSome text here.", encoding="utf-8")
     code, out = _ingest(str(tmp_path / "docs"), "--db", str(tmp_path / "kb.db"))
     assert "1 added" in out and "nothing was ingested" not in out
@@ -117,3 +117,54 @@ def test_invalid_workspace_names_are_refused_by_every_command(tmp_path: Path, na
     result = CliRunner().invoke(cli, ["keys", "create", "--workspace", name, "--keys",
                                       str(tmp_path / "keys.db")])
     assert result.exit_code == 1 and "invalid workspace name" in result.output
+
+
+def test_docs_rm_takes_what_docs_list_shows_and_names_the_right_workspace(
+        tmp_path: Path) -> None:
+    db = str(tmp_path / "kb.db")
+    (tmp_path / "a.md").write_text("# A\n\nalpha")
+    (tmp_path / "b.md").write_text("# B\n\nbravo")
+    assert _ingest(str(tmp_path / "a.md"), str(tmp_path / "b.md"), "--db", db)[0] == 0
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["docs", "list", "--db", db]).output
+    assert str(tmp_path / "a.md") in listed
+    gone = runner.invoke(cli, ["docs", "rm", str(tmp_path / "a.md"), "--db", db])
+    assert gone.exit_code == 0 and gone.output.startswith("deleted ")
+    other = runner.invoke(cli, ["docs", "rm", str(tmp_path / "b.md"), "--db", db, "-w", "x"])
+    assert other.exit_code == 1
+    assert "no document" in other.output and "it is in workspace 'default': add -w" in other.output
+
+
+def test_control_characters_in_a_file_name_stay_on_one_line(tmp_path: Path) -> None:
+    db = str(tmp_path / "kb.db")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "new\nline.md").write_text("# A\n\nalpha")
+    assert _ingest(str(docs), "--db", db)[0] == 0
+    listed = CliRunner().invoke(cli, ["docs", "list", "--db", db]).output
+    assert len(listed.splitlines()) == 1 and "new\\nline.md" in listed
+
+
+def test_many_unsupported_files_are_counted_by_type(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nalpha")
+    for i in range(8):
+        (docs / f"cert{i}.pem").write_text("x")
+    (docs / "logo.png").write_bytes(b"\x89PNG")
+    code, out = _ingest(str(docs), "--db", str(tmp_path / "kb.db"))
+    assert code == 0
+    assert "skipped 9 files of unsupported types: .pem (8), .png (1) (--json lists each)" in out
+    assert "cert0.pem" not in out
+
+
+def test_a_renamed_file_is_pointed_out_until_pruned(tmp_path: Path) -> None:
+    db = str(tmp_path / "kb.db")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nalpha")
+    assert _ingest(str(docs), "--db", db)[0] == 0
+    (docs / "a.md").rename(docs / "b.md")
+    code, out = _ingest(str(docs), "--db", db)
+    assert code == 0
+    assert f"1 document still answers though its file is gone: {docs / 'a.md'}" in out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -183,3 +184,63 @@ def test_iter_files_walks_in_sorted_order_without_hidden_files(
     assert got == ["b.md", "c.txt", "a/z.md"]
     monkeypatch.chdir(tmp_path)
     assert [s for s, _ in iter_files(["b.md"])] == [str(tmp_path.resolve() / "b.md")]
+
+
+def test_a_named_pipe_is_skipped_not_read(pipe: Pipeline, tmp_path: Path) -> None:
+    """Opening a FIFO blocks until a writer comes: the ingest would hang for ever."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ok.md").write_text("# OK\n\nThe lobby opens at 06:00.")
+    os.mkfifo(docs / "pipe.md")
+    report = pipe.ingest([docs])
+    assert report.added == [str((docs / "ok.md").resolve())]
+    assert report.skipped == [(str((docs / "pipe.md").resolve()),
+                               "not a regular file (a pipe, socket or device)")]
+
+
+def test_a_broken_symlink_is_called_broken(pipe: Pipeline, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "gone.md").symlink_to(tmp_path / "nowhere.md")
+    [(_, reason)] = pipe.ingest([docs]).skipped
+    assert reason.startswith("broken symlink: its target ") and "does not exist" in reason
+
+
+def test_a_skipped_file_says_its_earlier_version_keeps_answering(pipe: Pipeline,
+                                                                 tmp_path: Path) -> None:
+    page = tmp_path / "canteen.md"
+    page.write_text("# Canteen\n\nThe canteen opens at 11:00.")
+    pipe.ingest([page])
+    page.write_text("---\ncurated: maybe\n---\n# Canteen\n\nThe canteen opens at 10:00.")
+    [(_, reason)] = pipe.ingest([page]).skipped
+    assert "'curated' must be true or false" in reason
+    assert reason.endswith(f"the version ingested before is kept (`abstain docs rm "
+                           f"{page.resolve()}` removes it)")
+    assert "11:00" in pipe.ask("When does the canteen open?").text
+
+
+def test_documents_whose_files_are_gone_are_reported_until_pruned(pipe: Pipeline,
+                                                                  tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nalpha")
+    (docs / "b.md").write_text("# B\n\nbravo")
+    pipe.ingest([docs])
+    (docs / "b.md").rename(docs / "c.md")
+    report = pipe.ingest([docs])
+    assert report.gone == [str((docs / "b.md").resolve())] and not report.removed
+    report = pipe.ingest([docs], prune=True)
+    assert report.removed == [str((docs / "b.md").resolve())] and not report.gone
+
+
+def test_delete_takes_an_id_a_source_or_a_path_spelt_from_here(
+        pipe: Pipeline, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = _project(tmp_path, "p", {"a.md": "# A\n\nalpha", "b.md": "# B\n\nbravo",
+                                    "c.md": "# C\n\ncharlie"})
+    pipe.ingest([docs])
+    by_source = {Path(d.source).name: d for d in pipe.documents()}
+    monkeypatch.chdir(docs)
+    assert pipe.delete(by_source["a.md"].id)
+    assert pipe.delete(by_source["b.md"].source)
+    assert pipe.delete("docs/c.md")
+    assert not pipe.delete("docs/c.md") and pipe.documents() == []

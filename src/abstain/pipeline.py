@@ -29,6 +29,7 @@ from abstain.generate.rewrite import rewrite
 from abstain.generate.stage import generate
 from abstain.ingest import Ingester, IngestReport, Paraphraser
 from abstain.ingest.chunk import ChunkingConfig
+from abstain.ingest.sources import named
 from abstain.pipeline_options import (
     GateOptions,
     LLMOptions,
@@ -204,9 +205,8 @@ class Pipeline:
         :meth:`documents` lists it) — with its chunks; False when the workspace holds none
         such. As ``abstain docs rm``."""
         ws = self._workspace(workspace)
-        matches = [d.id for d in self.store.list_documents(ws)
-                   if document in (d.id, d.source)]
-        return any([self.store.delete_document(ws, doc_id) for doc_id in matches])
+        matches = named(self.store.list_documents(ws), document)
+        return any([self.store.delete_document(ws, d.id) for d in matches])
 
     def _workspace(self, workspace: str | None) -> str:
         return self.workspace if workspace is None else check_workspace(workspace)

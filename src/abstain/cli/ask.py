@@ -8,6 +8,7 @@ from abstain.answer import Answer, shown_confidence
 from abstain.cli.common import (
     ask_options,
     print_json,
+    printable,
     resolve_options,
     settings_from,
     store_options,
@@ -65,7 +66,7 @@ def render(answer: Answer, *, debug: bool = False) -> None:
         click.echo(answer.text)
         for c in answer.citations:
             quote = " ".join(c.quote.split())
-            click.echo(f"  [{c.n}] {c.source} ({c.chunk_id}): \"{quote}\"")
+            click.echo(f"  [{c.n}] {printable(c.source)} ({c.chunk_id}): \"{quote}\"")
     else:
         assert answer.refusal is not None
         click.secho(f"Refused ({answer.refusal.reason}, confidence "
@@ -99,7 +100,7 @@ def render(answer: Answer, *, debug: bool = False) -> None:
             click.echo(f"  [{n}] conf={_fmt(ev.confidence)} fused={h.fused_score:.5f} "
                        f"vec={h.vector_rank}/{_fmt(h.vector_distance)} "
                        f"kw={h.keyword_rank}/{_fmt(h.keyword_score)} "
-                       f"both={h.in_both} {ev.source}")
+                       f"both={h.in_both} {printable(ev.source)}")
 
 
 def _fmt(value: object) -> str:

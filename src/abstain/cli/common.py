@@ -50,6 +50,15 @@ def settings_from(db: str | None, store: str | None, workspace: str,
     return Settings.from_env(store=store or db, workspace=workspace, **extra)
 
 
+def printable(text: str) -> str:
+    """``text`` on one terminal line: control characters (a newline or tab in a file's
+    name) written as escapes, so one document or citation stays one line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else
+                   repr(c)[1:-1] if c in "\n\t\r" else f"\\x{ord(c):02x}" for c in text)
+
+
 def print_json(payload: Any) -> None:
     click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
 

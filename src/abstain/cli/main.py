@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
 import click
 
 from abstain import __version__
-from abstain.cli.common import FriendlyGroup, print_json, settings_from, store_options
+from abstain.cli.common import (
+    FriendlyGroup,
+    print_json,
+    printable,
+    settings_from,
+    store_options,
+)
 
 
 @click.group(cls=FriendlyGroup, context_settings={"help_option_names": ["-h", "--help"],
@@ -84,13 +91,12 @@ def ingest(paths: tuple[str, ...], db: str | None, store: str | None, workspace:
     if as_json:
         print_json(report.to_json())
         return
-    for source, reason in report.skipped:
-        click.secho(f"skipped {source}: {reason}", fg="yellow", err=True)
+    _print_skips(report.skipped)
     for source in report.removed:
-        click.echo(f"removed {source} (file is gone)", err=True)
+        click.echo(f"removed {printable(source)} (file is gone)", err=True)
     for source, left_out in report.screened:
-        click.secho(f"left out of {source}: {left_out} (docs/INGEST.md#what-is-left-out)",
-                    fg="yellow", err=True)
+        click.secho(f"left out of {printable(source)}: {left_out} "
+                    "(docs/INGEST.md#what-is-left-out)", fg="yellow", err=True)
     if report.rebuilt_indexes:
         click.echo(f"rebuilt after the bulk load: {', '.join(report.rebuilt_indexes)} "
                    "(searches waited while they were built; docs/SCALING.md)", err=True)
@@ -103,6 +109,30 @@ def ingest(paths: tuple[str, ...], db: str | None, store: str | None, workspace:
                + " (reasons above)" if n else "no file of a supported kind was found ("
                + " ".join(sorted(SUPPORTED_SUFFIXES)) + ")")
         click.secho(f"nothing was ingested: {why}", fg="yellow", err=True)
+        raise SystemExit(1)
+    if report.gone:
+        n = len(report.gone)
+        first = printable(report.gone[0])
+        click.secho(f"{n} documents still answer though their files are gone, e.g. {first} "
+                    "(--prune removes them)" if n > 1 else
+                    f"1 document still answers though its file is gone: {first} (--prune "
+                    "removes it)", fg="yellow", err=True)
+
+
+UNSUPPORTED_LISTED = 5
+"""Files of unsupported types named one per line; past this many they are counted by type."""
+
+
+def _print_skips(skipped: list[tuple[str, str]]) -> None:
+    unsupported = [(s, r) for s, r in skipped if r.startswith("unsupported file type")]
+    for source, reason in skipped:
+        if len(unsupported) <= UNSUPPORTED_LISTED or (source, reason) not in unsupported:
+            click.secho(f"skipped {printable(source)}: {reason}", fg="yellow", err=True)
+    if len(unsupported) > UNSUPPORTED_LISTED:
+        kinds = Counter(r.removeprefix("unsupported file type ") for _, r in unsupported)
+        counted = ", ".join(f"{k} ({n})" for k, n in kinds.most_common())
+        click.secho(f"skipped {len(unsupported)} files of unsupported types: {counted} "
+                    "(--json lists each)", fg="yellow", err=True)
 
 
 def _iter(paths: tuple[str, ...], follow_symlinks: bool) -> list[tuple[str, Path]]:
@@ -211,30 +241,45 @@ def docs_list(db: str | None, store: str | None, workspace: str, all_workspaces:
         return
     for r in rows:
         flags = "".join(("C" if r.curated else "-", "P" if r.published else "-"))
-        click.echo(f"{r.id}  {r.workspace:<12} {flags} {r.chunks:>4} chunks  {r.source}")
+        click.echo(f"{r.id}  {r.workspace:<12} {flags} {r.chunks:>4} chunks  "
+                   f"{printable(r.source)}")
     if not rows:
         click.echo("no documents")
 
 
 @docs.command("rm")
-@click.argument("document_ids", nargs=-1, required=True)
+@click.argument("documents", nargs=-1, required=True)
 @store_options
-def docs_rm(document_ids: tuple[str, ...], db: str | None, store: str | None,
+def docs_rm(documents: tuple[str, ...], db: str | None, store: str | None,
             workspace: str) -> None:
-    """Delete documents (and their chunks) by id, as `docs list` shows it."""
+    """Delete documents (and their chunks) by id or by source, as `docs list`
+    shows them; a file's path may be spelt as for `ingest` (relative to here).
+
+    \b
+    Examples:
+      abstain docs rm 5e38c1d2a9f04b7e --db kb.db
+      abstain docs rm handbook/old-policy.md --db kb.db
+    """
+    from abstain.ingest.sources import named
     from abstain.stores import open_store
 
     settings = settings_from(db, store, workspace)
     st = open_store(settings.store, create=False)
     missing = 0
     try:
-        for doc_id in document_ids:
-            if st.delete_document(workspace, doc_id):
-                click.echo(f"deleted {doc_id}")
-            else:
+        stored = st.list_documents(workspace)
+        for name in documents:
+            found = named(stored, name)
+            for doc in found:
+                if st.delete_document(workspace, doc.id):
+                    click.echo(f"deleted {doc.id}  {printable(doc.source)}")
+            if not found:
                 missing += 1
-                click.secho(f"Error: no document {doc_id} in workspace {workspace!r}",
-                            fg="red", err=True)
+                elsewhere = sorted({d.workspace for d in named(st.list_documents(None), name)})
+                hint = (f" (it is in workspace {', '.join(map(repr, elsewhere))}: add -w)"
+                        if elsewhere else " (`abstain docs list` shows ids and sources)")
+                click.secho(f"Error: no document {printable(name)} in workspace "
+                            f"{workspace!r}{hint}", fg="red", err=True)
     finally:
         st.close()
     if missing:

@@ -64,6 +64,9 @@ class IngestReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     """Documents deleted by ``prune`` because their file is gone."""
+    gone: list[str] = field(default_factory=list)
+    """Without ``prune``: documents under the ingested folders whose file is gone (they still
+    answer until pruned or removed)."""
     screened: list[tuple[str, str]] = field(default_factory=list)
     """(source, what was left out): hidden text and sentences addressed to a model
     (:mod:`abstain.ingest.screen`)."""
@@ -81,7 +84,7 @@ class IngestReport:
         return ", ".join(parts)
 
     def merge(self, other: IngestReport) -> None:
-        for name in ("added", "updated", "unchanged", "skipped", "removed", "screened",
+        for name in ("added", "updated", "unchanged", "skipped", "removed", "gone", "screened",
                      "rebuilt_indexes"):
             getattr(self, name).extend(getattr(other, name))
         self.chunks += other.chunks
@@ -90,7 +93,8 @@ class IngestReport:
     def to_json(self) -> dict[str, object]:
         return {"added": self.added, "updated": self.updated, "unchanged": self.unchanged,
                 "skipped": [{"source": s, "reason": r} for s, r in self.skipped],
-                "removed": self.removed, "chunks": self.chunks, "embedded": self.embedded,
+                "removed": self.removed, "gone": self.gone, "chunks": self.chunks,
+                "embedded": self.embedded,
                 "screened": [{"source": s, "left_out": w} for s, w in self.screened],
                 "rebuilt_indexes": self.rebuilt_indexes}
 
@@ -168,16 +172,21 @@ class Ingester:
                     else:
                         self._ingest_file(item, report)
                 except IngestError as exc:
-                    report.skipped.append((item.source, exc.reason))
+                    report.skipped.append((item.source, self._kept(item.source, exc.reason)))
                 except OSError as exc:
-                    report.skipped.append((item.source, f"cannot read: {exc.strerror or exc}"))
+                    report.skipped.append((item.source, self._kept(
+                        item.source, f"cannot read: {exc.strerror or exc}")))
                 finally:
                     self._progress("file", 1)
             self._flush(report)
         finally:
             self._pending = None
+        gone = self._gone(roots(given), seen)
         if prune:
-            self._prune(roots(given), seen, report)
+            report.removed += [d.source for d in gone
+                               if self.store.delete_document(self.workspace, d.id)]
+        else:
+            report.gone += [d.source for d in gone]
         return report
 
     def ingest_text(self, text: str, *, source: str, fmt: str = "md",
@@ -197,10 +206,21 @@ class Ingester:
         self._write(source, digest, parsed, report, origin="text", existed=existing is not None)
         return report
 
+    def _kept(self, source: str, reason: str) -> str:
+        """A skip's reason, saying so when an earlier version of the file stays in the
+        store (it keeps answering until the file is fixed or the document removed)."""
+        stored = self.store.document(self.workspace, source)
+        if stored is None:
+            return reason
+        return (f"{reason}; the version ingested before is kept (`abstain docs rm {source}` "
+                "removes it)")
+
     def _ingest_file(self, item: FileSource, report: IngestReport) -> None:
         suffix = item.path.suffix.lower()
         if suffix not in SUPPORTED_SUFFIXES:
             raise IngestError(item.source, f"unsupported file type {suffix or '(none)'}")
+        if not item.path.is_file():  # reading a named pipe, socket or device could block
+            raise IngestError(item.source, "not a regular file (a pipe, socket or device)")
         digest = file_hash(item.path)
         existing = self.store.document(self.workspace, item.source)
         _check_origin(existing, item.source, "file", self.workspace)
@@ -217,13 +237,14 @@ class Ingester:
             self._flush(report)
             self.store.delete_document(self.workspace, legacy.id)
 
-    def _prune(self, folders: list[Path], seen: set[str], report: IngestReport) -> None:
-        for doc in self.store.list_documents(self.workspace):
-            if doc.origin != "file" or doc.source in seen or os.path.exists(doc.source):
-                continue
-            under = any(Path(doc.source).is_relative_to(root) for root in folders)
-            if under and self.store.delete_document(self.workspace, doc.id):
-                report.removed.append(doc.source)
+    def _gone(self, folders: list[Path], seen: set[str]) -> list[DocumentInfo]:
+        """The file documents under ``folders`` whose file no longer exists."""
+        if not folders:
+            return []
+        return [doc for doc in self.store.list_documents(self.workspace)
+                if doc.origin == "file" and doc.source not in seen
+                and not os.path.exists(doc.source)
+                and any(Path(doc.source).is_relative_to(root) for root in folders)]
 
     def _write(self, source: str, digest: str, parsed: ParsedDocument, report: IngestReport,
                *, origin: str, existed: bool) -> None:

@@ -12,9 +12,10 @@ whose parser is not installed is skipped with the ``pip install`` that brings it
 from __future__ import annotations
 
 import importlib
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath
 from typing import cast
 
 from abstain.errors import IngestError, MissingDependency
@@ -167,5 +168,12 @@ def decode_text(data: bytes, source: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise IngestError(source, f"not UTF-8 text (invalid byte 0x{data[exc.start]:02x} at "
-                                  f"offset {exc.start}); convert it first, e.g. "
-                                  "iconv -f latin1 -t utf-8 FILE > FILE.utf8") from exc
+                                  f"offset {exc.start}); {convert_hint(source)}") from exc
+
+
+def convert_hint(source: str) -> str:
+    """How to make a UTF-8 copy that ingests: a name that keeps the file's type."""
+    name = PurePath(source).name
+    copy = PurePath(name).with_name(f"{PurePath(name).stem}.utf8{PurePath(name).suffix}").name
+    return (f"convert it first, e.g. iconv -f latin1 -t utf-8 {shlex.quote(name)} > "
+            f"{shlex.quote(copy)}")

@@ -14,12 +14,14 @@ named by the link's own path under the root.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from abstain.errors import InputError
+from abstain.stores.base import DocumentInfo
 
 OUTSIDE_ROOT = "symlink leads outside {root} (to {target}); use --follow-symlinks to ingest it"
 
@@ -101,8 +103,21 @@ def _one(root: Path, path: Path, follow_symlinks: bool) -> FileSource | Skip:
     """``path`` lies under ``root`` as walked; name it by its real place when that is
     inside the root too (so two spellings of one file are one document)."""
     target = path.resolve()
+    if path.is_symlink() and not target.exists():
+        return Skip(str(path), f"broken symlink: its target {target} does not exist")
     if target.is_relative_to(root):
         return FileSource(str(target), target, root)
     if follow_symlinks:
         return FileSource(str(path), target, root)
     return Skip(str(path), OUTSIDE_ROOT.format(root=root, target=target))
+
+
+def named(documents: Iterable[DocumentInfo], name: str) -> list[DocumentInfo]:
+    """The documents ``name`` names: by id, by stored source, or by a path spelt any way
+    that resolves to a file's source (``docs/a.md`` from its folder)."""
+    spelt = {name}
+    if name and not name.startswith(("http://", "https://")):
+        spelt.add(str(Path(name).expanduser().absolute()))
+        with contextlib.suppress(OSError, RuntimeError):  # a symlink loop
+            spelt.add(str(Path(name).expanduser().resolve()))
+    return [d for d in documents if d.id in spelt or d.source in spelt]

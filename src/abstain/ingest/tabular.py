@@ -18,6 +18,7 @@ from typing import overload
 
 from abstain.errors import IngestError
 from abstain.ingest.blocks import Block, ParsedDocument, Section, table_row
+from abstain.ingest.parse import convert_hint
 
 ROWS_PER_SECTION = 200
 """Rows per section: a section is a parent chunk's worth of rows, never the whole file."""
@@ -42,8 +43,7 @@ class CsvSections(Sequence[Section]):
             with path.open(encoding="utf-8-sig", newline="") as f:
                 sample = f.read(_SNIFF_BYTES)
         except UnicodeDecodeError as exc:
-            raise IngestError(str(path), "not UTF-8 text; convert it first, e.g. iconv -f "
-                                         "latin1 -t utf-8 FILE > FILE.utf8") from exc
+            raise IngestError(str(path), f"not UTF-8 text; {convert_hint(str(path))}") from exc
         if "\x00" in sample:
             raise IngestError(str(path), "looks like a binary file, not CSV text")
         if path.suffix.lower() != ".tsv":
