@@ -5,13 +5,16 @@ The documents are written here; the real MiniLM embedder and the default pipelin
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from abstain.answer import Answer
 from abstain.embed.base import Embedder
 from abstain.pipeline import Pipeline
+from abstain.records import AnswerSentence, Sentence, render_sentences
 from abstain.stores.sqlite import SQLiteStore
+from abstain.verify.outcome import as_written
 
 HANDBOOK = """\
 # Engineering handbook
@@ -143,3 +146,41 @@ def test_a_rst_page_with_roles_and_code_reads_clean(pipe: Pipeline) -> None:
 def test_a_code_block_is_kept_whole(pipe: Pipeline) -> None:
     texts = [ev.text for ev in pipe.search("pip install acme-client").evidence]
     assert any("```\npip install acme-client\n```" in t for t in texts)
+
+
+RUNBOOK = """\
+# Gateway runbook
+
+## Restarting the gateway
+
+To restart the gateway without dropping connections, drain it first:
+
+```bash
+twctl drain --grace 90s
+systemctl restart tidewater-gw
+twctl undrain
+```
+
+The drain waits up to 90 seconds for open connections to close.
+"""
+
+
+def test_a_quoted_code_block_keeps_its_lines(tmp_path: Path, minilm: Embedder) -> None:
+    """A command quoted on one line would not run (found by a newcomer: the three lines of
+    a restart procedure came out as one)."""
+    (tmp_path / "runbook.md").write_text(RUNBOOK)
+    with Pipeline(SQLiteStore(tmp_path / "kb.db"), minilm) as pipe:
+        pipe.ingest([tmp_path / "runbook.md"])
+        restart = pipe.ask("How do I restart the gateway?")
+    assert restart.answered, restart.refusal
+    assert ("drain it first: [1]\n```\ntwctl drain --grace 90s\nsystemctl restart tidewater-gw"
+            "\ntwctl undrain\n```\n[1]\nThe drain waits") in restart.text
+
+
+def test_code_keeps_its_indentation_and_prose_its_one_line() -> None:
+    code = Sentence("def probe(client):\n    for attempt in range(3):\n        return True\n", (2,))
+    prose = Sentence("The probe  retries\tthree times.", (1,))
+    shown = [AnswerSentence(as_written(s).text, s.cites) for s in (prose, code, prose)]
+    assert render_sentences(shown) == (
+        "The probe retries three times. [1]\n```\ndef probe(client):\n    for attempt in "
+        "range(3):\n        return True\n```\n[2]\nThe probe retries three times. [1]")

@@ -8,6 +8,7 @@ re-exported where it was first defined (``abstain.answer.Check``,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -158,14 +159,33 @@ class AnswerSentence:
     evidence: tuple[int, ...] = ()
     """The same sources by their number in ``Answer.evidence`` (``Citation.evidence_n``)."""
 
+    @property
+    def is_block(self) -> bool:
+        """A quoted code block: several lines, shown as they are."""
+        return "\n" in self.text
+
     def rendered(self) -> str:
-        """The sentence followed by its markers: ``text [1][2]``."""
-        return f"{self.text} {''.join(f'[{n}]' for n in self.cites)}".strip()
+        """The sentence followed by its markers: ``text [1][2]``; a code block fenced, its
+        markers on the line after it (so a copied command carries none)."""
+        markers = "".join(f"[{n}]" for n in self.cites)
+        if self.is_block:
+            return f"```\n{self.text}\n```\n{markers}".rstrip()
+        return f"{self.text} {markers}".strip()
 
     def sources(self) -> list[dict[str, int]]:
         """Each distinct marker as ``{n, evidence_n}`` (the stream's ``sentence`` event)."""
         pairs = dict.fromkeys(zip(self.cites, self.evidence, strict=True))
         return [{"n": n, "evidence_n": evidence_n} for n, evidence_n in pairs]
+
+
+def render_sentences(sentences: Sequence[AnswerSentence]) -> str:
+    """An answer's text: its sentences in order, a code block on lines of its own."""
+    out = ""
+    for i, sentence in enumerate(sentences):
+        if i:
+            out += "\n" if sentence.is_block or sentences[i - 1].is_block else " "
+        out += sentence.rendered()
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from abstain.records import (
     LLMCall,
     Refusal,
     Sentence,
+    render_sentences,
 )
 from abstain.records import Stage as Stage
 from abstain.stated_confidence import gate_threshold, stated
@@ -169,7 +170,7 @@ def answer_of(trace: Trace) -> Answer:
                   verification_failed=outcome.triage == VERIFICATION_FAILED)
     return Answer(
         question=trace.question, answered=answered,
-        text=" ".join(s.rendered() for s in outcome.sentences), refusal=outcome.refusal,
+        text=render_sentences(outcome.sentences), refusal=outcome.refusal,
         confidence=confidence, display_confidence=display_confidence(confidence),
         triage=tier,
         citations=outcome.citations,

@@ -64,9 +64,12 @@ def render(answer: Answer, *, debug: bool = False) -> None:
         click.secho(f"Answer ({answer.triage}, confidence {shown_confidence(answer.confidence)}):",
                     fg="green", bold=True)
         click.echo(answer.text)
-        for c in answer.citations:
-            quote = " ".join(c.quote.split())
-            click.echo(f"  [{c.n}] {printable(c.source)} ({c.chunk_id}): \"{quote}\"")
+        quotes: dict[tuple[int, str, str], list[str]] = {}
+        for c in answer.citations:  # one line per marker: its quotes in answer order
+            quotes.setdefault((c.n, c.source, c.chunk_id), []).append(" ".join(c.quote.split()))
+        for (n, source, chunk_id), said in quotes.items():
+            shown = " … ".join(f'"{q}"' for q in dict.fromkeys(said))
+            click.echo(f"  [{n}] {printable(source)} ({chunk_id}): {shown}")
     else:
         assert answer.refusal is not None
         click.secho(f"Refused ({answer.refusal.reason}, confidence "

@@ -78,7 +78,11 @@ def verify(trace: Trace, verifier: Verifier | None, strictness: Strictness,
 
 
 def as_written(sentence: Sentence) -> Sentence:
-    """An unverified sentence as the answer shows it: its whitespace collapsed."""
+    """An unverified sentence as the answer shows it: its whitespace collapsed, but for a
+    quoted code block (a unit of several lines), whose lines and indentation are the code."""
+    lines = [line.rstrip() for line in sentence.text.strip("\n").split("\n")]
+    if len([line for line in lines if line.strip()]) > 1:
+        return Sentence("\n".join(lines), sentence.cites)
     return Sentence(" ".join(sentence.text.split()), sentence.cites)
 
 
