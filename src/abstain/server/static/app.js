@@ -65,9 +65,20 @@ const handlers = {
     $("status").textContent = "checking…";
   },
   sentence(d, ctx) {
-    if ($("answer").childNodes.length) $("answer").append(" ");
-    appendCited($("answer"), d.text);
-    const quote = d.text.replace(/\s*(\[\d+\])+\s*$/, "");
+    // a quoted code block comes fenced, its markers after it: shown as code, lines kept
+    const block = /^```\n([\s\S]*)\n```\n?((?:\[\d+\])*)$/.exec(d.text);
+    let quote;
+    if (block) {
+      const pre = el("pre");
+      pre.append(el("code", {}, block[1]));
+      $("answer").append(pre);
+      appendCited($("answer"), block[2]);
+      quote = block[1];
+    } else {
+      if ($("answer").childNodes.length) $("answer").append(" ");
+      appendCited($("answer"), d.text);
+      quote = d.text.replace(/\s*(\[\d+\])+\s*$/, "");
+    }
     // markers are numbered by first use; `sources` maps each to its evidence number
     for (const s of d.sources || []) {
       const ev = ctx.evidence[s.evidence_n - 1] || {};
