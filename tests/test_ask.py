@@ -11,7 +11,7 @@ from abstain.answer import Answer, Check
 from abstain.embed.base import Embedder
 from abstain.errors import UnknownWorkspace
 from abstain.gate import GateInput, GateThresholds
-from abstain.messages import LANGUAGES, refusal_message
+from abstain.messages import LANGUAGES, detect_language, refusal_message
 from abstain.pipeline import Pipeline
 
 
@@ -93,6 +93,13 @@ def test_refusal_in_every_shipped_language(sample_pipeline: Pipeline, lang: str,
     assert answer.language == lang
     assert answer.refusal is not None
     assert answer.refusal.message == refusal_message(answer.refusal.reason, lang)
+
+
+@pytest.mark.parametrize("question", ["Hvor ligger møterommet Ørn?",  # Norwegian, not Dutch
+                                      "Hur många semesterdagar har jag?",  # Swedish
+                                      "Quanti giorni di ferie ho?"])  # Italian, not Spanish
+def test_a_language_abstain_does_not_speak_gets_english(question: str) -> None:
+    assert detect_language(question) == "en"
 
 
 def test_messages_exist_for_every_language_and_differ() -> None:

@@ -187,21 +187,32 @@ def clarified_term(message: str) -> str | None:
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-@functools.lru_cache(maxsize=1)
-def _identifier() -> object:
+PLAUSIBLE = 0.2
+"""The language chosen among :data:`LANGUAGES` must be at least this probable among all the
+identifier knows: Norwegian is not read as Dutch, nor Italian as Spanish, just because those
+are the nearest shipped languages (a Dutch question that could be Afrikaans stays Dutch)."""
+
+
+@functools.lru_cache(maxsize=2)
+def _identifier(shipped_only: bool) -> object:
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     ident = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-    ident.set_languages(list(LANGUAGES))
+    if shipped_only:
+        ident.set_languages(list(LANGUAGES))
     return ident
 
 
 def detect_language(text: str, *, min_probability: float = 0.6) -> str:
-    """ISO 639-1 code among :data:`LANGUAGES`; English when unsure."""
+    """ISO 639-1 code among :data:`LANGUAGES`; English when unsure, and for a language abstain
+    does not speak."""
     sample = text[:1000]
     if len(_CJK.findall(sample)) >= 2:
         return "zh"
     if len(re.findall(r"\w", sample)) < 8:
         return "en"
-    lang, prob = _identifier().classify(sample)  # type: ignore[attr-defined]
-    return str(lang) if prob >= min_probability else "en"
+    lang, prob = _identifier(True).classify(sample)  # type: ignore[attr-defined]
+    if prob < min_probability:
+        return "en"
+    anywhere = dict(_identifier(False).rank(sample))  # type: ignore[attr-defined]
+    return str(lang) if anywhere.get(lang, 0.0) >= PLAUSIBLE else "en"
