@@ -249,6 +249,9 @@ def test_lexical_verifier_keeps_a_faithful_sentence() -> None:
     ("See the design note (2021).", True),
     ("Supported from 2019–2021.", True),
     ("Copyright 2024 Acme.", True),
+    ("Old laptops will be replaced in June.", True),
+    ("Reviews close by early March.", True),
+    ("You may replace it.", False),
 ])
 def test_a_year_counts_as_a_date_only_in_a_date_context(sentence: str, dated: bool) -> None:
     assert carries(sentence, AnswerType.DATE, versions=False) is dated
@@ -261,6 +264,11 @@ def test_times_and_x_are_not_units_of_duration() -> None:
     assert not carries("Writes are 2 x faster.", AnswerType.NUMBER, measure=how_long)
     assert carries("The timeout is 30 seconds.", AnswerType.NUMBER, measure=how_long)
     assert carries("The timeout is 1500.", AnswerType.NUMBER, measure=how_long)
+    # money is an amount of its currency, written either side
+    for sentence in ("A lost badge costs a fee of 150 NOK.", "A lost badge costs $150.",
+                     "The plan is 12 euros a month."):
+        assert carries(sentence, AnswerType.NUMBER,
+                       measure=measured("How much does a lost badge replacement cost?")), sentence
     # counting questions still count times
     assert carries("Requests are retried 3 times.", AnswerType.NUMBER,
                    measure=measured("How many times is a request retried?"))
@@ -272,6 +280,9 @@ def test_times_and_x_are_not_units_of_duration() -> None:
     ("The whole team decided.", False),
     ("The platform team maintains the replication code.", True),
     ("Zoë Müller maintains the project.", True),
+    ("Large refunds must be approved by the finance controller.", True),
+    ("Access requests are approved by your manager.", True),
+    ("Our managers approve it.", False),
 ])
 def test_a_who_answer_names_someone(sentence: str, named: bool) -> None:
     assert carries(sentence, AnswerType.NAME) is named

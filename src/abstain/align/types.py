@@ -61,8 +61,14 @@ _YEAR = (
     r"|minutes?|hours?|days?|[kmgt]i?b|bytes?|times|x|px|rows|items|requests)\b)")
 """A year in a date context ("in 2019", "released 2021", "(2019)", "2019–2021"); a bare
 number that looks like one ("The timeout is 2000 ms.") is no date."""
+_MONTH_NAMED = (r"\b(?:in|by|until|till|from|since|before|after|during|of|every|each|next|last"
+                r"|this)\s+(?:(?:early|mid|late|the\s+end\s+of|the\s+start\s+of)[\s-]+)?"
+                r"(?:january|february|march|april|may|june|july|august|september|october"
+                r"|november|december)\b")
+"""A month named after a preposition ("replaced in June", "by early March"): a date without
+a day or a year is still the answer to "when"."""
 _DATE = re.compile(
-    rf"{_YEAR}|\b\d{{4}}-\d\d(?:-\d\d)?\b|\b(?:{_MONTHS})\.?\s+\d|\b\d{{1,2}}\s+"
+    rf"{_YEAR}|{_MONTH_NAMED}|\b\d{{4}}-\d\d(?:-\d\d)?\b|\b(?:{_MONTHS})\.?\s+\d|\b\d{{1,2}}\s+"
     rf"(?:{_MONTHS})\b|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
     r"|\b\d{1,2}:\d\d\b|\b\d{1,2}\s?(?:am|pm)\b|\b(?:yesterday|today|tomorrow|ago|daily"
     r"|nightly|weekly|monthly|yearly|annually|hourly|quarterly)\b", re.IGNORECASE)
@@ -72,7 +78,12 @@ _VERSION_DATE = re.compile(r"\b(?:version|release|in|since|until|from|before|aft
 _ROLE_WORDS = frozenset(
     """team maintainer maintainers author authors developer developers company foundation
     organisation organization vendor owner administrator admin contributors community
-    staff department""".split())
+    staff department manager managers controller lead director officer engineer engineers
+    architect operator operators reviewer reviewers approver supervisor coordinator committee
+    board council chair secretary treasurer editor moderator steward desk""".split())
+_ONES_OWN = frozenset({"your"})
+"""Before a role it names the reader's own ("your manager" approves): someone in particular,
+where "our maintainers" or "the team" name no one."""
 
 
 def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = frozenset(),
@@ -104,8 +115,9 @@ def _named_role(sentence: str) -> bool:
     """A role named by what qualifies it ("the platform team", "the SQLite developers"); a
     bare "the team" or "our maintainers" names no one."""
     words = [fold(w).strip(".,;:!?()\"'") for w in sentence.split()]
-    return any(w in _ROLE_WORDS and i > 0 and words[i - 1] not in STOPWORDS | _UNNAMING
-               and words[i - 1] not in _ROLE_WORDS for i, w in enumerate(words))
+    return any(w in _ROLE_WORDS and i > 0 and (words[i - 1] in _ONES_OWN or (
+        words[i - 1] not in STOPWORDS | _UNNAMING and words[i - 1] not in _ROLE_WORDS))
+        for i, w in enumerate(words))
 
 
 _UNNAMING = frozenset("his her every whole entire same other".split())
@@ -130,10 +142,15 @@ NAME_RARITY = 0.5
 
 NUMBER_WINDOW = 4
 """How many words may stand between a number and what it counts ("the batch size is 100")."""
-_UNIT_TOKEN = re.compile(r"\w+|%")
+_UNIT_TOKEN = re.compile(r"\w+|[%$€£¥]")
+_CURRENCIES = frozenset(
+    """usd eur gbp jpy chf cad aud nzd cny inr sek nok dkk pln czk huf brl mxn zar sgd hkd krw
+    dollar dollars euro euros pound pounds cent cents yen kroner krona kronor franc francs
+    $ € £ ¥""".split())
+"""Money beside its amount ("a fee of 150 NOK", "12 euros", "$150")."""
 _UNITS = frozenset(
     """% percent percentage byte bytes kb mb gb tb kib mib gib ms millisecond milliseconds sec
     second seconds minute minutes min mins hour hours hr hrs day days week weeks month months
-    year years times x""".split())
+    year years times x""".split()) | _CURRENCIES
 _COUNTING_UNITS = frozenset({"times", "x"})
 """Units of a count or a ratio ("retried 3 times", "2 x faster"), not of a duration."""
