@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -148,6 +149,38 @@ def test_curated_answers_stay_first_when_the_reading_decides(sample_db: str,
                        thresholds=Preset.BALANCED.thresholds(reading_decides=True))
     assert answer.answered and answer.evidence[0].document.curated
     assert answer.citations[0].source.endswith("reset-admin-password.md")
+
+
+def test_a_curated_answer_to_the_very_question_is_not_vetoed(tmp_path: Path,
+                                                             minilm: Embedder) -> None:
+    """Found by a newcomer: a short curated Q&A was refused `unanswerable` when asked its own
+    question (the reader reads the window after its question title as no answer)."""
+    from abstain.stores.sqlite import SQLiteStore
+
+    (tmp_path / "vpn.md").write_text("---\ntitle: How do I connect to the VPN?\ncurated: true\n"
+                                     "---\n\nOpen the Nordlys VPN client and choose the Oslo-2 "
+                                     "gateway.\n")
+    (tmp_path / "office.md").write_text("# Office\n\nThe office opens at 08:00. Visitors sign "
+                                        "in at the front desk.\n")
+    with Pipeline(SQLiteStore(tmp_path / "kb.db"), minilm) as pipe:
+        pipe.ingest([tmp_path])
+        answer = pipe.ask("How do I connect to the VPN?")
+    assert answer.answered and "Oslo-2 gateway" in answer.text, answer.refusal
+    check = next(c for c in answer.checks if c.name == "answerability")
+    assert check.passed and check.detail.endswith("(curated match: exempt)")
+
+
+@pytest.mark.parametrize(("question", "same"), [
+    ("How do I connect to the VPN?", True),
+    ("how can I connect to the vpn from home", True),
+    ("How do I disconnect from the VPN?", False),
+    ("Which VPN gateway is in Bergen?", False),
+])
+def test_only_a_curated_page_that_asks_the_question_passes_the_readers_veto(
+        question: str, same: bool) -> None:
+    from abstain.gate import asks_the_same
+
+    assert asks_the_same(question, "How do I connect to the VPN?") is same
 
 
 def _ask_with(sample_db: str, minilm: Embedder, question: str, **options: Any) -> Answer:

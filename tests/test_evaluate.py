@@ -99,7 +99,7 @@ def test_every_signal_is_recorded(records_file: Path) -> None:
     assert set(answered.features) == {"top_fused_norm", "in_both", "best_cosine",
                                       "term_coverage", "answerability", "answer_read"}
     names = [c.name for c in answered.checks]
-    assert names[:3] == ["evidence", "best_distance", "answer_gate"]
+    assert names[:4] == ["evidence", "entity_existence", "best_distance", "answer_gate"]
     assert "calibrated_confidence" in names
     assert answered.chunks and answered.chunks[0].fused_score > 0
     assert all(0 <= c.confidence <= 100 for c in answered.chunks)

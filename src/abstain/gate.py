@@ -46,7 +46,7 @@ from abstain.records import (
     Stage,
     TermCounts,
 )
-from abstain.text import compound_likes, holds_compound, tokens
+from abstain.text import compound_likes, content_words, holds_compound, stem, tokens
 from abstain.trace import Outcome, Trace, ms_since
 
 if TYPE_CHECKING:
@@ -171,6 +171,7 @@ class _Scene:
     data: GateInput
     t: GateThresholds
     curated: bool
+    curated_question: bool = False
     _focus: Focus | None = None
     _coverage: tuple[Check, tuple[str, ...]] | None = None
 
@@ -209,6 +210,9 @@ class GateCheck:
     """None: the check does not apply (switched off, or nothing to read)."""
     curated_exempt: bool = False
     """A kept curated document passes it (an editor vouched for that text)."""
+    curated_question_exempt: bool = False
+    """A kept curated document whose title asks this question passes it
+    (:func:`asks_the_same`): the editor's answer to it, not one to a neighbouring question."""
     waivable: bool = False
     """A word-level stand-in for "the evidence answers the question", which a confident
     reading outranks."""
@@ -317,15 +321,17 @@ def _calibrated_confidence(c: _Scene) -> Finding:
 CHECKS: tuple[GateCheck, ...] = (
     GateCheck(CheckName.EVIDENCE, (RefusalReason.NO_EVIDENCE,), _evidence,
               settled_without_reading=True),
+    # before the retrieval-strength checks: "Madrid was not found in the documents" says
+    # more than "not enough information" when both hold
+    GateCheck(CheckName.ENTITY_EXISTENCE,
+              (RefusalReason.UNKNOWN_ENTITY, RefusalReason.ENTITY_NOT_IN_EVIDENCE),
+              _entity_existence, settled_without_reading=True),
     GateCheck(CheckName.BEST_DISTANCE, (RefusalReason.WEAK_EVIDENCE,), _best_distance,
               curated_exempt=True, settled_without_reading=True),
     GateCheck(CheckName.ANSWER_GATE, (RefusalReason.LOW_CONFIDENCE,), _answer_gate,
               curated_exempt=True, settled_without_reading=True),
     GateCheck(CheckName.TERM_COVERAGE, (RefusalReason.LOW_COVERAGE,), _term_coverage,
               curated_exempt=True, waivable=True),
-    GateCheck(CheckName.ENTITY_EXISTENCE,
-              (RefusalReason.UNKNOWN_ENTITY, RefusalReason.ENTITY_NOT_IN_EVIDENCE),
-              _entity_existence, settled_without_reading=True),
     GateCheck(CheckName.INFORMATIVE_COVERAGE, (RefusalReason.LOW_COVERAGE,),
               _informative_coverage, curated_exempt=True, waivable=True),
     GateCheck(CheckName.PASSAGE_COVERAGE, (RefusalReason.LOW_COVERAGE,), _passage_coverage,
@@ -334,8 +340,11 @@ CHECKS: tuple[GateCheck, ...] = (
               waivable=True),
     GateCheck(CheckName.TOP_RATIO, (RefusalReason.NO_CLEAR_WINNER,), _top_ratio,
               settled_without_reading=True),
+    # an editor's answer to this very question is not vetoed by the reader, which reads a
+    # window after a title that repeats the question as a poor answer (0.07 for "How do I
+    # connect to the VPN?" over its own curated answer, 0.58 read plain)
     GateCheck(CheckName.ANSWERABILITY, (RefusalReason.UNANSWERABLE,), _answerability,
-              reads=True),
+              curated_question_exempt=True, reads=True),
     GateCheck(CheckName.CALIBRATED_CONFIDENCE, (RefusalReason.LOW_CONFIDENCE,),
               _calibrated_confidence, curated_exempt=True, reads=True),
 )
@@ -349,6 +358,18 @@ SETTLED_WITHOUT_READING = frozenset(c.name for c in CHECKS if c.settled_without_
 """Refusals a reading could not overturn: the gate decides them before the reader runs, so
 they cost nothing extra."""
 CURATED = " (curated match: exempt)"
+
+
+SAME_QUESTION = 0.6
+"""Jaccard overlap of content-word stems at which a curated page's title asks the question
+("How do I connect to the VPN from home?" and the title "How do I connect to the VPN?";
+not "How do I disconnect from the VPN?")."""
+
+
+def asks_the_same(question: str, title: str) -> bool:
+    """Whether a curated page titled ``title`` is the editor's answer to ``question``."""
+    asked, titled = ({stem(w) for w in content_words(text)} for text in (question, title))
+    return bool(asked and titled) and len(asked & titled) / len(asked | titled) >= SAME_QUESTION
 
 
 def settled_before_reading(failing: Collection[str]) -> bool:
@@ -389,7 +410,10 @@ class Gate:
         ``earlier``: this question's evaluation before its evidence was read; its findings
         are reused but for the checks that read the reading (:attr:`GateCheck.reads`)."""
         t = self.thresholds
-        scene = _Scene(data, t, any(e.document.curated for e in data.evidence))
+        scene = _Scene(data, t, any(e.document.curated for e in data.evidence),
+                       any(e.document.curated and asks_the_same(data.question.text,
+                                                                e.document.title)
+                           for e in data.evidence))
         waive = (data.reading is not None and t.waive_lexical_at is not None
                  and data.reading.answerability >= t.waive_lexical_at)
         reused = dict(earlier.findings) if earlier is not None else {}
@@ -402,7 +426,8 @@ class Gate:
             if finding is None:
                 continue
             check = finding.check
-            if row.curated_exempt and scene.curated and not check.passed:
+            if not check.passed and ((row.curated_exempt and scene.curated) or
+                                     (row.curated_question_exempt and scene.curated_question)):
                 check = replace(check, passed=True, detail=check.detail + CURATED)
             elif row.waivable and waive and not check.passed:
                 assert data.reading is not None and t.waive_lexical_at is not None
