@@ -168,3 +168,13 @@ def test_a_renamed_file_is_pointed_out_until_pruned(tmp_path: Path) -> None:
     code, out = _ingest(str(docs), "--db", db)
     assert code == 0
     assert f"1 document still answers though its file is gone: {docs / 'a.md'}" in out
+
+
+def test_the_first_ingest_says_it_made_a_new_database(tmp_path: Path) -> None:
+    """A typo in --db makes a new store (and folders): said, so it does not pass unnoticed."""
+    (tmp_path / "a.md").write_text("# A\n\nalpha")
+    db = tmp_path / "typo" / "kb.db"
+    code, out = _ingest(str(tmp_path / "a.md"), "--db", str(db))
+    assert code == 0 and f"new database {db}" in out
+    code, out = _ingest(str(tmp_path / "a.md"), "--db", str(db))
+    assert code == 0 and "new database" not in out

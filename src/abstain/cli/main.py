@@ -80,6 +80,8 @@ def ingest(paths: tuple[str, ...], db: str | None, store: str | None, workspace:
     check_paths_exist(paths)
     settings = settings_from(db, store, workspace, embedder=embedder)
     with Pipeline.from_settings(settings) as pipe:
+        if getattr(pipe.store, "created", False):
+            click.echo(f"new database {printable(str(pipe.store))}", err=True)
         files = sum(1 for _ in _iter(paths, follow_symlinks))
         bar = None if (quiet or as_json) else _Bar(files)
         try:

@@ -68,6 +68,9 @@ class SQLiteStore(VectorArm, KeywordIndexed):
         self.path = str(path)
         if not create and self.path != ":memory:" and not Path(self.path).expanduser().exists():
             raise NoDatabase(self.path)
+        self.created = self.path != ":memory:" and not Path(self.path).expanduser().exists()
+        """This opening made the database (a new file, and its folder if need be): the CLI
+        says so, so that a typo in ``--db`` does not pass for the store meant."""
         if self.path != ":memory:":
             try:
                 Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
