@@ -244,3 +244,11 @@ def test_delete_takes_an_id_a_source_or_a_path_spelt_from_here(
     assert pipe.delete(by_source["b.md"].source)
     assert pipe.delete("docs/c.md")
     assert not pipe.delete("docs/c.md") and pipe.documents() == []
+
+
+def test_the_stores_own_database_in_the_folder_is_not_a_document(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nalpha")
+    with Pipeline(SQLiteStore(tmp_path / "kb.db"), HashingEmbedder()) as pipe:
+        pipe.ingest([tmp_path])
+        report = pipe.ingest([tmp_path])
+    assert report.unchanged == [str(tmp_path / "a.md")] and report.skipped == []

@@ -164,7 +164,11 @@ class Ingester:
         self._pending = [] if isinstance(self.store, BulkStore) else None
         self._pending_chunks = 0
         try:
+            own = self._own_files()
+            beside = own_folders(own)
             for item in iter_sources(given, follow_symlinks=self.follow_symlinks):
+                if item.source in own or item.source.startswith(beside):
+                    continue  # the store's own database, written beside the documents
                 seen.add(item.source)
                 try:
                     if isinstance(item, Skip):
@@ -205,6 +209,15 @@ class Ingester:
             parsed = dataclasses.replace(parsed, title=title)
         self._write(source, digest, parsed, report, origin="text", existed=existing is not None)
         return report
+
+    def _own_files(self) -> frozenset[str]:
+        """The store's database file and its companions (``-wal``, ``-shm``, ``-journal``)
+        when the store is a file: never ingested as documents."""
+        path = getattr(self.store, "path", None)
+        if not isinstance(path, str) or path == ":memory:":
+            return frozenset()
+        base = os.path.realpath(os.path.expanduser(path))
+        return frozenset({base, *(base + end for end in ("-wal", "-shm", "-journal"))})
 
     def _kept(self, source: str, reason: str) -> str:
         """A skip's reason, saying so when an earlier version of the file stays in the
@@ -361,6 +374,13 @@ class Ingester:
     def _progress(self, event: str, n: int) -> None:
         if self.on_progress is not None:
             self.on_progress(event, n)
+
+
+def own_folders(own: frozenset[str]) -> tuple[str, ...]:
+    """The folders a file store keeps beside its database (``.ann/``, ``.kw/`` indexes)."""
+    return tuple(f"{base}{end}{os.sep}" for base in own if not base.endswith(("-wal", "-shm",
+                                                                            "-journal"))
+                 for end in (".ann", ".kw"))
 
 
 def file_hash(path: Path) -> str:
