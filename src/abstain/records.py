@@ -48,10 +48,10 @@ class CheckName(StrEnum):
     VOCABULARY = "vocabulary"
     # the gate, in the order it runs them
     EVIDENCE = "evidence"
+    ENTITY_EXISTENCE = "entity_existence"
     BEST_DISTANCE = "best_distance"
     ANSWER_GATE = "answer_gate"
     TERM_COVERAGE = "term_coverage"
-    ENTITY_EXISTENCE = "entity_existence"
     INFORMATIVE_COVERAGE = "informative_coverage"
     PASSAGE_COVERAGE = "passage_coverage"
     ANSWER_TYPE = "answer_type"
