@@ -417,3 +417,14 @@ def test_a_run_given_a_calibration_and_an_answer_confidence_is_refused(hashing_d
                    answer_confidence=shipped_answer_confidence(), limit=2)
     with pytest.raises(ConfigError, match="not both"):
         execute(spec, progress=False)
+
+
+def test_a_questions_file_given_as_records_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    questions = tmp_path / "mine.jsonl"
+    questions.write_text('{"question": "What port?", "expected": "answer"}\n')
+    for command in (["eval", "--records", str(questions)],
+                    ["calibrate", "--records", str(questions), "-o", str(tmp_path / "c.json")]):
+        result = CliRunner().invoke(cli, command)
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+        assert "line 1: not a record saved by --save-records" in result.output
+        assert "pass it as the DATA argument" in result.output

@@ -330,3 +330,20 @@ def test_refit_is_an_answer_confidence_option(db: str, tmp_path: Path) -> None:
     out = _run("calibrate", str(QUESTIONS), "--db", db, "--refit", "offset",
                "-o", str(tmp_path / "c.json"), ok=False)
     assert "--refit chooses how the answer confidence is refitted" in out
+
+
+def test_labelling_again_keeps_the_note_and_gold_sources_not_given(db: str) -> None:
+    """Bulk relabelling erased an entry's gold source and note (found by a newcomer)."""
+    _run("log", "on", "--db", db)
+    _run("ask", "What is the default value of storage.cache_mb?", "--db", db)
+    [entry] = _entries(db)
+    eid = str(entry["id"])
+    _run("log", "label", eid, "--expected", "answer", "--gold-source",
+         "reference/configuration.md", "--note", "cache section", "--db", db)
+    _run("log", "label", eid, "--expected", "answer", "--db", db)
+    [entry] = _entries(db)
+    assert (entry["note"], entry["gold_sources"]) == ("cache section",
+                                                      ["reference/configuration.md"])
+    _run("log", "label", eid, "--expected", "refuse", "--note", "", "--db", db)
+    [entry] = _entries(db)
+    assert (entry["expected"], entry["note"]) == ("refuse", "")

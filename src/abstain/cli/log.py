@@ -181,15 +181,19 @@ def log_show(entry_id: int, db: str | None, store: str | None, workspace: str,
 @click.argument("entry_ids", nargs=-1, required=True, type=int)
 @click.option("--expected", type=click.Choice(["answer", "refuse"]), required=True,
               help="answer: the documents hold the answer; refuse: they do not.")
-@click.option("--note", default="", help="Why (kept with the label).")
+@click.option("--note", default=None,
+              help="Why (kept with the label) [default: the entry's note, if any].")
 @click.option("--gold-source", "gold_sources", multiple=True, metavar="SOURCE",
               help="A document that holds the answer (repeatable); lets eval judge "
-                   "whether an answer cited the right source.")
+                   "whether an answer cited the right source [default: the entry's].")
 @store_options
-def log_label(entry_ids: tuple[int, ...], expected: str, note: str,
+def log_label(entry_ids: tuple[int, ...], expected: str, note: str | None,
               gold_sources: tuple[str, ...], db: str | None, store: str | None,
               workspace: str) -> None:
     """Label entries: should the gate have answered (answer) or refused (refuse)?
+
+    Labelling an entry again keeps the note and gold sources it has unless new
+    ones are given.
 
     \b
     Examples:
@@ -199,7 +203,11 @@ def log_label(entry_ids: tuple[int, ...], expected: str, note: str,
     missing = 0
     with opened_log(db, store) as qlog:
         for entry_id in entry_ids:
-            if qlog.label(workspace, entry_id, expected, note, gold_sources):
+            entry = qlog.get(workspace, entry_id)
+            kept_note = note if note is not None else (entry.note if entry else "") or ""
+            kept_gold = gold_sources or (tuple(entry.gold_sources) if entry else ())
+            if entry is not None and qlog.label(workspace, entry_id, expected, kept_note,
+                                                kept_gold):
                 click.echo(f"labelled {entry_id}: expected {expected}")
             else:
                 missing += 1

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from abstain.errors import InputError
 from abstain.evaluate.data import LabelledQuestion, parse_record
 from abstain.text import fold
 
@@ -204,6 +205,8 @@ def save_records(records: Iterable[QuestionRecord], path: str | Path) -> None:
 
 
 def load_records(path: str | Path) -> list[QuestionRecord]:
+    """The records a run saved (``--save-records``); :class:`~abstain.errors.InputError`
+    naming the line when the file is not one (a questions file, a truncated run)."""
     out: list[QuestionRecord] = []
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh, start=1):
@@ -211,5 +214,9 @@ def load_records(path: str | Path) -> list[QuestionRecord]:
                 try:
                     out.append(QuestionRecord.from_json(json.loads(line)))
                 except (ValueError, KeyError, TypeError) as exc:
-                    raise ValueError(f"{path}: line {n}: not a harness record ({exc})") from exc
+                    hint = ("; it looks like a questions file: pass it as the DATA argument"
+                            if isinstance(exc, KeyError) and '"question"' in line else "")
+                    raise InputError(f"{path}: line {n}: not a record saved by "
+                                     f"--save-records ({type(exc).__name__}: {exc}){hint}"
+                                     ) from exc
     return out
