@@ -428,3 +428,29 @@ def test_a_questions_file_given_as_records_is_an_error_not_a_traceback(tmp_path:
         assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
         assert "line 1: not a record saved by --save-records" in result.output
         assert "pass it as the DATA argument" in result.output
+
+
+def test_answers_no_label_can_judge_are_left_out_of_precision_and_counted() -> None:
+    from abstain.evaluate.data import LabelledQuestion
+    from abstain.evaluate.records import QuestionRecord
+    from abstain.evaluate.report import format_table, summarize
+
+    def record(question: str, expected: str, keys: tuple[str, ...], answer: str
+               ) -> QuestionRecord:
+        item = LabelledQuestion(question, expected, "answerable" if expected == "answer"
+                                else "off_topic", answer_keys=keys)
+        return QuestionRecord(item, answered=True, reason=None, confidence=0.8, features={},
+                              checks=(), chunks=(), answer_text=answer)
+
+    records = [record("a", "answer", ("42",), "It is 42."),
+               record("b", "answer", (), "Unlabelled."),
+               record("c", "answer", (), "Unlabelled too."),
+               record("d", "refuse", (), "Said anyway.")]
+    summary = summarize(records)
+    assert (summary["answer_precision"], summary["answers_unjudged"]) == (0.5, 2)
+    assert summary["right_answer_recall"] == 1.0
+    assert [w["question"] for w in summary["answered_should_refuse"]] == ["d"]
+    text = format_table(summary)
+    assert "answer precision 0.500 (1 right of 2 answers given and judged)" in text
+    assert "2 more answers to answerable questions without answer_keys" in text
+    assert "answered, should refuse (off_topic): d" in text

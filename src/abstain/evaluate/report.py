@@ -41,10 +41,13 @@ def summarize(records: Sequence[QuestionRecord]) -> dict[str, Any]:
     answered_pos = [r for r in records if r.answered and r.should_answer]
     judged = [r.correct for r in answered_pos if r.correct is not None]
     given = sum(r.answered for r in records)
-    answerable = sum(pos)
     right = sum(r.right for r in records)
-    can_judge = any(r.item.answer_keys or r.item.gold_answer or r.item.gold_sources
-                    for r in records if r.should_answer)
+    labelled = [r for r in records if r.should_answer and _judgeable(r)]
+    can_judge = bool(labelled)
+    # an answer to an answerable question nothing can judge is neither right nor wrong: it
+    # is left out of precision (and its question out of recall), and counted
+    unjudged = sum(1 for r in answered_pos if not _judgeable(r))
+    judged_given = given - unjudged
     latency = np.asarray([r.latency_ms for r in records] or [math.nan])
     summary: dict[str, Any] = {
         "n": len(records),
@@ -53,14 +56,19 @@ def summarize(records: Sequence[QuestionRecord]) -> dict[str, Any]:
         "aurc": _clean(rc.aurc),
         **gates["abstain"],
         "answers_given": given,
+        "answers_unjudged": unjudged,
         "right_answers": right if can_judge else None,
-        "right_answer_recall": _clean(right / answerable if can_judge and answerable
-                                      else math.nan),
-        "answer_precision": _clean(right / given if can_judge and given else math.nan),
+        "right_answer_recall": _clean(right / len(labelled) if can_judge else math.nan),
+        "answer_precision": _clean(right / judged_given if can_judge and judged_given
+                                   else math.nan),
         "answered_correct": _clean(sum(judged) / len(judged) if judged else math.nan),
         "correctness": {"answered_answerable": len(answered_pos), "judged": len(judged),
                         "correct": sum(judged), "wrong": len(judged) - sum(judged)},
         "wrong_answers": [_wrong(r) for r in answered_pos if r.correct is False],
+        "answered_should_refuse": [
+            {"question": r.item.question, "category": r.item.category,
+             "cited_sources": list(r.cited_sources), "answer": r.answer_text[:300]}
+            for r in records if r.answered and not r.should_answer],
         "reliability": [{"low": b.low, "high": b.high, "count": b.count,
                          "confidence": _clean(b.confidence), "accuracy": _clean(b.accuracy)}
                         for b in table],
@@ -73,6 +81,11 @@ def summarize(records: Sequence[QuestionRecord]) -> dict[str, Any]:
         "errors": sum(r.error is not None for r in records),
     }
     return summary
+
+
+def _judgeable(r: QuestionRecord) -> bool:
+    """Whether the labels can tell a right answer to this question from a wrong one."""
+    return bool(r.item.answer_keys or r.item.gold_answer or r.item.gold_sources)
 
 
 def _wrong(r: QuestionRecord) -> dict[str, Any]:
@@ -178,10 +191,17 @@ def format_table(summary: dict[str, Any]) -> str:
              f"  AURC {_f(summary['aurc'])}  latency p50 {_f(summary['latency_ms']['p50'], 1)}"
              f" ms, p95 {_f(summary['latency_ms']['p95'], 1)} ms"]
     if summary.get("right_answers") is not None:
+        unjudged = summary.get("answers_unjudged") or 0
+        judged = summary["answers_given"] - unjudged
         lines.append(f"answer precision {_f(summary['answer_precision'])} "
-                     f"({summary['right_answers']} right of {summary['answers_given']} answers "
-                     f"given)  right-answer recall {_f(summary['right_answer_recall'])}  "
+                     f"({summary['right_answers']} right of {judged} answers "
+                     f"given{' and judged' if unjudged else ''})  right-answer recall "
+                     f"{_f(summary['right_answer_recall'])}  "
                      f"answerable answered {_f(summary['answer_rate'])}")
+        if unjudged:
+            lines.append(f"  ({unjudged} more answer{'s' if unjudged > 1 else ''} to answerable "
+                         "questions without answer_keys, gold_answer or gold_sources could not "
+                         "be judged: left out of both)")
     cats = list(summary["counts_by_category"])
     header = f"{'gate':<10}{'answer rate':>12}{'false acc.':>11}{'refusal acc':>12}" + "".join(
         f"{c[:18]:>20}" for c in cats) + f"{'AUROC':>8}"
@@ -230,6 +250,8 @@ def _correctness_lines(summary: dict[str, Any]) -> list[str]:
                     "questions; no gold_sources / gold_answer to judge them by)"]
     lines = ["", f"answered correctly: {c['correct']} of {c['judged']} judged answers "
                  f"({_f(summary['answered_correct'])}); wrong answers: {c['wrong']}"]
+    for w in summary.get("answered_should_refuse") or []:
+        lines.append(f"  answered, should refuse ({w['category']}): {w['question']}")
     for w in summary["wrong_answers"]:
         lines.append(f"  wrong: {w['question']}")
         lines.append(f"         cited {', '.join(w['cited_sources']) or '-'}; gold "
