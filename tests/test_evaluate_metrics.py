@@ -129,3 +129,12 @@ def test_an_offset_recovers_the_shift_and_its_prior_holds_few_labels_back() -> N
     assert 0 < few < fit_offset(z[:8], np.ones(8, dtype=bool), prior_sd=10.0)
     assert fit_offset([], []) == 0.0
 
+
+
+@pytest.mark.parametrize("gold", ["reference/configuration.md", "/reference/configuration.md",
+                                  "./reference/configuration.md", "configuration.md"])
+def test_a_gold_source_matches_as_a_path_suffix_however_it_starts(gold: str) -> None:
+    from abstain.evaluate.records import is_gold
+
+    assert is_gold("/srv/kb/reference/configuration.md", [gold])
+    assert not is_gold("/srv/kb/reference/my-configuration.md", [gold])

@@ -177,15 +177,23 @@ def unmarked(text: str) -> str:
 
 def is_gold(source: str, gold: tuple[str, ...] | list[str]) -> bool:
     """A stored source matches a gold source exactly or as a path suffix
-    (``src/.../reference/cli.html`` matches ``reference/cli.html``)."""
-    return any(source == g or source.endswith("/" + g) for g in gold)
+    (``src/.../reference/cli.html`` matches ``reference/cli.html``, ``/reference/cli.html``
+    and ``./reference/cli.html``)."""
+    return any(_matches(source, g) for g in gold)
+
+
+def _matches(source: str, gold: str) -> bool:
+    if source == gold:
+        return True
+    suffix = gold.replace("\\", "/").removeprefix("./").lstrip("/")
+    return bool(suffix) and (source == suffix or source.endswith("/" + suffix))
 
 
 def gold_ranking(ranked: tuple[str, ...], gold: tuple[str, ...]) -> tuple[str, ...]:
     """The ranking with each source that matches a gold source replaced by that gold name."""
     out = []
     for s in ranked:
-        hit = next((g for g in gold if s == g or s.endswith("/" + g)), None)
+        hit = next((g for g in gold if _matches(s, g)), None)
         out.append(hit if hit is not None else s)
     return tuple(dict.fromkeys(out))
 
