@@ -201,7 +201,8 @@ def weigh(checks: Sequence[Check], features: Mapping[str, float], model: AnswerC
           threshold: float, *, curated: bool = False, source: str = "the model's own"
           ) -> tuple[tuple[Check, ...], float]:
     """The gate's checks with the ``calibrated_confidence`` check deciding on the model's
-    P(right) against ``threshold`` (a curated close match stays exempt), and that P(right).
+    P(right) against ``threshold`` (a curated match, :func:`abstain.gate.curated_match`,
+    stays exempt), and that P(right).
     The other checks keep their verdicts: each still refuses when it fails."""
     values = signals(features, checks)
     p = model.confidence(values)

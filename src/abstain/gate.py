@@ -7,9 +7,9 @@ confident reading may waive it, or it is settled before any reading. Each check 
 check decides the refusal reason; all checks are still reported so ``--debug`` shows the
 whole picture.
 
-Curated documents (front matter ``curated: true``) rank first and are exempt
-from the confidence checks when one of them is a close match (an editor vouched
-for that text); the entity check still applies to them.
+Curated documents (front matter ``curated: true``) rank first; one whose title asks the
+question (:func:`curated_match`: an editor's answer to it) is exempt from the confidence,
+coverage and reading checks; the entity and answer-type checks still apply to it.
 
 :func:`gate` is the question path's stage: it runs the checks on the scored trace and,
 when one fails, ends it with the refusal that check names.
@@ -171,7 +171,6 @@ class _Scene:
     data: GateInput
     t: GateThresholds
     curated: bool
-    curated_question: bool = False
     _focus: Focus | None = None
     _coverage: tuple[Check, tuple[str, ...]] | None = None
 
@@ -209,10 +208,8 @@ class GateCheck:
     run: Callable[[_Scene], Finding | None]
     """None: the check does not apply (switched off, or nothing to read)."""
     curated_exempt: bool = False
-    """A kept curated document passes it (an editor vouched for that text)."""
-    curated_question_exempt: bool = False
-    """A kept curated document whose title asks this question passes it
-    (:func:`asks_the_same`): the editor's answer to it, not one to a neighbouring question."""
+    """A curated match passes it (:func:`curated_match`: an editor's answer to this very
+    question)."""
     waivable: bool = False
     """A word-level stand-in for "the evidence answers the question", which a confident
     reading outranks."""
@@ -340,11 +337,10 @@ CHECKS: tuple[GateCheck, ...] = (
               waivable=True),
     GateCheck(CheckName.TOP_RATIO, (RefusalReason.NO_CLEAR_WINNER,), _top_ratio,
               settled_without_reading=True),
-    # an editor's answer to this very question is not vetoed by the reader, which reads a
-    # window after a title that repeats the question as a poor answer (0.07 for "How do I
-    # connect to the VPN?" over its own curated answer, 0.58 read plain)
+    # the reader reads a window after a title that repeats the question as a poor answer
+    # (0.07 for "How do I connect to the VPN?" over its own curated answer, 0.58 read plain)
     GateCheck(CheckName.ANSWERABILITY, (RefusalReason.UNANSWERABLE,), _answerability,
-              curated_question_exempt=True, reads=True),
+              curated_exempt=True, reads=True),
     GateCheck(CheckName.CALIBRATED_CONFIDENCE, (RefusalReason.LOW_CONFIDENCE,),
               _calibrated_confidence, curated_exempt=True, reads=True),
 )
@@ -370,6 +366,15 @@ def asks_the_same(question: str, title: str) -> bool:
     """Whether a curated page titled ``title`` is the editor's answer to ``question``."""
     asked, titled = ({stem(w) for w in content_words(text)} for text in (question, title))
     return bool(asked and titled) and len(asked & titled) / len(asked | titled) >= SAME_QUESTION
+
+
+def curated_match(question: str, evidence: Sequence[Evidence]) -> bool:
+    """A kept curated page whose title asks ``question`` (:func:`asks_the_same`): the answer
+    an editor wrote for it, which passes the confidence, coverage and reading checks. A
+    curated page kept for a neighbouring question is judged like any other (the "web admin
+    console" port, not in the ports Q&A, was answered `confident` through it)."""
+    return any(e.document.curated and asks_the_same(question, e.document.title)
+               for e in evidence)
 
 
 def settled_before_reading(failing: Collection[str]) -> bool:
@@ -398,7 +403,7 @@ class Gate:
         threshold = self.thresholds.min_answer_confidence
         checks, p = weigh(result.checks, data.features.as_dict(), model,
                           model.threshold if threshold is None else threshold,
-                          curated=any(e.document.curated for e in data.evidence),
+                          curated=curated_match(data.question.text, data.evidence),
                           source="the answer confidence's certified threshold"
                           if threshold is None else "GateThresholds.min_answer_confidence")
         failed = next((c for c in checks if not c.passed), None)
@@ -410,10 +415,7 @@ class Gate:
         ``earlier``: this question's evaluation before its evidence was read; its findings
         are reused but for the checks that read the reading (:attr:`GateCheck.reads`)."""
         t = self.thresholds
-        scene = _Scene(data, t, any(e.document.curated for e in data.evidence),
-                       any(e.document.curated and asks_the_same(data.question.text,
-                                                                e.document.title)
-                           for e in data.evidence))
+        scene = _Scene(data, t, curated_match(data.question.text, data.evidence))
         waive = (data.reading is not None and t.waive_lexical_at is not None
                  and data.reading.answerability >= t.waive_lexical_at)
         reused = dict(earlier.findings) if earlier is not None else {}
@@ -426,8 +428,7 @@ class Gate:
             if finding is None:
                 continue
             check = finding.check
-            if not check.passed and ((row.curated_exempt and scene.curated) or
-                                     (row.curated_question_exempt and scene.curated_question)):
+            if row.curated_exempt and scene.curated and not check.passed:
                 check = replace(check, passed=True, detail=check.detail + CURATED)
             elif row.waivable and waive and not check.passed:
                 assert data.reading is not None and t.waive_lexical_at is not None

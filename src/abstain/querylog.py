@@ -23,6 +23,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from abstain.errors import StoreError
+from abstain.gate import curated_match
 from abstain.stores.log_base import (
     EXPECTED,
     SETTINGS_KEY,
@@ -85,7 +86,7 @@ def entry_of(answer: Answer, *, redact: bool, calibration: str = "") -> NewEntry
         "answer": None if redact or not answer.answered else answer.text,
         "chunks": chunks,
         "retrieved_coverage": term_coverage(content_words(answer.question), answer.evidence)[0],
-        "curated": evidence_passed and any(e.document.curated for e in answer.evidence),
+        "curated": evidence_passed and curated_match(answer.question, answer.evidence),
         "timings_ms": {k: round(v, 2) for k, v in answer.timings_ms.items()},
         "llm_calls": [c.to_json() for c in answer.llm_calls],
         "notes": list(answer.notes), "tier": answer.tier, "generator": answer.generator,

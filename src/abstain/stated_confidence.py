@@ -7,8 +7,8 @@ with a calibration file or a reading the retrieval calibration (:mod:`abstain.co
 So:
 
 * an **answer** states that confidence, which passed the check and so is at or above its
-  threshold. A curated close match is exempt from that check; its confidence is raised to
-  the threshold.
+  threshold. A curated match (:func:`abstain.gate.curated_match`) is exempt from that
+  check; its confidence is raised to the threshold.
 * a **refusal by the confidence** states that confidence (below the threshold), also when
   a check before it failed too.
 * a **refusal by any other check** states the share of questions refused by that check that

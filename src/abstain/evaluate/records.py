@@ -60,7 +60,8 @@ class QuestionRecord:
     retrieved_coverage: float = 0.0
     """Query-term coverage over every retrieved chunk (the ``seed003`` baseline's check)."""
     curated: bool = False
-    """A curated close match was kept: the pipeline exempts it from the confidence checks."""
+    """A curated match was kept (:func:`abstain.gate.curated_match`): the pipeline exempts it
+    from the confidence checks."""
     cited_sources: tuple[str, ...] = ()
     answer_text: str = ""
     latency_ms: float = 0.0

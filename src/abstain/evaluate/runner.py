@@ -18,6 +18,7 @@ from abstain.evaluate.data import CollectionDoc, LabelledQuestion
 from abstain.evaluate.records import CheckValue, ChunkSignal, QuestionRecord, _num
 from abstain.evidence import ArmHit, ChunkKind
 from abstain.fuse import rrf
+from abstain.gate import curated_match
 from abstain.ingest import document_id, embedding_text, text_hash
 from abstain.ingest.blocks import ParsedDocument
 from abstain.ingest.chunk import chunk_document
@@ -147,7 +148,7 @@ def _record(pipe: Pipeline, item: LabelledQuestion, answer: Answer | None,
         reason=answer.refusal.reason if answer.refusal else None,
         confidence=float(answer.confidence), features=features, checks=checks,
         chunks=chunks, rankings=rankings, retrieved_coverage=coverage,
-        curated=any(e.document.curated for e in answer.evidence) and bool(answer.evidence)
+        curated=curated_match(answer.question, answer.evidence)
         and any(c.name == "evidence" and c.passed for c in answer.checks),
         cited_sources=tuple(dict.fromkeys(c.source for c in answer.citations)),
         answer_text=answer.text, latency_ms=latency)
