@@ -36,12 +36,27 @@ def config(tmp_path: Path) -> Path:
 def test_each_option_names_its_origin(config: Path) -> None:
     resolved = resolve({"strictness": "strict"}, config=str(config),
                        environ={"ABSTAIN_LLM_MODEL": "qwen"})
-    assert resolved.options == AskOptions(store="kb.db", preset="strict", llm_model="qwen",
-                                          llm_timeout=20.0, strictness="strict")
+    assert resolved.options == AskOptions(store=str(config.parent / "kb.db"), preset="strict",
+                                          llm_model="qwen", llm_timeout=20.0,
+                                          strictness="strict")
     assert resolved.origins["store"] == str(config)
     assert resolved.origins["llm_model"] == "env ABSTAIN_LLM_MODEL"
     assert resolved.origins["strictness"] == "flag --strictness"
     assert resolved.origins["reader"] == "default"
+
+
+@pytest.mark.parametrize(("store", "read"), [
+    ("kb.db", "{here}/kb.db"), ("../kb.db", "{here}/../kb.db"), ("/srv/kb.db", "/srv/kb.db"),
+    ("postgresql://kb@db/kb", "postgresql://kb@db/kb"), (":memory:", ":memory:")])
+def test_a_store_named_in_the_file_is_relative_to_the_file(tmp_path: Path, store: str,
+                                                           read: str) -> None:
+    """As the calibration files are: the same file works from any folder (a newcomer's
+    `--config ../abstain.toml` found no database at `../kb.db`)."""
+    path = tmp_path / "cfg" / "abstain.toml"
+    path.parent.mkdir()
+    path.write_text(f"store = {store!r}\n", encoding="utf-8")
+    resolved = resolve({}, config=str(path), environ={})
+    assert resolved.options.store == read.format(here=path.parent)
 
 
 def test_workspace_overrides_yield_to_flags(config: Path) -> None:

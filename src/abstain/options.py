@@ -251,10 +251,19 @@ def _checked(table: dict[str, Any], path: Path, where: str, allowed: set[str] | 
         if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
             kind = " or ".join(t.__name__ for t in types)
             raise ConfigError(f"{path}: {where}{raw_key} must be {kind}, not {value!r}")
-        if key in ("calibration", "answer_confidence") and not Path(str(value)).is_absolute():
+        if _relative_file(key, value):  # a file named in the file: relative to the file
             value = str(path.parent / str(value))
         out[key] = float(value) if key == "llm_timeout" else value
     return out
+
+
+def _relative_file(key: str, value: object) -> bool:
+    """A relative path to a file: the calibration files, and a SQLite store (not a URL)."""
+    if key not in ("calibration", "answer_confidence", "store") or not isinstance(value, str):
+        return False
+    if key == "store" and ("://" in value or value == ":memory:"):
+        return False
+    return not Path(value).expanduser().is_absolute() and not value.startswith("~")
 
 
 def resolve(flags: Mapping[str, Any], *, config: str | None = None,
