@@ -454,3 +454,27 @@ def test_answers_no_label_can_judge_are_left_out_of_precision_and_counted() -> N
     assert "answer precision 0.500 (1 right of 2 answers given and judged)" in text
     assert "2 more answers to answerable questions without answer_keys" in text
     assert "answered, should refuse (off_topic): d" in text
+
+
+def test_labels_as_people_write_them_are_read_alike() -> None:
+    from abstain.evaluate.data import parse_record
+
+    item = parse_record({"question": "Which port?", "expected": "answer",
+                         "category": " Answerable", "answer_keys": [7421, "TCP"]})
+    assert (item.category, item.answer_keys) == ("answerable", ("7421", "TCP"))
+    assert parse_record({"question": "Which port?", "expected": "answer",
+                         "answer_keys": 7421}).answer_keys == ("7421",)
+    with pytest.raises(ValueError, match="'answer_keys' must be a list of strings"):
+        parse_record({"question": "Which port?", "expected": "answer", "answer_keys": [True]})
+
+
+def test_a_category_with_no_question_names_the_files_categories(tmp_path: Path) -> None:
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"question": "Which port?", "expected": "answer"}\n'
+                         '{"question": "Who won?", "expected": "refuse", '
+                         '"category": "off_topic"}\n')
+    result = CliRunner().invoke(cli, ["eval", str(questions), "--category", "nearmiss",
+                                      "--db", str(tmp_path / "kb.db")])
+    assert result.exit_code == 1
+    assert "of category 'nearmiss'; the file's categories: answerable, off_topic" in result.output
+

@@ -84,6 +84,17 @@ def run_options(func: F) -> F:
     return func
 
 
+def _categories_hint(p: dict[str, Any]) -> str:
+    """When --category left nothing: the categories the questions file has."""
+    if not p.get("categories") or not p.get("data"):
+        return ""
+    from abstain.evaluate.data import read_jsonl
+
+    known = sorted({q.category for q in read_jsonl(p["data"]).questions})
+    return (f" of category {', '.join(map(repr, p['categories']))}; the file's categories: "
+            f"{', '.join(known) or 'none'}")
+
+
 def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) -> Any:
     from click.core import ParameterSource
 
@@ -216,7 +227,7 @@ def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: s
 
     run = _collect(ctx, params, for_calibration=False)
     if not run.records:
-        fail("no questions to evaluate")
+        fail("no questions to evaluate" + _categories_hint(params))
     summary = summarize(run.records)
     summary["run"] = run.meta
     summary["problems"] = [{"line": p.line, "message": p.message} for p in run.problems]

@@ -105,6 +105,7 @@ def parse_record(obj: object, line: int | None = None) -> LabelledQuestion:
     category = obj.get("category") or ("answerable" if expected == "answer" else "refuse")
     if not isinstance(category, str):
         raise ValueError("'category' must be a string")
+    category = category.strip().lower()  # "Answerable" is the answerable column
     gold = obj.get("gold_sources") or []
     if isinstance(gold, str):
         gold = [gold]
@@ -115,10 +116,12 @@ def parse_record(obj: object, line: int | None = None) -> LabelledQuestion:
         answer = str(answer)
     group = obj.get("group")
     keys = obj.get("answer_keys") or []
-    if isinstance(keys, str):
+    if isinstance(keys, str | int | float) and not isinstance(keys, bool):
         keys = [keys]
-    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+    if not isinstance(keys, list) or not all(
+            isinstance(k, str | int | float) and not isinstance(k, bool) for k in keys):
         raise ValueError("'answer_keys' must be a list of strings")
+    keys = [str(k) for k in keys]  # a port or a default written as a number: 7421
     return LabelledQuestion(question.strip(), str(expected), category, tuple(gold), answer,
                             None if group is None else str(group), line,
                             tuple(k for k in keys if k.strip()))
