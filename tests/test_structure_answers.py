@@ -162,6 +162,14 @@ twctl undrain
 ```
 
 The drain waits up to 90 seconds for open connections to close.
+
+## Daily checks
+
+Every morning the on-call engineer runs three checks:
+
+- Confirm the gateway health page shows green.
+- Rotate the access log with twctl logrotate.
+- Archive yesterday's logs to tw-logs-archive.
 """
 
 
@@ -175,6 +183,18 @@ def test_a_quoted_code_block_keeps_its_lines(tmp_path: Path, minilm: Embedder) -
     assert restart.answered, restart.refusal
     assert ("drain it first: [1]\n```\ntwctl drain --grace 90s\nsystemctl restart tidewater-gw"
             "\ntwctl undrain\n```\n[1]\nThe drain waits") in restart.text
+
+
+def test_a_quoted_lead_in_brings_its_whole_list(tmp_path: Path, minilm: Embedder) -> None:
+    """Found by a newcomer: "runs three checks:" was quoted with one or two of the three."""
+    (tmp_path / "runbook.md").write_text(RUNBOOK)
+    with Pipeline(SQLiteStore(tmp_path / "kb.db"), minilm) as pipe:
+        pipe.ingest([tmp_path / "runbook.md"])
+        checks = pipe.ask("What are the daily checks for the gateway?")
+    assert checks.answered, checks.refusal
+    assert ("runs three checks: [1] Confirm the gateway health page shows green. [1] Rotate the "
+            "access log with twctl logrotate. [1] Archive yesterday's logs to tw-logs-archive. "
+            "[1]") in checks.text
 
 
 def test_code_keeps_its_indentation_and_prose_its_one_line() -> None:

@@ -29,7 +29,7 @@ points back ("It", "This" …) — and the sentences with most words in common. 
 answers in one call, and the reader's own replaces word overlap's only when it reads
 :data:`READ_CHOOSE_MARGIN` more probable; the note in the audit trail says which was quoted
 and why. A quoted unit that ends on a colon is followed by the unit it introduces (a code
-block, a list item).
+block, a sentence), or by the list it introduces, whole up to :data:`LIST_ITEMS_QUOTED` items.
 """
 
 from __future__ import annotations
@@ -76,6 +76,8 @@ Chosen leave-one-domain-out for the most right answers on squad2-calibration and
 click / sqlite-utils (each pair of domains chose 0.4–0.6 for the third); the reader's quote
 always (the margin at minus one) gave 7 and 17 fewer right answers on the two documentation
 sets (docs/EVALUATION.md, "Can reading decide precision?")."""
+LIST_ITEMS_QUOTED = 8
+"""The items of a list that a quoted lead-in ("… runs three checks:") introduces, at most."""
 POINTS_BACK = frozenset({"it", "its", "this", "these", "that", "those", "they", "such",
                          "then", "otherwise", "also", "however"})
 """A sentence opening on one of these needs the sentence before it to be understood."""
@@ -275,12 +277,24 @@ def _with_what_they_introduce(chosen: list[tuple[int, int, str]],
     taken = {(n, position) for n, position, _ in chosen}
     for n, position, text in chosen:
         out.append((n, position, text))
-        if text.rstrip().endswith(":") and (n, position + 1) not in taken:
+        if text.rstrip().endswith(":"):
             units = units_of[n - 1]
-            if position + 1 < len(units):
-                out.append((n, position + 1, units[position + 1].text))
-                taken.add((n, position + 1))
-    return out
+            end = position + 2
+            if position + 1 < len(units) and _item(units[position + 1]):
+                # a list it introduces is quoted whole ("runs three checks:" and the three)
+                while (end < len(units) and _item(units[end])
+                       and end - position <= LIST_ITEMS_QUOTED):
+                    end += 1
+            for at in range(position + 1, min(end, len(units))):
+                if (n, at) not in taken:
+                    out.append((n, at, units[at].text))
+                    taken.add((n, at))
+    return sorted(out, key=lambda c: (c[0], c[1]))
+
+
+def _item(unit: Unit) -> bool:
+    """A list item, definition or table row (a whole unit of one line, not a code block)."""
+    return unit.whole and "\n" not in unit.text
 
 
 def _with_what_it_points_back_to(window: tuple[str, ...], sentences: list[str]) -> list[str]:
