@@ -478,3 +478,11 @@ def test_a_category_with_no_question_names_the_files_categories(tmp_path: Path) 
     assert result.exit_code == 1
     assert "of category 'nearmiss'; the file's categories: answerable, off_topic" in result.output
 
+
+
+def test_two_sources_of_questions_are_an_error(tmp_path: Path) -> None:
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"question": "Which port?", "expected": "answer"}\n')
+    result = CliRunner().invoke(cli, ["eval", str(questions), "--records", str(questions)])
+    assert result.exit_code == 1
+    assert "give one source of questions, not DATA and --records" in result.output

@@ -102,6 +102,12 @@ def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) ->
     from abstain.evaluate.harness import Run, RunSpec, default_store, execute
     from abstain.evaluate.records import load_records, save_records
 
+    given = [name for name, key in (("DATA", "data"), ("--dataset", "dataset"),
+                                    ("--records", "from_records"), ("--from-log", "from_log"))
+             if p.get(key)]
+    if len(given) > 1:  # one would be read and the other silently dropped
+        fail(f"give one source of questions, not {' and '.join(given)}",
+             "see: abstain eval --help")
     if p["from_records"]:
         records = [r for r in load_records(p["from_records"])
                    if not p["categories"] or r.item.category in p["categories"]]
