@@ -222,7 +222,8 @@ def _refused(alpha: float, delta: float, risk: str, n: int, tested: int,
                f"(at the observed rates; at least {n_min} {what} even with no false acceptance)")
     elif best_rate is not None and best_rate >= alpha:
         msg = (f"cannot certify: the observed false acceptance is at least {best_rate:.3f} "
-               f"(> {alpha:g}) at every threshold with {MIN_ANSWERS_FOR_RATE}+ answers; more "
+               f"(the limit is {alpha:g}) at every threshold with {MIN_ANSWERS_FOR_RATE}+ "
+               "answers; more "
                "questions like these will not fix that — a stricter gate or better retrieval "
                "might")
     else:
