@@ -232,3 +232,20 @@ def test_an_offset_moves_the_stated_confidence_to_the_share_of_right_answers() -
     assert out.model.intercept == pytest.approx(shipped.intercept + (out.offset or 0), abs=1e-5)
     assert out.model.report["shift_of"]["model"] == shipped.name
     assert out.fit.fit_on["decided_by_confidence"] == 150
+
+
+def test_a_refit_says_how_many_false_acceptances_it_makes_surer() -> None:
+    from types import SimpleNamespace
+
+    from abstain.cli.evaluate import _raised_should_refuse
+    from abstain.evaluate.data import LabelledQuestion
+    from abstain.evaluate.records import QuestionRecord
+
+    def record(expected: str, answered: bool, confidence: float) -> QuestionRecord:
+        item = LabelledQuestion("q", expected, "x")
+        return QuestionRecord(item, answered=answered, reason=None, confidence=confidence,
+                              features={"top_fused_norm": 1.0}, checks=(), chunks=())
+
+    records = [record("refuse", True, 0.4), record("refuse", True, 0.9),
+               record("refuse", False, 0.1), record("answer", True, 0.4)]
+    assert _raised_should_refuse(records, SimpleNamespace(confidence=lambda r: 0.6)) == 1

@@ -402,6 +402,7 @@ def calibrate(ctx: click.Context, /, output: str, folds: int, holdout: float | N
         payload["refit"] = {"what": result.refit, "chosen_by_auto": result.chosen}
     if result.offset is not None:
         payload["offset"] = {"of": result.current, "offset": round(result.offset, 6)}
+    payload["raised_should_refuse"] = _raised_should_refuse(records, result)
     if as_json:
         print_json(payload)
     else:
@@ -487,6 +488,13 @@ def _plots(records: Any, result: Any, plots_dir: str) -> None:
                 title="held-out" if result.fit.holdout_indices else "fit")
 
 
+def _raised_should_refuse(records: Any, result: Any) -> int:
+    """How many answered questions labelled ``refuse`` the new fit states more confidently
+    than the pipeline did: a refit moves answers together, false acceptances with them."""
+    return sum(1 for r in records if r.answered and not r.should_answer and r.error is None
+               and r.features and result.confidence(r) > r.confidence + 1e-9)
+
+
 def _print_calibration(payload: dict[str, Any], result: Any) -> None:
     cv = payload["metrics"]["cross_validation"]
     fit_on = payload["fit_on"]
@@ -513,6 +521,12 @@ def _print_calibration(payload: dict[str, Any], result: Any) -> None:
     if compared and (not compared["worse"] or payload["output"]):
         click.secho(compared["message"] + (" (written: --force)" if compared["worse"] else ""),
                     fg="yellow" if compared["worse"] else None)
+    raised = payload.get("raised_should_refuse") or 0
+    if raised:
+        click.secho(f"{raised} answered question{'s' if raised > 1 else ''} labelled refuse "
+                    f"{'get' if raised > 1 else 'gets'} a higher confidence from this fit "
+                    "than the pipeline stated: a refit moves answers together; to refuse "
+                    "them, certify a stricter bar with --max-false-accept", fg="yellow")
     held = payload["metrics"].get("holdout")
     if held:
         click.echo(f"held out {held['questions']} questions: AUROC {held['auroc']}, "
