@@ -138,3 +138,14 @@ def test_a_gold_source_matches_as_a_path_suffix_however_it_starts(gold: str) -> 
 
     assert is_gold("/srv/kb/reference/configuration.md", [gold])
     assert not is_gold("/srv/kb/reference/my-configuration.md", [gold])
+
+
+def test_gold_sources_that_name_no_stored_document_are_found() -> None:
+    from abstain.evaluate.data import LabelledQuestion
+    from abstain.evaluate.harness import unknown_gold_sources
+
+    questions = [LabelledQuestion("a", "answer", "answerable",
+                                  ("/qa/ports.md", "qa/nowhere.md")),
+                 LabelledQuestion("b", "answer", "answerable", ("guides/setup.md",))]
+    stored = ["/srv/kb/qa/ports.md", "/srv/kb/guides/setup.md"]
+    assert unknown_gold_sources(questions, stored) == ["qa/nowhere.md"]

@@ -134,6 +134,12 @@ def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) ->
     run = execute(spec, progress=not p["quiet"])
     for problem in run.problems:
         click.secho(f"{p['data']}: {problem} (skipped)", fg="yellow", err=True)
+    unknown = run.meta.get("unknown_gold_sources") or []
+    if unknown:
+        click.secho(f"{len(unknown)} gold source{'s name' if len(unknown) > 1 else ' names'} no "
+                    f"document of the workspace ({', '.join(unknown[:5])}"
+                    f"{', …' if len(unknown) > 5 else ''}): answers citing the right page are "
+                    "judged wrong against them", fg="yellow", err=True)
     if p["save_records"]:
         save_records(run.records, p["save_records"])
     return run

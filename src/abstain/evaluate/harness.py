@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 from abstain.answer_confidence import AnswerConfidence
 from abstain.confidence import Calibration
 from abstain.config import RetrievalConfig, Settings
-from abstain.evaluate.data import LineProblem, read_jsonl, select
+from abstain.evaluate.data import LabelledQuestion, LineProblem, read_jsonl, select
 from abstain.evaluate.loaders import load_dataset
-from abstain.evaluate.records import QuestionRecord
+from abstain.evaluate.records import QuestionRecord, is_gold
 from abstain.evaluate.runner import ingest_collection, run_questions
 from abstain.ingest.chunk import ChunkingConfig
 
@@ -71,6 +71,14 @@ def default_store(dataset: str, embedder: str | None) -> str:
     return str(folder / f"{dataset}-{(embedder or 'minilm').split(':')[0]}.db")
 
 
+def unknown_gold_sources(questions: Sequence[LabelledQuestion], stored: Sequence[str]
+                         ) -> list[str]:
+    """The labels' gold sources that name no stored document: an answer citing the right
+    page would be judged wrong against them (a typo, or a path of another layout)."""
+    named = {g for q in questions for g in q.gold_sources}
+    return sorted(g for g in named if not any(is_gold(s, [g]) for s in stored))
+
+
 def execute(spec: RunSpec, *, progress: bool = True) -> Run:
     from abstain.pipeline import Pipeline
     from abstain.pipeline_options import GateOptions, ObservationOptions, ReadingOptions
@@ -124,7 +132,9 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
                 ingest_collection(pipe, collection, bar.update)
         with _bar(len(chosen), "questions", progress) as bar:
             records = run_questions(pipe, chosen, progress=bar.update)
-        meta = {"name": name, "protocol": protocol, "preset": spec.preset,
+        stored = [d.source for d in pipe.store.list_documents(pipe.workspace)]
+        meta = {"unknown_gold_sources": unknown_gold_sources(chosen, stored),
+                "name": name, "protocol": protocol, "preset": spec.preset,
                 "embedder": pipe.embedder.name, "workspace": pipe.workspace,
                 "calibration": pipe.confidence_name, "candidates": pipe.retrieval.candidates,
                 "top_k": pipe.retrieval.top_k, "questions": len(chosen),
