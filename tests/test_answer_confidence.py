@@ -247,3 +247,17 @@ def test_an_answer_confidence_file_is_a_typed_option(hashing_db: str, tmp_path: 
                                       "hashing", "--answer-confidence", str(bad)])
     assert result.exit_code == 1 and "cannot read answer confidence file" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_calibration_file_passed_for_the_other_kind_says_which_flag_takes_it(
+        tmp_path: Path) -> None:
+    from abstain.confidence import Calibration
+
+    answer = tmp_path / "answer.json"
+    shipped_answer_confidence().save(answer)
+    retrieval = tmp_path / "cal.json"
+    Calibration.load().save(retrieval)
+    with pytest.raises(ConfigError, match=r"is a retrieval calibration .* --calibration"):
+        AnswerConfidence.load(retrieval)
+    with pytest.raises(ConfigError, match=r"is an answer confidence .* --answer-confidence"):
+        Calibration.load(answer)

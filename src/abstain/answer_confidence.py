@@ -175,9 +175,16 @@ class AnswerConfidence:
     @classmethod
     def load(cls, path: str | Path) -> AnswerConfidence:
         try:
-            return cls.from_json(json.loads(Path(path).read_text()))
+            data = json.loads(Path(path).read_text())
+            if isinstance(data, dict) and "threshold" not in data and "version" in data:
+                raise ConfigError(f"{path} is a retrieval calibration (abstain calibrate "
+                                  "without --target): give it with --calibration")
+            return cls.from_json(data)
+        except ConfigError:
+            raise
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ConfigError(f"cannot read answer confidence file {path}: {exc}") from exc
+            raise ConfigError(f"cannot read answer confidence file {path}: "
+                              f"{type(exc).__name__}: {exc}") from exc
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")

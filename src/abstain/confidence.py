@@ -111,6 +111,9 @@ class Calibration:
             else:
                 raw = Path(path).read_text()
             data = json.loads(raw)
+            if isinstance(data, dict) and "threshold" in data and "version" not in data:
+                raise ConfigError(f"{path} is an answer confidence (abstain calibrate --target "
+                                  "answer-confidence): give it with --answer-confidence")
             return cls(intercept=float(data["intercept"]),
                        coefficients={k: float(v) for k, v in data["coefficients"].items()},
                        version=int(data.get("version", 1)), name=str(data.get("name", "custom")),
@@ -118,6 +121,8 @@ class Calibration:
                        metrics=dict(data.get("metrics") or {}),
                        gate_threshold=None if data.get("gate_threshold") is None
                        else float(data["gate_threshold"]))
+        except ConfigError:
+            raise
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"cannot read calibration file {path}: {exc}") from exc
 
