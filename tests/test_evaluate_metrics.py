@@ -149,3 +149,13 @@ def test_gold_sources_that_name_no_stored_document_are_found() -> None:
                  LabelledQuestion("b", "answer", "answerable", ("guides/setup.md",))]
     stored = ["/srv/kb/qa/ports.md", "/srv/kb/guides/setup.md"]
     assert unknown_gold_sources(questions, stored) == ["qa/nowhere.md"]
+
+
+def test_a_question_asked_again_is_named_with_its_first_line() -> None:
+    from abstain.evaluate.data import LabelledQuestion, repeated
+
+    questions = [LabelledQuestion("Which port?", "answer", "answerable", line=1),
+                 LabelledQuestion("which  port?", "answer", "answerable", line=2),
+                 LabelledQuestion("Which port?", "refuse", "near_miss", line=3),
+                 LabelledQuestion("Who?", "refuse", "off_topic", line=4)]
+    assert repeated(questions) == ["line 2 = line 1", "line 3 = line 1, labelled both ways"]

@@ -134,6 +134,11 @@ def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) ->
     run = execute(spec, progress=not p["quiet"])
     for problem in run.problems:
         click.secho(f"{p['data']}: {problem} (skipped)", fg="yellow", err=True)
+    again = run.meta.get("repeated_questions") or []
+    if again:
+        click.secho(f"{len(again)} question{'s' if len(again) > 1 else ''} asked again, each "
+                    f"counted every time: {'; '.join(again[:5])}{'; …' if len(again) > 5 else ''}",
+                    fg="yellow", err=True)
     unknown = run.meta.get("unknown_gold_sources") or []
     if unknown:
         click.secho(f"{len(unknown)} gold source{'s name' if len(unknown) > 1 else ' names'} no "

@@ -147,6 +147,19 @@ def read_jsonl(path: str | Path) -> LabelledSet:
     return LabelledSet(tuple(questions), tuple(problems), Path(path).name)
 
 
+def repeated(questions: Sequence[LabelledQuestion]) -> list[str]:
+    """Each question asked again (case and spacing aside), as "line 5 = line 1" (", labelled
+    both ways" when its label differs): each is counted every time it is asked."""
+    first: dict[str, LabelledQuestion] = {}
+    out = []
+    for q in questions:
+        seen = first.setdefault(" ".join(q.question.casefold().split()), q)
+        if seen is not q:
+            both = ", labelled both ways" if seen.expected != q.expected else ""
+            out.append(f"line {q.line} = line {seen.line}{both}")
+    return out
+
+
 def select(questions: Sequence[LabelledQuestion], limit: int | None, *, sample: bool = False,
            seed: int = 0) -> tuple[LabelledQuestion, ...]:
     """The first ``limit`` questions, or a seeded random sample stratified by category."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from abstain.answer_confidence import AnswerConfidence
 from abstain.confidence import Calibration
 from abstain.config import RetrievalConfig, Settings
-from abstain.evaluate.data import LabelledQuestion, LineProblem, read_jsonl, select
+from abstain.evaluate.data import LabelledQuestion, LineProblem, read_jsonl, repeated, select
 from abstain.evaluate.loaders import load_dataset
 from abstain.evaluate.records import QuestionRecord, is_gold
 from abstain.evaluate.runner import ingest_collection, run_questions
@@ -134,6 +134,7 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
             records = run_questions(pipe, chosen, progress=bar.update)
         stored = [d.source for d in pipe.store.list_documents(pipe.workspace)]
         meta = {"unknown_gold_sources": unknown_gold_sources(chosen, stored),
+                "repeated_questions": repeated(chosen) if spec.data is not None else [],
                 "name": name, "protocol": protocol, "preset": spec.preset,
                 "embedder": pipe.embedder.name, "workspace": pipe.workspace,
                 "calibration": pipe.confidence_name, "candidates": pipe.retrieval.candidates,
