@@ -125,7 +125,9 @@ def split(records: Sequence[QuestionRecord], target: Target, holdout: float, see
     usable = [r for r in records if r.error is None and r.features]
     yes, no = target.label_names
     if len(usable) < 10 or len({target.label(r) for r in usable}) < 2:
-        raise ValueError(f"need at least 10 questions with both {yes!r} and {no!r} labels")
+        raise ValueError(f"need at least 10 labelled questions in all, some {yes!r} and some "
+                         f"{no!r} (these are {len(usable)}: "
+                         f"{sum(target.label(r) for r in usable)} {yes!r})")
     fit_idx, hold_idx = (split_groups([r.item for r in usable], holdout, seed=seed)
                          if holdout > 0 else (list(range(len(usable))), []))
     return usable, fit_idx, hold_idx
