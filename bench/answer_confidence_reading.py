@@ -61,9 +61,11 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "+ answerability, answer_read": (*DEFAULT_SIGNALS, READING_SIGNAL, "answer_read"),
     "+ answer_typed, answer_terms": (*DEFAULT_SIGNALS, "answer_typed", "answer_terms"),
     "+ answer_numbers": (*DEFAULT_SIGNALS, "answer_numbers"),
+    "+ quote_agree": (*DEFAULT_SIGNALS, "quote_agree"),
+    "+ answerability, quote_agree": (*DEFAULT_SIGNALS, READING_SIGNAL, "quote_agree"),
     "+ all of these": (*DEFAULT_SIGNALS, READING_SIGNAL, *ANSWER_SIGNALS),
 }
-READ = frozenset({READING_SIGNAL, "answer_read"})
+READ = frozenset({READING_SIGNAL, "answer_read", "quote_agree"})
 """Signals only a run with the reader records."""
 LABELS_GIVEN = (10, 20, 40)
 

@@ -97,7 +97,8 @@ def test_every_signal_is_recorded(records_file: Path) -> None:
     records = load_records(records_file)
     answered = next(r for r in records if r.answered)
     assert set(answered.features) == {"top_fused_norm", "in_both", "best_cosine",
-                                      "term_coverage", "answerability", "answer_read"}
+                                      "term_coverage", "answerability", "answer_read",
+                                      "quote_agree"}
     names = [c.name for c in answered.checks]
     assert names[:4] == ["evidence", "entity_existence", "best_distance", "answer_gate"]
     assert "calibrated_confidence" in names

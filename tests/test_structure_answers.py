@@ -204,3 +204,18 @@ def test_code_keeps_its_indentation_and_prose_its_one_line() -> None:
     assert render_sentences(shown) == (
         "The probe retries three times. [1]\n```\ndef probe(client):\n    for attempt in "
         "range(3):\n        return True\n```\n[2]\nThe probe retries three times. [1]")
+
+
+def test_the_two_quotes_agree_when_they_share_a_sentence(tmp_path: Path,
+                                                          minilm: Embedder) -> None:
+    from abstain.generate.extractive import quotes_agree
+    from abstain.question import Question
+
+    (tmp_path / "runbook.md").write_text(RUNBOOK)
+    with Pipeline(SQLiteStore(tmp_path / "kb.db"), minilm) as pipe:
+        pipe.ingest([tmp_path / "runbook.md"])
+        answer = pipe.ask("How long does the drain wait for open connections?")
+    assert answer.answered and any(ev.read for ev in answer.evidence)
+    question = Question.parse(answer.question)
+    assert quotes_agree(question, answer.evidence) == 1.0
+    assert quotes_agree(question, [ev for ev in answer.evidence if not ev.read]) == 0.0

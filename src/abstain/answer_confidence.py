@@ -52,7 +52,8 @@ CHECK_SIGNALS = ("informative_coverage", "passage_coverage", "chunk_confidence",
 READING_SIGNAL = "answerability"
 SIGNALS = (*RETRIEVAL_SIGNALS, *CHECK_SIGNALS, READING_SIGNAL)
 """Every signal a model may use; a fitted model names the ones it uses."""
-ANSWER_SIGNALS = ("answer_read", "answer_typed", "answer_terms", "answer_numbers")
+ANSWER_SIGNALS = ("answer_read", "answer_typed", "answer_terms", "answer_numbers",
+                  "quote_agree")
 """Signals of the quoted answer itself (:func:`answer_signals`), for judging fits on
 recorded answers only (``bench/answer_confidence_reading.py``): the gate decides before
 there is an answer, so a model file that names one is refused."""

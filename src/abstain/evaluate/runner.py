@@ -19,18 +19,23 @@ from abstain.evaluate.records import CheckValue, ChunkSignal, QuestionRecord, _n
 from abstain.evidence import ArmHit, ChunkKind
 from abstain.fuse import rrf
 from abstain.gate import curated_match
+from abstain.generate.extractive import quotes_agree
 from abstain.ingest import document_id, embedding_text, text_hash
 from abstain.ingest.blocks import ParsedDocument
 from abstain.ingest.chunk import chunk_document
 from abstain.ingest.parse import parse_string
 from abstain.pipeline import Pipeline
 from abstain.query import KeywordQuery
+from abstain.question import Question
 from abstain.rerank.reader import sigmoid
 from abstain.rerank.reading import ANSWERS_HEAD, PairLogits
 from abstain.retrieve import Retrieval, Retriever
 from abstain.text import content_words
 
 Progress = Callable[[int], None]
+QUOTE_AGREE = "quote_agree"
+"""Whether the reader's windows and word overlap's quote share a sentence
+(:func:`abstain.generate.extractive.quotes_agree`), recorded for fitting (``bench/``)."""
 ANSWER_READ = "answer_read"
 """With a reader: the record's feature holding the reader's P(answers) of the quoted answer
 (:func:`answer_read`), for fitting the answer confidence (``bench/``)."""
@@ -143,6 +148,7 @@ def _record(pipe: Pipeline, item: LabelledQuestion, answer: Answer | None,
     features = dict(answer.features)
     if pipe.reader is not None and answer.answered and answer.sentences:
         features[ANSWER_READ] = answer_read(pipe.reader, answer)
+        features[QUOTE_AGREE] = quotes_agree(Question.parse(answer.question), answer.evidence)
     return QuestionRecord(
         item=item, answered=answer.answered,
         reason=answer.refusal.reason if answer.refusal else None,

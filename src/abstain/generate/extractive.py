@@ -211,6 +211,18 @@ class ExtractiveGenerator:
                                  f"{best:.2f}",) if chosen else ())
 
 
+def quotes_agree(question: Question, evidence: Sequence[Evidence]) -> float:
+    """1.0 when the reader's answering windows and word overlap's quote share a sentence, 0.0
+    when they do not or the reader did not read: two choosers agreeing, a signal of a right
+    answer measured for the answer confidence (docs/EVALUATION.md, "A lead …")."""
+    quoter = ExtractiveGenerator()
+    if not any(ev.read for ev in evidence[: quoter.max_evidence]):
+        return 0.0
+    read = {s.text for s in quoter.quote_reading(question, evidence).sentences}
+    overlap = {s.text for s in quoter.quote_overlap(question, evidence).sentences}
+    return float(bool(read & overlap))
+
+
 def _pages(generation: Generation, evidence: Sequence[Evidence]) -> set[str]:
     """The documents a quote cites."""
     return {evidence[n - 1].document.id for s in generation.sentences for n in s.cites}
