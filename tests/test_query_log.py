@@ -347,3 +347,11 @@ def test_labelling_again_keeps_the_note_and_gold_sources_not_given(db: str) -> N
     _run("log", "label", eid, "--expected", "refuse", "--note", "", "--db", db)
     [entry] = _entries(db)
     assert (entry["expected"], entry["note"]) == ("refuse", "")
+
+
+def test_refused_and_answered_together_are_an_error(db: str) -> None:
+    _run("log", "on", "--db", db)
+    _run("ask", "What is the default value of storage.cache_mb?", "--db", db)
+    assert len(_entries(db, "--answered")) == 1 and _entries(db, "--refused") == []
+    out = _run("log", "list", "--refused", "--answered", "--db", db, ok=False)
+    assert "--refused and --answered together list nothing" in out

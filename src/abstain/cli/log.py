@@ -100,16 +100,17 @@ def log_status(db: str | None, store: str | None, workspace: str, as_json: bool)
 
 @log_group.command("list")
 @store_options
-@click.option("--refused", "decision", flag_value="refused", help="Only refusals.")
-@click.option("--answered", "decision", flag_value="answered", help="Only answers.")
+@click.option("--refused", is_flag=True, help="Only refusals.")
+@click.option("--answered", is_flag=True, help="Only answers.")
 @click.option("--unlabelled", is_flag=True, help="Only entries nobody has labelled yet.")
 @click.option("--since", metavar="WHEN", help="From this time on: 2026-05-01, "
                                               "2026-05-01T12:00, or 30m / 12h / 7d ago.")
 @click.option("--limit", "-n", type=click.IntRange(1), default=50, show_default=True,
               help="At most this many entries, newest first.")
 @click.option("--json", "as_json", is_flag=True, help="Print the entries as JSON.")
-def log_list(db: str | None, store: str | None, workspace: str, decision: str | None,
-             unlabelled: bool, since: str | None, limit: int, as_json: bool) -> None:
+def log_list(db: str | None, store: str | None, workspace: str, refused: bool,
+             answered: bool, unlabelled: bool, since: str | None, limit: int,
+             as_json: bool) -> None:
     """List logged questions of the workspace, newest first.
 
     Each line: id, time, decision (answered, or the refusal reason), confidence,
@@ -122,9 +123,10 @@ def log_list(db: str | None, store: str | None, workspace: str, decision: str | 
     """
     from abstain.querylog import parse_since
 
-    answered = None if decision is None else decision == "answered"
+    if refused and answered:
+        fail("--refused and --answered together list nothing: give one (or neither, for all)")
     with opened_log(db, store) as qlog:
-        rows = qlog.entries(workspace, answered=answered,
+        rows = qlog.entries(workspace, answered=True if answered else False if refused else None,
                             since=parse_since(since) if since else None,
                             labelled=False if unlabelled else None, limit=limit)
     if as_json:

@@ -378,9 +378,8 @@ class Ingester:
 
 def own_folders(own: frozenset[str]) -> tuple[str, ...]:
     """The folders a file store keeps beside its database (``.ann/``, ``.kw/`` indexes)."""
-    return tuple(f"{base}{end}{os.sep}" for base in own if not base.endswith(("-wal", "-shm",
-                                                                            "-journal"))
-                 for end in (".ann", ".kw"))
+    databases = [base for base in own if not base.endswith(("-wal", "-shm", "-journal"))]
+    return tuple(f"{base}{end}{os.sep}" for base in databases for end in (".ann", ".kw"))
 
 
 def file_hash(path: Path) -> str:
