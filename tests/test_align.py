@@ -337,3 +337,28 @@ def test_the_misfires_no_longer_answer_through_the_pipeline(tmp_path: Path,
         answer = pipe.ask("How long are failed jobs retried?")
         check = next(c for c in answer.checks if c.name == "answer_type")
         assert not answer.answered and not check.passed and check.value == "none"
+
+
+MAIL = """\
+From: Ingrid Solberg <ingrid@tidewater.example>
+To: platform-team@tidewater.example
+Subject: Postmortem: gateway outage on 14 March
+Date: Fri, 15 Mar 2024 09:12:00 +0100
+Content-Type: text/plain; charset=utf-8
+
+Hi all,
+
+The gateway outage on 14 March lasted 47 minutes. The root cause was an expired
+intermediate certificate on the admin console listener.
+"""
+
+
+def test_a_section_headed_by_the_subject_is_on_it_in_every_row(tmp_path: Path,
+                                                               minilm: Embedder) -> None:
+    """Found by a newcomer: "Who sent the postmortem about the gateway outage?" was refused
+    answer_type_missing, the mail's From row naming no word of the subject its heading names."""
+    (tmp_path / "outage.eml").write_text(MAIL)
+    with Pipeline(SQLiteStore(tmp_path / "mail.db"), minilm) as pipe:
+        pipe.ingest([tmp_path / "outage.eml"])
+        answer = pipe.ask("Who is the postmortem about the gateway outage from?")
+    assert answer.answered and "Ingrid Solberg" in answer.text, answer.refusal

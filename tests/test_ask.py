@@ -170,6 +170,25 @@ def test_a_curated_answer_to_the_very_question_is_not_vetoed(tmp_path: Path,
     assert check.passed and check.detail.endswith("(curated match: exempt)")
 
 
+def test_a_curated_page_for_a_neighbouring_question_counts_like_any_page(
+        tmp_path: Path, minilm: Embedder) -> None:
+    """Found by a newcomer: a curated page kept for a question its title does not ask was
+    left out of the mean chunk confidence, so as the only good evidence it averaged to 0 and
+    the question was refused `low_confidence`."""
+    from abstain.stores.sqlite import SQLiteStore
+
+    (tmp_path / "backups.md").write_text(
+        "---\ntitle: Can I take a backup while the server is running?\ncurated: true\n---\n\n"
+        "Yes. qsctl backup create takes a consistent online backup while the server keeps "
+        "serving reads and writes.\n")
+    with Pipeline(SQLiteStore(tmp_path / "kb.db"), minilm) as pipe:
+        pipe.ingest([tmp_path / "backups.md"])
+        answer = pipe.ask("How do I take an online backup?")
+    gate = next(c for c in answer.checks if c.name == "answer_gate")
+    assert gate.passed and not gate.detail.endswith("(curated match: exempt)")
+    assert answer.answered and "qsctl backup create" in answer.text, answer.refusal
+
+
 @pytest.mark.parametrize(("question", "same"), [
     ("How do I connect to the VPN?", True),
     ("how can I connect to the vpn from home", True),

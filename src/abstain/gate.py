@@ -245,8 +245,11 @@ def _best_distance(c: _Scene) -> Finding:
 
 
 def _answer_gate(c: _Scene) -> Finding:
+    # a curated match is exempt and its chunks are left out; any other curated page is a
+    # page like the others, its confidence counted (left out, a curated page that was the
+    # only good evidence averaged to 0)
     kept = [e.confidence for e in c.data.evidence
-            if e.confidence is not None and not e.document.curated]
+            if e.confidence is not None and not (c.curated and e.document.curated)]
     mean = sum(kept) / len(kept) if kept else 0.0
     return Finding(Check(CheckName.ANSWER_GATE, mean >= c.t.answer_gate, round(mean, 1),
                          c.t.answer_gate, "mean chunk confidence (0–100)",

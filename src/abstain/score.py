@@ -3,8 +3,8 @@
 * a chunk's confidence (0–100) is the better of its cosine distance
   (:func:`abstain.confidence.chunk_confidence`) and its keyword evidence
   (:func:`abstain.align.keyword_confidence`);
-* curated close matches come first and are exempt from the chunk filter, the rest must
-  reach it;
+* curated matches (a curated page whose title asks the question) come first and are exempt
+  from the chunk filter; other curated pages come next, and they and the rest must reach it;
 * a question that names identifiers keeps the chunks that hold them
   (:func:`abstain.align.focus_evidence`), else the filtered top k;
 * the calibrated answer confidence reads retrieval-level features of the filtered top k,
@@ -18,7 +18,7 @@ import time
 from abstain.align import Focus, focus_evidence, keyword_confidence, phrases
 from abstain.confidence import Calibration, answer_features, chunk_confidence
 from abstain.evidence import Evidence
-from abstain.gate import GateThresholds
+from abstain.gate import GateThresholds, asks_the_same
 from abstain.records import Stage
 from abstain.stores.base import Store
 from abstain.trace import Trace, ms_since
@@ -42,17 +42,20 @@ def score(trace: Trace, store: Store, thresholds: GateThresholds, calibration: C
         for e in trace.hits
     )
     scored = every[:top_k]
-    filtered = curated_first_and_filtered(scored, thresholds.chunk_filter)
-    held = focus_evidence(focus, curated_first_and_filtered(every, thresholds.chunk_filter))
+    filtered = curated_first_and_filtered(scored, thresholds.chunk_filter, question.text)
+    held = focus_evidence(focus, curated_first_and_filtered(every, thresholds.chunk_filter,
+                                                            question.text))
     features = answer_features(question, filtered or scored, rrf_k=rrf_k)
     return trace.then(Stage("score", timings_ms=(("gate_ms", ms_since(started)),)),
                       retrieved=scored, evidence=held[:top_k] or filtered, focus=focus,
                       features=features, confidence=calibration.confidence(features))
 
 
-def curated_first_and_filtered(evidence: tuple[Evidence, ...], chunk_filter: float
-                               ) -> tuple[Evidence, ...]:
-    """Curated close matches first (exempt from the filter), then chunks above the filter."""
-    curated = [e for e in evidence if e.document.curated and (e.confidence or 0) > 0]
-    rest = [e for e in evidence if e not in curated and (e.confidence or 0) >= chunk_filter]
-    return tuple(curated + rest)
+def curated_first_and_filtered(evidence: tuple[Evidence, ...], chunk_filter: float,
+                               question: str) -> tuple[Evidence, ...]:
+    """Curated matches first (a curated page whose title asks ``question``: exempt from the
+    filter), then the other curated pages and the rest, each above the filter."""
+    matches = [e for e in evidence if e.document.curated and (e.confidence or 0) > 0
+               and asks_the_same(question, e.document.title)]
+    passing = [e for e in evidence if e not in matches and (e.confidence or 0) >= chunk_filter]
+    return tuple(matches + sorted(passing, key=lambda e: not e.document.curated))

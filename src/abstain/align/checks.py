@@ -273,7 +273,7 @@ def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
     subject = {t.stem for t in question.terms if not t.context and t.word not in id_words}
     subject -= TYPE_STEMS
     for ev in evidence:
-        labelled = _labelled(ev, focus)
+        labelled = _labelled(ev, focus) or _headed(ev, subject)
         heading = " ".join(ev.chunk.heading_path[-1:])
         for sentence in ([heading] if heading else []) + split_sentences(ev.text):
             on_subject = labelled or any(holds(m, sentence) for m in question.identifiers) or bool(
@@ -281,6 +281,15 @@ def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
             if on_subject and asked.carried_by(sentence):
                 return sentence
     return None
+
+
+def _headed(ev: Evidence, subject: set[str]) -> bool:
+    """A chunk whose title or headings name the subject — two of its words at least, and at
+    least half of them ("Postmortem: gateway outage on 14 March" for "Who sent the postmortem
+    about the gateway outage?") — is on it in every sentence: a mail's `From:` row, a
+    section's table."""
+    named = subject & set(stems(ev.label))
+    return len(named) >= 2 and 2 * len(named) >= len(subject)
 
 
 def _labelled(ev: Evidence, focus: Focus) -> bool:
