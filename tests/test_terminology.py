@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from abstain.embed import HashingEmbedder
+from abstain.embed.base import Embedder
 from abstain.generate.openai_chat import OpenAIChatGenerator
 from abstain.pipeline import Pipeline
 from abstain.stores.sqlite import SQLiteStore
@@ -133,3 +134,24 @@ def test_a_lowercase_word_is_not_read_as_an_acronym_label(tmp_path: Path) -> Non
         answer = pipe.ask("How do I restart it when it hangs?")
     [check] = [c for c in answer.checks if c.name == "vocabulary"]
     assert check.value == 0 and "information technology" not in check.detail
+
+
+
+def test_an_alt_label_the_documents_use_is_kept_as_the_user_wrote_it(
+        tmp_path: Path, minilm: Embedder) -> None:
+    """Found by a newcomer: with "zstd" an alternative label of "Zstandard", a question about
+    zstd was refused `unknown_entity: Zstandard` — a word the user never wrote, and the
+    documents never use."""
+    from abstain.stores.vocab_base import Concept, LangText, VocabularyInfo
+
+    with Pipeline(SQLiteStore(tmp_path / "z.db"), minilm) as pipe:
+        pipe.ingest_text("# Compression\n\nNew shelves are compressed with zstd by default, "
+                         "at level 3.\n\n# Replication\n\nReplicas follow the leader.\n",
+                         source="compression.md")
+        open_vocabulary(pipe.store).replace_vocabulary(
+            VocabularyInfo("default", "codecs", "file", "x.ttl", concepts=1),
+            [Concept(GRID + "zstd", (LangText("Zstandard", "en"),), (LangText("zstd", "en"),))])
+        answer = pipe.ask("What level is zstd compression set to by default?")
+    assert answer.answered and "level 3" in answer.text, answer.refusal
+    assert "vocabulary: 'zstd' kept as written: the documents use it, not its preferred label " \
+           "'Zstandard'" in answer.notes

@@ -181,13 +181,21 @@ def _normalised(trace: Trace, found: list[Span], by_key: dict[str, list[LabelMat
     concepts = terms.vocabulary.concepts(trace.workspace, [m.uri for _, m in renamed])
     text = trace.text
     shown: list[str] = []
+    prefs = {s: c.pref_label(m.lang or trace.language) for s, m in renamed
+             if (c := concepts.get(m.uri)) is not None}
+    used = terms.store.term_counts(trace.workspace, [*prefs.values(), *(s.text for s in prefs)])
     for span, match in sorted(renamed, key=lambda sm: -sm[0].start):
-        concept = concepts.get(match.uri)
-        if concept is None:
+        if span not in prefs:
             continue
-        pref = concept.pref_label(match.lang or trace.language)
+        pref = prefs[span]
+        if used.count(pref) == 0 and used.count(span.text) > 0:
+            # the documents say it as the user did: reading the preferred label instead
+            # would look for a word they never use (and refuse on it)
+            notes.append(f"vocabulary: {span.text!r} kept as written: the documents use it, "
+                         f"not its preferred label {pref!r}")
+            continue
         text = text[:span.start] + pref + text[span.end:]
-        shown.append(f"{span.text} -> {pref} <{concept.uri}>")
+        shown.append(f"{span.text} -> {pref} <{match.uri}>")
     known = [f"{s.text} <{m.uri}>" for s, m in chosen if (s, m) not in renamed]
     detail = "; ".join([*(f"read {x}" for x in reversed(shown)),
                         *(f"known: {x}" for x in known)])
