@@ -45,7 +45,8 @@ def pg() -> None:
 
 @pg.command()
 @_data_dir
-@click.option("--port", type=int, default=None, help="TCP port [default: a free one].")
+@click.option("--port", type=int, default=None,
+              help="TCP port [default: the one it last ran on when free, else a free one].")
 def start(data_dir: Path | None, port: int | None) -> None:
     """Initialise the server directory if needed, start the server, print its URL."""
     from abstain.stores import pg_embedded

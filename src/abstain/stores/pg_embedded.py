@@ -106,7 +106,7 @@ def start(root: str | Path, *, port: int | None = None, fsync: bool = True,
         shutil.chown(root, RUN_AS)
     if not (root / "data" / "PG_VERSION").exists():
         _initdb(bins, root, as_root)
-    port = port or free_port()
+    port = port or _last_port(root) or free_port()
     options = ["-p", str(port), "-c", "listen_addresses=127.0.0.1", "-k", str(root)]
     if not fsync:
         options += ["-c", "fsync=off", "-c", "synchronous_commit=off",
@@ -116,7 +116,26 @@ def start(root: str | Path, *, port: int | None = None, fsync: bool = True,
     server = running(root)
     if server is None:
         raise StoreError(f"PostgreSQL did not start; see {root / 'server.log'}")
+    (root / PORT_FILE).write_text(f"{server.port}\n")
     return server
+
+
+PORT_FILE = "port"
+"""The port the data directory's server last ran on: taken again when it is free, so a URL
+saved in ``ABSTAIN_STORE`` or abstain.toml keeps working after a restart."""
+
+
+def _last_port(root: Path) -> int | None:
+    try:
+        port = int((root / PORT_FILE).read_text().strip())
+    except (OSError, ValueError):
+        return None
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return None  # taken by something else now: a new port
+    return port
 
 
 def start_replica(root: str | Path, primary: EmbeddedServer, *, fsync: bool = True,
