@@ -149,7 +149,8 @@ def vocab_remove(name: str, db: str | None, store: str | None, workspace: str) -
     with _store(db, store, workspace, create=False) as st:
         removed = open_vocabulary(st).remove_vocabulary(workspace, name)
     if not removed:
-        click.secho(f"no vocabulary {name!r} in workspace {workspace!r}", fg="yellow", err=True)
+        click.secho(f"Error: no vocabulary {name!r} in workspace {workspace!r} "
+                    "(`abstain vocab list` shows them)", fg="red", err=True)
         raise SystemExit(1)
     click.echo(f"removed vocabulary {name!r} from workspace {workspace!r}")
 
