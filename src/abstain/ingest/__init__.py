@@ -141,6 +141,8 @@ class Ingester:
     batch_chunks: int = BATCH_CHUNKS
     _legacy: dict[str, DocumentInfo] = field(default_factory=dict, init=False, repr=False)
     """Documents of older stores, keyed by their as-typed source made absolute here."""
+    _stored: set[str] = field(default_factory=set, init=False, repr=False)
+    """The sources stored when the sync began (a skipped file's earlier version)."""
     _pending: list[tuple[Document, list[Chunk], np.ndarray, list[str]]] | None = field(
         default=None, init=False, repr=False)
     """Small documents of a folder waiting for one bulk write (None: written one by one)."""
@@ -159,8 +161,9 @@ class Ingester:
         check_paths_exist(given)
         report = IngestReport()
         seen: set[str] = set()
-        self._legacy = {os.path.realpath(d.source): d for d in
-                        self.store.list_documents(self.workspace) if d.origin == ""}
+        stored = self.store.list_documents(self.workspace)  # read once for the whole sync
+        self._legacy = {os.path.realpath(d.source): d for d in stored if d.origin == ""}
+        self._stored = {d.source for d in stored}
         self._pending = [] if isinstance(self.store, BulkStore) else None
         self._pending_chunks = 0
         try:
@@ -185,7 +188,7 @@ class Ingester:
             self._flush(report)
         finally:
             self._pending = None
-        gone = self._gone(roots(given), seen)
+        gone = _gone(stored, roots(given), seen)
         if prune:
             report.removed += [d.source for d in gone
                                if self.store.delete_document(self.workspace, d.id)]
@@ -222,8 +225,7 @@ class Ingester:
     def _kept(self, source: str, reason: str) -> str:
         """A skip's reason, saying so when an earlier version of the file stays in the
         store (it keeps answering until the file is fixed or the document removed)."""
-        stored = self.store.document(self.workspace, source)
-        if stored is None:
+        if source not in self._stored:
             return reason
         return (f"{reason}; the version ingested before is kept (`abstain docs rm {source}` "
                 "removes it)")
@@ -249,15 +251,6 @@ class Ingester:
         if legacy is not None:  # the same file, stored under its old as-typed source
             self._flush(report)
             self.store.delete_document(self.workspace, legacy.id)
-
-    def _gone(self, folders: list[Path], seen: set[str]) -> list[DocumentInfo]:
-        """The file documents under ``folders`` whose file no longer exists."""
-        if not folders:
-            return []
-        return [doc for doc in self.store.list_documents(self.workspace)
-                if doc.origin == "file" and doc.source not in seen
-                and not os.path.exists(doc.source)
-                and any(Path(doc.source).is_relative_to(root) for root in folders)]
 
     def _write(self, source: str, digest: str, parsed: ParsedDocument, report: IngestReport,
                *, origin: str, existed: bool) -> None:
@@ -374,6 +367,18 @@ class Ingester:
     def _progress(self, event: str, n: int) -> None:
         if self.on_progress is not None:
             self.on_progress(event, n)
+
+
+def _gone(stored: list[DocumentInfo], folders: list[Path], seen: set[str]
+          ) -> list[DocumentInfo]:
+    """Of the documents stored before the sync, the file documents under ``folders`` that it
+    did not meet and whose file no longer exists (the ones it wrote, it met)."""
+    if not folders:
+        return []
+    return [doc for doc in stored
+            if doc.origin == "file" and doc.source not in seen
+            and not os.path.exists(doc.source)
+            and any(Path(doc.source).is_relative_to(root) for root in folders)]
 
 
 def own_folders(own: frozenset[str]) -> tuple[str, ...]:
