@@ -371,13 +371,17 @@ def asks_the_same(question: str, title: str) -> bool:
     return bool(asked and titled) and len(asked & titled) / len(asked | titled) >= SAME_QUESTION
 
 
+def is_curated_match(question: str, evidence: Evidence) -> bool:
+    """A curated page whose title asks ``question`` (:func:`asks_the_same`): the answer an
+    editor wrote for it, which passes the confidence, coverage and reading checks. A curated
+    page kept for a neighbouring question is judged like any other (the "web admin console"
+    port, not in the ports Q&A, was answered `confident` through it)."""
+    return evidence.document.curated and asks_the_same(question, evidence.document.title)
+
+
 def curated_match(question: str, evidence: Sequence[Evidence]) -> bool:
-    """A kept curated page whose title asks ``question`` (:func:`asks_the_same`): the answer
-    an editor wrote for it, which passes the confidence, coverage and reading checks. A
-    curated page kept for a neighbouring question is judged like any other (the "web admin
-    console" port, not in the ports Q&A, was answered `confident` through it)."""
-    return any(e.document.curated and asks_the_same(question, e.document.title)
-               for e in evidence)
+    """Whether the kept evidence holds a curated match (:func:`is_curated_match`)."""
+    return any(is_curated_match(question, e) for e in evidence)
 
 
 def settled_before_reading(failing: Collection[str]) -> bool:

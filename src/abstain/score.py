@@ -18,7 +18,7 @@ import time
 from abstain.align import Focus, focus_evidence, keyword_confidence, phrases
 from abstain.confidence import Calibration, answer_features, chunk_confidence
 from abstain.evidence import Evidence
-from abstain.gate import GateThresholds, asks_the_same
+from abstain.gate import GateThresholds, is_curated_match
 from abstain.records import Stage
 from abstain.stores.base import Store
 from abstain.trace import Trace, ms_since
@@ -55,7 +55,6 @@ def curated_first_and_filtered(evidence: tuple[Evidence, ...], chunk_filter: flo
                                question: str) -> tuple[Evidence, ...]:
     """Curated matches first (a curated page whose title asks ``question``: exempt from the
     filter), then the other curated pages and the rest, each above the filter."""
-    matches = [e for e in evidence if e.document.curated and (e.confidence or 0) > 0
-               and asks_the_same(question, e.document.title)]
+    matches = [e for e in evidence if (e.confidence or 0) > 0 and is_curated_match(question, e)]
     passing = [e for e in evidence if e not in matches and (e.confidence or 0) >= chunk_filter]
     return tuple(matches + sorted(passing, key=lambda e: not e.document.curated))
