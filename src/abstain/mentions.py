@@ -121,7 +121,6 @@ def mentions_in(text: str) -> list[Mention]:
     return [m for sentence in split_sentences(text) for m in _mentions(sentence)]
 
 
-
 _COMPOUND = re.compile(r"(?<![\w-])[A-Za-z]+(?:-[A-Za-z]+)+(?![\w-])")
 
 

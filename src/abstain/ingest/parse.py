@@ -173,7 +173,7 @@ def decode_text(data: bytes, source: str) -> str:
 
 def convert_hint(source: str) -> str:
     """How to make a UTF-8 copy that ingests: a name that keeps the file's type."""
-    name = PurePath(source).name
-    copy = PurePath(name).with_name(f"{PurePath(name).stem}.utf8{PurePath(name).suffix}").name
-    return (f"convert it first, e.g. iconv -f latin1 -t utf-8 {shlex.quote(name)} > "
+    path = PurePath(source)
+    copy = f"{path.stem}.utf8{path.suffix}"
+    return (f"convert it first, e.g. iconv -f latin1 -t utf-8 {shlex.quote(path.name)} > "
             f"{shlex.quote(copy)}")
