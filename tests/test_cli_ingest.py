@@ -135,12 +135,17 @@ def test_docs_rm_takes_what_docs_list_shows_and_names_the_right_workspace(
     assert "no document" in other.output and "it is in workspace 'default': add -w" in other.output
 
 
-def test_control_characters_in_a_file_name_stay_on_one_line(tmp_path: Path) -> None:
-    db = str(tmp_path / "kb.db")
-    docs = tmp_path / "docs"
+def _ingested(tmp_path: Path, name: str) -> tuple[str, Path]:
+    """A store and a folder holding one page, ingested."""
+    db, docs = str(tmp_path / "kb.db"), tmp_path / "docs"
     docs.mkdir()
-    (docs / "new\nline.md").write_text("# A\n\nalpha")
+    (docs / name).write_text("# A\n\nalpha")
     assert _ingest(str(docs), "--db", db)[0] == 0
+    return db, docs
+
+
+def test_control_characters_in_a_file_name_stay_on_one_line(tmp_path: Path) -> None:
+    db, _ = _ingested(tmp_path, "new\nline.md")
     listed = CliRunner().invoke(cli, ["docs", "list", "--db", db]).output
     assert len(listed.splitlines()) == 1 and "new\\nline.md" in listed
 
@@ -159,11 +164,7 @@ def test_many_unsupported_files_are_counted_by_type(tmp_path: Path) -> None:
 
 
 def test_a_renamed_file_is_pointed_out_until_pruned(tmp_path: Path) -> None:
-    db = str(tmp_path / "kb.db")
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# A\n\nalpha")
-    assert _ingest(str(docs), "--db", db)[0] == 0
+    db, docs = _ingested(tmp_path, "a.md")
     (docs / "a.md").rename(docs / "b.md")
     code, out = _ingest(str(docs), "--db", db)
     assert code == 0

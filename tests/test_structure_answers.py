@@ -5,7 +5,6 @@ The documents are written here; the real MiniLM embedder and the default pipelin
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -173,24 +172,27 @@ Every morning the on-call engineer runs three checks:
 """
 
 
-def test_a_quoted_code_block_keeps_its_lines(tmp_path: Path, minilm: Embedder) -> None:
+@pytest.fixture(scope="module")
+def runbook(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Iterator[Pipeline]:
+    folder = tmp_path_factory.mktemp("runbook")
+    (folder / "runbook.md").write_text(RUNBOOK)
+    with Pipeline(SQLiteStore(folder / "kb.db"), minilm) as pipe:
+        pipe.ingest([folder / "runbook.md"])
+        yield pipe
+
+
+def test_a_quoted_code_block_keeps_its_lines(runbook: Pipeline) -> None:
     """A command quoted on one line would not run (found by a newcomer: the three lines of
     a restart procedure came out as one)."""
-    (tmp_path / "runbook.md").write_text(RUNBOOK)
-    with Pipeline(SQLiteStore(tmp_path / "kb.db"), minilm) as pipe:
-        pipe.ingest([tmp_path / "runbook.md"])
-        restart = pipe.ask("How do I restart the gateway?")
+    restart = runbook.ask("How do I restart the gateway?")
     assert restart.answered, restart.refusal
     assert ("drain it first: [1]\n```\ntwctl drain --grace 90s\nsystemctl restart tidewater-gw"
             "\ntwctl undrain\n```\n[1]\nThe drain waits") in restart.text
 
 
-def test_a_quoted_lead_in_brings_its_whole_list(tmp_path: Path, minilm: Embedder) -> None:
+def test_a_quoted_lead_in_brings_its_whole_list(runbook: Pipeline) -> None:
     """Found by a newcomer: "runs three checks:" was quoted with one or two of the three."""
-    (tmp_path / "runbook.md").write_text(RUNBOOK)
-    with Pipeline(SQLiteStore(tmp_path / "kb.db"), minilm) as pipe:
-        pipe.ingest([tmp_path / "runbook.md"])
-        checks = pipe.ask("What are the daily checks for the gateway?")
+    checks = runbook.ask("What are the daily checks for the gateway?")
     assert checks.answered, checks.refusal
     assert ("runs three checks: [1] Confirm the gateway health page shows green. [1] Rotate the "
             "access log with twctl logrotate. [1] Archive yesterday's logs to tw-logs-archive. "
@@ -206,15 +208,11 @@ def test_code_keeps_its_indentation_and_prose_its_one_line() -> None:
         "range(3):\n        return True\n```\n[2]\nThe probe retries three times. [1]")
 
 
-def test_the_two_quotes_agree_when_they_share_a_sentence(tmp_path: Path,
-                                                          minilm: Embedder) -> None:
+def test_the_two_quotes_agree_when_they_share_a_sentence(runbook: Pipeline) -> None:
     from abstain.generate.extractive import quotes_agree
     from abstain.question import Question
 
-    (tmp_path / "runbook.md").write_text(RUNBOOK)
-    with Pipeline(SQLiteStore(tmp_path / "kb.db"), minilm) as pipe:
-        pipe.ingest([tmp_path / "runbook.md"])
-        answer = pipe.ask("How long does the drain wait for open connections?")
+    answer = runbook.ask("How long does the drain wait for open connections?")
     assert answer.answered and any(ev.read for ev in answer.evidence)
     question = Question.parse(answer.question)
     assert quotes_agree(question, answer.evidence) == 1.0
