@@ -295,3 +295,33 @@ def test_resumed_run_schedules_from_the_recipes_rate(tmp_path: Path) -> None:
 def test_docs_cpu_long_trains_docs_cpu_pairs() -> None:
     assert recipes.same_pairs(recipes.RECIPES["docs-cpu-long"], recipes.RECIPES["docs-cpu"])
     assert recipes.RECIPES["docs-cpu-long"].max_steps == 840
+
+
+def test_listwise_lists_are_users_questions_once_each() -> None:
+    torch = pytest.importorskip("torch")
+    from abstain.train import loop
+
+    # texts 0-1 questions, 2-6 windows; the mix repeats pairs, SQuAD pairs are not listed
+    a = np.array([0, 0, 0, 0, 0, 1, 1, 1, 0])
+    b = np.array([2, 3, 4, 2, 5, 2, 3, 6, 6])
+    label = np.array([1, 0, 0, 1, 0, 0, 0, 0, 0])
+    kinds = {"squad-own:0": 1, "doc-user:1": 2, "doc-user-mined:0": 1, "doc-user-nm:0": 3,
+             "doc-user-sibling:0": 2}
+    names = sorted({k.split(":")[0] for k in kinds})
+    kind = [names.index(f"doc-{k}") if k.startswith("user") else names.index(k)
+            for k in ("user", "user-sibling", "user-mined", "user", "user-sibling", "user-nm",
+                      "user-nm", "user-nm", "squad-own")]
+    table = cache.PairTable(a, b, np.zeros(9, np.int8), label.astype(np.int8),
+                            np.array(kind, np.int32))
+    ts = cache.TrainSet(np.zeros(1, np.uint16), np.zeros(8, np.int64), table, table,
+                        {"kinds": kinds})
+    groups = loop.question_groups(ts)
+    assert len(groups) == 1  # question 1 is a near miss: no answering window, no list
+    positive, negative = groups[0]
+    assert b[positive].tolist() == [2] and sorted(b[negative].tolist()) == [3, 4, 5]
+    rows, spans = loop._lists(groups, 8, np.random.default_rng(0))
+    assert spans == [(0, 1, 4)] and sorted(rows.tolist()) == sorted([*positive, *negative])
+    # the loss falls as the answering window's logit rises above its siblings'
+    low = loop.listwise_loss(torch.tensor([0.0, 2.0, 0.0, 0.0]), spans)
+    high = loop.listwise_loss(torch.tensor([4.0, 2.0, 0.0, 0.0]), spans)
+    assert float(high) < float(low) and float(high) > 0

@@ -34,6 +34,55 @@ PROBE_FROM = 300
 """Steps before the timing probe: the first few hundred meet each batch shape for the first time
 (kernel selection), several times slower than the rest (seen on an H100: 182 ms vs 18 ms)."""
 PROBE_STEPS = 200
+LISTWISE_KINDS = ("user", "user-window", "user-sibling", "user-mined")
+"""The users' pairs (:mod:`abstain.train.userpairs`) that form a question's list: its answering
+windows and the other windows of its pages and of other pages (named with a ``doc-`` prefix in a
+documentation set, :mod:`abstain.train.v3`)."""
+LISTWISE_WINDOWS = (2, 8)
+"""Answering and other windows of one question read in one list (at most)."""
+
+
+def question_groups(ts: cache.TrainSet) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each users' question of the training set with its windows, as (answering rows, other
+    rows) of ``ts.train``: each (question, window) once (the mix repeats the users' pairs), and
+    only questions with both."""
+    raw = ts.meta["kinds"]  # a list of names, or (in a documentation set) "name:label" counts
+    names = sorted({k.rsplit(":", 1)[0] for k in raw}) if isinstance(raw, dict) else list(raw)
+    tags = [i for i, name in enumerate(names) if name.removeprefix("doc-") in LISTWISE_KINDS]
+    table = ts.train
+    rows = np.flatnonzero(np.isin(table.tag, tags) & (table.head == cache.ANSWERS))
+    key = table.a[rows].astype(np.int64) << 32 | table.b[rows].astype(np.int64)
+    _, first = np.unique(key, return_index=True)
+    rows = rows[np.sort(first)]
+    rows = rows[np.argsort(table.a[rows], kind="stable")]
+    found = []
+    for group in np.split(rows, np.flatnonzero(np.diff(table.a[rows])) + 1):
+        positive = group[table.label[group] == 1]
+        if len(positive) and len(positive) < len(group):
+            found.append((positive, group[table.label[group] == 0]))
+    return found
+
+
+def _lists(groups: list[tuple[np.ndarray, np.ndarray]], count: int,
+           rng: np.random.Generator) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
+    """``count`` questions' lists: their rows and, per list, (start, answering, windows)."""
+    rows: list[np.ndarray] = []
+    spans = []
+    start = 0
+    for g in rng.choice(len(groups), size=min(count, len(groups)), replace=False):
+        positive, negative = groups[int(g)]
+        pos = rng.choice(positive, size=min(LISTWISE_WINDOWS[0], len(positive)), replace=False)
+        neg = rng.choice(negative, size=min(LISTWISE_WINDOWS[1], len(negative)), replace=False)
+        rows += [pos, neg]
+        spans.append((start, len(pos), len(pos) + len(neg)))
+        start += len(pos) + len(neg)
+    return np.concatenate(rows), spans
+
+
+def listwise_loss(logits: torch.Tensor, spans: list[tuple[int, int, int]]) -> torch.Tensor:
+    """Mean over the lists of −log(softmax mass on the answering windows)."""
+    return torch.stack([torch.logsumexp(logits[s:s + n], 0) - torch.logsumexp(logits[s:s + k], 0)
+                        for s, k, n in spans]).mean()
 
 
 def _save_checkpoint(model: minibert.Reader, out: Path, state: dict[str, Any],
@@ -108,6 +157,11 @@ def train(ts: cache.TrainSet, recipe: Recipe, base: Path, out: Path, *, seed: in
     heads = torch.from_numpy(ts.train.head.astype(np.int64))
     labels = torch.from_numpy(ts.train.label.astype(np.float32))
     loss_fn = nn.BCEWithLogitsLoss()
+    groups = question_groups(ts) if recipe.listwise else []
+    if recipe.listwise:
+        log(f"listwise: {len(groups)} users' questions, {recipe.listwise_questions} a step, "
+            f"weight {recipe.listwise}")
+    list_rng = np.random.default_rng(seed + state["step"])
     started = time.perf_counter() - state["seconds"]
     last_save, probe_at = time.perf_counter(), None
     running = torch.zeros((), device=device)
@@ -129,6 +183,14 @@ def train(ts: cache.TrainSet, recipe: Recipe, base: Path, out: Path, *, seed: in
         index = torch.from_numpy(rows)
         picked = logits.gather(1, heads[index].to(device).unsqueeze(1)).squeeze(1)
         loss = loss_fn(picked, labels[index].to(device))
+        if groups:
+            lrows, spans = _lists(groups, recipe.listwise_questions, list_rng)
+            feeds = {k: torch.from_numpy(v).to(device, non_blocking=True)
+                     for k, v in cache.collate(ts, ts.train, lrows,
+                                               recipe.max_lengths()).items()}
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda):
+                listed = model(**feeds).float()[:, cache.ANSWERS]
+            loss = loss + recipe.listwise * listwise_loss(listed, spans)
         optim.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

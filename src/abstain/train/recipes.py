@@ -50,6 +50,13 @@ class Recipe:
     the budget (one run does it all). False: the schedule spans every planned step and each run
     stops at the budget, to be resumed by the next (CPU)."""
     checkpoint_every_s: float = 60.0
+    listwise: float = 0.0
+    """Weight of a listwise term beside the pointwise loss: each step also reads
+    ``listwise_questions`` users' questions against their answering windows and the others of
+    their pages (:func:`abstain.train.loop.question_groups`), and the loss is the softmax's
+    cross-entropy over each question's windows, the answering ones as targets: the reader learns
+    to *choose* the window that answers among its siblings, not only to score each alone."""
+    listwise_questions: int = 8
     in_context: bool = False
     """Answers-head windows are read after their page title and headings
     (:func:`abstain.rerank.windows.in_context`: the users' pages, SQuAD's article titles), and
@@ -181,6 +188,12 @@ RECIPES["docs-users-context-cpu-4"] = replace(
     extra={"docs": 1.0, "docs_share": 0.05, "users": 1.0, "users_seen_share": 0.25,
            "no_default_per_default": 1.0})
 """The CPU path when no GPU is lent: what the next GPU run would add, on these cores."""
+RECIPES["docs-users-listwise-gpu"] = replace(
+    RECIPES["docs-users-context-gpu"], name="docs-users-listwise-gpu",
+    notes="docs-users-context-gpu's pairs (a set prepared for it trains with this recipe) with "
+    "a listwise term: eight users' questions a step read against their answering windows and "
+    "their pages' other windows, a softmax over each question's windows",
+    listwise=1.0, listwise_questions=8)
 RECIPES["docs-users-gpu-2"] = replace(
     RECIPES["docs-users-context-gpu"], name="docs-users-gpu-2",
     notes="docs-users-context-gpu's pairs read plain (no page title or headings before a "
