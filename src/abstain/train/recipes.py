@@ -194,6 +194,10 @@ RECIPES["docs-users-listwise-gpu"] = replace(
     "a listwise term: eight users' questions a step read against their answering windows and "
     "their pages' other windows, a softmax over each question's windows",
     listwise=1.0, listwise_questions=8)
+RECIPES["docs-users-listwise-gpu-4"] = replace(
+    RECIPES["docs-users-listwise-gpu"], name="docs-users-listwise-gpu-4",
+    notes="docs-users-listwise-gpu with four questions' lists a step, not eight: more "
+    "pointwise steps in the same time", listwise_questions=4)
 RECIPES["docs-users-gpu-2"] = replace(
     RECIPES["docs-users-context-gpu"], name="docs-users-gpu-2",
     notes="docs-users-context-gpu's pairs read plain (no page title or headings before a "
