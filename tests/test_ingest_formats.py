@@ -250,8 +250,8 @@ def test_eml_headers_as_metadata_quotes_and_signature_dropped(tmp_path: Path) ->
     assert doc.title == "Renewal"
     assert doc.metadata["from"] == "ann@example.com"
     assert kinds(doc) == [("heading", "Renewal"), (
-        "table_row", "- From: ann@example.com; To: ops@example.com; "
-                     "Date: Tue, 11 Feb 2025 10:00:00 +0000"),
+        "table_row", "- From: ann@example.com; Sent: Tue, 11 Feb 2025 10:00:00 +0000; "
+                     "To: ops@example.com"),
         ("paragraph", "The contract renews on 1 March.")]
 
 

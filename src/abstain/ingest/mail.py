@@ -1,7 +1,9 @@
 """E-mail: one message (``.eml``) or a mailbox (``.mbox``), with the standard library.
 
-Each message is a section headed by its subject. Its sender, recipients and date become
-one row (``From: …; To: …; Date: …``) and, for a single ``.eml``, the document's metadata
+Each message is a section headed by its subject. Its sender, date and recipients become
+one row, labelled as mail clients print a message's headers (``From: …; Sent: …; To: …;
+Cc: …``, so that "who sent …?" and "when was … sent?" find their words) and, for a single
+``.eml``, the document's metadata
 (``from``, ``to``, ``cc``, ``date``, ``subject``). The body is the plain-text part, or the
 HTML part's text; what the writer did not write is dropped: quoted lines (``> …``), the
 "On … wrote:" line that introduces them, a forwarded or "Original Message" tail, and the
@@ -24,6 +26,8 @@ from abstain.ingest.blocks import ParsedDocument, SectionBuilder, one_line, tabl
 from abstain.ingest.plain import parse_text
 
 HEADERS = ("from", "to", "cc", "date", "subject")
+ROW = (("From", "from"), ("Sent", "date"), ("To", "to"), ("Cc", "cc"))
+"""The header row's labels and the headers they show."""
 _ATTRIBUTION = re.compile(r"^(on .{0,200}wrote:|.{0,80}schrieb:|le .{0,200}a écrit ?:)\s*$",
                           re.IGNORECASE)
 _REPLY_TAIL = re.compile(r"^(-{2,}\s*(original message|forwarded message)\s*-{2,}|_{10,})\s*$",
@@ -66,8 +70,8 @@ def _add_message(message: EmailMessage, builder: SectionBuilder) -> bool:
     if not blocks:
         return False
     builder.heading(1, one_line(str(message["subject"] or "")) or "(no subject)")
-    names = [k.capitalize() for k in HEADERS[:4]]
-    builder.add(table_row(names, [str(message[k] or "") for k in HEADERS[:4]]))
+    builder.add(table_row([label for label, _ in ROW],
+                          [str(message[key] or "") for _, key in ROW]))
     builder.extend(blocks)
     return True
 
