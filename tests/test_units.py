@@ -35,3 +35,15 @@ def test_every_item_is_one_unit(items: list[str]) -> None:
     units = split_units("\n".join(b.text for b in blocks))
     assert len(units) == len(blocks) and all(u.whole for u in units)
     assert split_sentences("\n".join(b.text for b in blocks)) == [u.text for u in units]
+
+
+def test_a_german_date_or_ordinal_ends_no_sentence() -> None:
+    """Found by a newcomer: "verfällt am 31. März" was cut after "31.", and the confident
+    answer was "Resturlaub aus dem Vorjahr verfällt am 31." without its month."""
+    assert split_sentences("Resturlaub verfällt am 31. März des Folgejahres. Das Gehalt wird "
+                           "am 27. jedes Monats überwiesen.") == [
+        "Resturlaub verfällt am 31. März des Folgejahres.",
+        "Das Gehalt wird am 27. jedes Monats überwiesen."]
+    # an English sentence ending on a number still ends there
+    assert split_sentences("The limit is 31. Next, read the file. Version 2. Then stop.") == [
+        "The limit is 31.", "Next, read the file.", "Version 2.", "Then stop."]

@@ -28,6 +28,12 @@ _UNDERLINE = re.compile(r"\s*[-=~^]{3,}\s*")
 _WS = re.compile(r"[ \t\r\f\v]+")
 _INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)|(?<=\b[eE]\.[gG])\.|(?<=\b[iI]\.[eE])\.|(?<=\betc)\."
                         r"(?=\s+[a-z(])|(?<=\bvs)\.|(?<=\bcf)\.")
+_ORDINAL = re.compile(
+    r"(?<![\w.])(\d{1,2})\.(?=\s+(?:[a-zäöüß]|(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli"
+    r"|August|September|Oktober|November|Dezember)\b))")
+"""A German ordinal or date ("am 31. März", "am 27. jedes Monats"): a number's full stop
+followed by a month or a lower-case word ends no sentence (no English sentence opens in
+lower case)."""
 _MASK = "\ue000"
 """Stands in for a full stop inside a word (``module.Class``, ``v2.3.1``) while splitting."""
 SENTENCE_LANGUAGE = "en"
@@ -87,7 +93,7 @@ def split_sentences(text: str) -> list[str]:
 
 def _sentences(line: str) -> list[str]:
     sentences: list[str] = []
-    masked = _INNER_DOT.sub(_MASK, line)
+    masked = _ORDINAL.sub(rf"\1{_MASK}", _INNER_DOT.sub(_MASK, line))
     for sentence in sentencex.segment(SENTENCE_LANGUAGE, masked):
         sentence = sentence.strip().replace(_MASK, ".")
         if sentence:
