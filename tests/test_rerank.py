@@ -306,7 +306,7 @@ def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> Non
     window = ReadWindow(port, (port,), 0.98, 1)
     read_same = [replace(same_page[0], read=(window,))]
     other = Document("o", "default", "o.md", "O", "h")
-    short = "Nodes listen on 7400."
+    short = "Replication nodes listen on 7400."
     [elsewhere] = _evidence([short])
     [only_words] = _evidence([wordy])
     read_other = [only_words, replace(elsewhere, document=other,
@@ -319,7 +319,10 @@ def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> Non
     assert kept.notes and "other pages" in kept.notes[0]
     assert [s.text for s in deciding.generate(question, read_other).sentences] == [short]
     [unrelated] = _evidence(["The kitchen is cleaned on Fridays."])
-    nothing = vetoing.generate(question, [unrelated, read_other[1]])
+    bare = "Nodes listen on 7400."
+    [listen] = _evidence([bare])
+    nothing = vetoing.generate(question, [unrelated, replace(
+        listen, document=other, read=(ReadWindow(bare, (bare,), 0.98, 0),))])
     assert not nothing.sentences and "nothing quoted" in nothing.notes[0]  # said, not silent
 
 
@@ -414,6 +417,26 @@ def test_the_reader_quotes_its_own_window_only_when_it_reads_clearly_better() ->
         question, [read])
     assert [s.text for s in reader_holds_it.sentences][-1] == flag
     assert any("quoted the reader's" in note for note in reader_holds_it.notes)
+
+
+def test_a_reader_window_naming_nothing_asked_is_not_quoted() -> None:
+    """Found by a newcomer: "Tunnelfix" was answered with the IT support's phone number, the
+    window the reader read highest, though the sentence naming Tunnelfix was in the same
+    passage. A window naming nothing the question asks about (nor its passage's title or
+    heading) is not quoted over word overlap's, whoever judges."""
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    support = "Bei Problemen hilft der IT-Support unter der Durchwahl 4711."
+    client = "Für das VPN wird der Client Tunnelfix 4.2 verwendet."
+    [ev] = _evidence([f"{client} {support}"])
+    read = replace(ev, read=(ReadWindow(support, (support,), 0.86, 1),))
+    question = Question.parse("Tunnelfix")
+    for generator in (ExtractiveGenerator(), ExtractiveGenerator(judge=KeywordReader("4711")),
+                      ExtractiveGenerator(judge=KeywordReader("4711"), same_pages=True)):
+        quoted = generator.generate(question, [read])
+        assert [s.text for s in quoted.sentences] == [client]
+        assert any("name nothing the question asks about" in n for n in quoted.notes)
 
 
 class _Recording:

@@ -112,9 +112,16 @@ class ExtractiveGenerator:
             return replace(self.quote_overlap(question, evidence), notes=(
                 "the reader's answering windows held no sentence that answers; quoted by word "
                 "overlap instead",))
-        if self.judge is None:
+        named = _names_the_asked(question, read, evidence)
+        if self.judge is None and named:
             return read
         overlap = self.quote_overlap(question, evidence)
+        if not named and overlap.sentences:
+            return replace(overlap, notes=(
+                "the reader's answering windows name nothing the question asks about (nor "
+                "does their passage's title or heading): quoted word overlap's",))
+        if self.judge is None:
+            return read
         if self.same_pages and _pages(read, evidence) != _pages(overlap, evidence):
             # the reader vetoing: the answer stays the unread pipeline's unless the reader
             # finds the passage on the very pages word overlap quotes
@@ -221,6 +228,20 @@ def quotes_agree(question: Question, evidence: Sequence[Evidence]) -> float:
     read = {s.text for s in quoter.quote_reading(question, evidence).sentences}
     overlap = {s.text for s in quoter.quote_overlap(question, evidence).sentences}
     return float(bool(read & overlap))
+
+
+def _names_the_asked(question: Question, generation: Generation,
+                     evidence: Sequence[Evidence]) -> bool:
+    """Whether a quote, or the title or a heading of a passage it cites, holds a word the
+    question asks about (:func:`_asked_terms`, or an identifier's): a window the reader reads
+    as answering that names none of it answers something else ("Tunnelfix" asked, the IT
+    support's phone number quoted)."""
+    wanted = set(_asked_terms(question)) | {stem(w) for m in question.identifiers
+                                            for w in m.words}
+    held = {t for s in generation.sentences for t in stems(s.text)}
+    held |= {t for s in generation.sentences for n in s.cites
+             for t in stems(evidence[n - 1].label)}
+    return bool(wanted & held)
 
 
 def _pages(generation: Generation, evidence: Sequence[Evidence]) -> set[str]:
