@@ -98,7 +98,8 @@ def test_refusal_in_every_shipped_language(sample_pipeline: Pipeline, lang: str,
 
 @pytest.mark.parametrize("question", ["Hvor ligger møterommet Ørn?",  # Norwegian, not Dutch
                                       "Hur många semesterdagar har jag?",  # Swedish
-                                      "Quanti giorni di ferie ho?"])  # Italian, not Spanish
+                                      "Quanti giorni di ferie ho?",  # Italian, not Spanish
+                                      "従業員の有給休暇は何日ですか？"])  # Japanese, not Chinese
 def test_a_language_abstain_does_not_speak_gets_english(question: str) -> None:
     assert detect_language(question) == "en"
 
@@ -283,3 +284,17 @@ def test_one_shot_ask_over_strings_and_paths(tmp_path: object) -> None:
                          docs=["# Backups\n\nThe retention window for backups is 30 days."],
                          embedder=HashingEmbedder(), preset="lenient")
     assert answer.answered and "30 days" in answer.text
+
+
+def test_one_shot_ask_takes_the_embedder_by_its_cli_name() -> None:
+    """Found by a newcomer: ``embedder="e5"`` (the CLI's --embedder e5) raised
+    AttributeError; a name is loaded as the CLI loads it, an unknown one is a ConfigError."""
+    import abstain
+    from abstain.errors import ConfigError
+
+    answer = abstain.ask("What is the retention window for backups?",
+                         docs=["# Backups\n\nThe retention window for backups is 30 days."],
+                         embedder="hashing", preset="lenient")
+    assert answer.answered and "30 days" in answer.text
+    with pytest.raises(ConfigError):
+        abstain.ask("Anything?", docs=["# A\n\nText."], embedder="no-such-embedder")

@@ -185,6 +185,8 @@ def clarified_term(message: str) -> str | None:
 
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+"""Hiragana and katakana: Japanese, which abstain does not speak (English then)."""
 
 
 PLAUSIBLE = 0.2
@@ -208,7 +210,7 @@ def detect_language(text: str, *, min_probability: float = 0.6) -> str:
     does not speak."""
     sample = text[:1000]
     if len(_CJK.findall(sample)) >= 2:
-        return "zh"
+        return "en" if _KANA.search(sample) else "zh"  # Japanese writes kana beside them
     if len(re.findall(r"\w", sample)) < 8:
         return "en"
     lang, prob = _identifier(True).classify(sample)  # type: ignore[attr-defined]

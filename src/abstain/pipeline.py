@@ -381,12 +381,13 @@ def _stored_embedder(store: Store) -> str | None:
 
 
 def ask(question: str, docs: str | Path | Sequence[str | Path], *,
-        preset: str | Preset = Preset.BALANCED, embedder: Embedder | None = None,
+        preset: str | Preset = Preset.BALANCED, embedder: Embedder | str | None = None,
         **kwargs: Any) -> Answer:
     """One-shot: answer from ``docs`` — files, folders, or Markdown text with a line break in
     it; one of them, or a list. ``preset``: ``lenient``, ``balanced`` (default), ``strict``,
-    each with ``+reader`` too; other keywords are :class:`Pipeline`'s (``reader=False``,
-    ``strictness=…``).
+    each with ``+reader`` too; ``embedder``: an embedder or its name as the CLI's
+    ``--embedder`` takes it (``"e5"``, :func:`abstain.embed.load_embedder`); other keywords
+    are :class:`Pipeline`'s (``reader=False``, ``strictness=…``).
 
     No document, or a path that does not exist, raises InputError. The documents are
     ingested once into a store in the user cache directory named by their content hashes
@@ -405,7 +406,8 @@ def ask(question: str, docs: str | Path | Sequence[str | Path], *,
     chosen, decides = Preset.parse(preset)
     if decides:
         kwargs.setdefault("reader", True)
-    model = embedder or _default_embedder()
+    model = _default_embedder(embedder) if embedder is None or isinstance(embedder, str) \
+        else embedder
     with oneshot_store(docs, model, chunking=kwargs.get("chunking"),
                        paraphraser=kwargs.get("paraphraser")) as store, Pipeline(
             store, model, thresholds=chosen.thresholds(reading_decides=decides),
@@ -416,8 +418,10 @@ def ask(question: str, docs: str | Path | Sequence[str | Path], *,
 _EMBEDDERS: dict[str, Embedder] = {}
 
 
-def _default_embedder() -> Embedder:
-    """The default embedder, loaded once per process for one-shot questions."""
-    if "default" not in _EMBEDDERS:
-        _EMBEDDERS["default"] = load_embedder()
-    return _EMBEDDERS["default"]
+def _default_embedder(name: str | None = None) -> Embedder:
+    """The embedder of that name (the default one: None), loaded once per process for
+    one-shot questions."""
+    key = name or "default"
+    if key not in _EMBEDDERS:
+        _EMBEDDERS[key] = load_embedder(name)
+    return _EMBEDDERS[key]
