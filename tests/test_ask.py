@@ -298,3 +298,34 @@ def test_one_shot_ask_takes_the_embedder_by_its_cli_name() -> None:
     assert answer.answered and "30 days" in answer.text
     with pytest.raises(ConfigError):
         abstain.ask("Anything?", docs=["# A\n\nText."], embedder="no-such-embedder")
+
+
+def test_a_questions_own_function_words_are_no_terms_of_it() -> None:
+    """A German, French or Spanish question's "wann", "quel", "cuánto" are how it is put, not
+    what it is about: they were missing terms ("in no document of the workspace", the
+    questions refused low_coverage) where English stopwords are none."""
+    from abstain.question import Question
+
+    cases = {"de": ("Wann wird das Gehalt überwiesen?", "wann", {"gehalt", "uberwiesen"}),
+             "fr": ("Quel est le plafond pour un taxi ?", "quel", {"plafond", "taxi"}),
+             "es": ("¿Cuánto cuesta Aurora Edge al año?", "cuanto", {"aurora", "edge"})}
+    for language, (text, said, about) in cases.items():
+        assert detect_language(text) == language
+        terms = {t.word for t in Question.parse(text, language).terms}
+        assert said not in terms and about <= terms
+        assert said in {t.word for t in Question.parse(text, "en").terms}  # read as English
+
+
+def test_a_german_and_a_french_question_are_answered_from_their_documents() -> None:
+    """Found by a newcomer: both were refused (low_coverage: "wann", "quel" in no document),
+    and the German answer, once given, was cut after "am 27."."""
+    import abstain
+
+    german = abstain.ask("Wann wird das Gehalt überwiesen?", docs=[
+        "# Gehalt\n\nDas Gehalt wird am 27. jedes Monats überwiesen. Die Abrechnung kommt per "
+        "Post.\n\n# Urlaub\n\nMitarbeitende haben 28 Urlaubstage im Jahr."])
+    assert german.answered and "am 27. jedes Monats überwiesen" in german.text, german.refusal
+    french = abstain.ask("Quel est le plafond pour un taxi ?", docs=[
+        "# Frais\n\nLe plafond pour un taxi est de 60 euros par jour. Les repas sont remboursés "
+        "jusqu'à 25 euros."])
+    assert french.answered and "60 euros" in french.text, french.refusal

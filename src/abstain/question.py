@@ -21,7 +21,7 @@ from abstain.asked import (
 )
 from abstain.mentions import Kind, Mention, Term, parse_question
 from abstain.query import KeywordQuery
-from abstain.text import content_words, stems, tokens
+from abstain.text import content_words, function_words, stems, tokens
 
 __all__ = ["Question"]
 
@@ -63,9 +63,12 @@ class Question:
         question's text is parsed."""
         parts = parse_question(text)
         asked = parts.asked
+        said = function_words(language) if language != "en" else frozenset()  # "wann", "quel"
         return cls(
             text=text, language=language, asked=asked, mentions=parts.mentions,
-            terms=parts.terms, words=tuple(content_words(text)), stems=tuple(stems(text)),
+            terms=tuple(t for t in parts.terms if t.word not in said),
+            words=tuple(w for w in content_words(text) if w not in said),
+            stems=tuple(stems(text)),
             answer_type=expected_type(asked), measure=measured(asked),
             numbers=frozenset(t for t in tokens(asked) if t.isdigit()),
             calendar=asks_a_calendar_date(asked), sides=compared(asked),

@@ -183,13 +183,16 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
 def coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: float
                    ) -> tuple[Check, tuple[str, ...]]:
     """Weighted coverage of the question's words by the evidence; and no asked word that is
-    rare in English may be absent from the whole workspace ("thymol" in a beekeeping set)."""
+    rare in English may be absent from the whole workspace ("thymol" in a beekeeping set) —
+    of an English question: every word of another language is rare in English."""
     text = "\n".join(e.labelled_text for e in evidence)
     text_stems = stems(text)
     present = set(text_stems)
     coverage, missing = informative_coverage(focus, text, text_stems)
+    english = focus.question.language == "en"
     unknown = tuple(t.word for t in focus.question.terms
-                    if not t.context and t.stem not in present and focus.counts.count(t.word) == 0
+                    if english and not t.context and t.stem not in present
+                    and focus.counts.count(t.word) == 0
                     and english_rarity(t.word) >= UNKNOWN_WORD_RARITY and not t.word.isdigit())
     if unknown:
         detail = f"in no document of the workspace: {', '.join(unknown)}"

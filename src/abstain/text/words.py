@@ -100,6 +100,20 @@ _REPEATED = re.compile(r"([a-z])\1+")
 """``vv`` of ``-vv``: a count, not a word."""
 
 
+@functools.lru_cache(maxsize=8)
+def function_words(language: str) -> frozenset[str]:
+    """The words of ``language`` (ISO 639-1) that say how a question is put, not what about
+    ("wann", "quel", "cuánto"), folded as :func:`tokens` folds them: :data:`STOPWORDS` for
+    English, the ``stop-words`` package's list for another language it has, else none."""
+    if language == "en":
+        return STOPWORDS
+    from stop_words import LANGUAGE_MAPPING, get_stop_words
+
+    if language not in LANGUAGE_MAPPING:
+        return frozenset()
+    return frozenset(fold(w) for w in get_stop_words(language))
+
+
 HOW_WORDS = frozenset("many long often".split())
 """After "how", the kind of answer asked for ("how many", "how long"), not what it is about."""
 
