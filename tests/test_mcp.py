@@ -238,6 +238,51 @@ def test_bad_calls_are_tool_errors_with_a_message(db: Path, minilm: Embedder) ->
     assert not long.is_error and _structured(long)["refusal"]["reason"] == "question_too_long"
     assert _structured(fine)["answered"] is True
     assert "Traceback" not in "".join(_text(r) for r in (unknown, malformed, empty))
+    # a refusal about the question, not the documents, does not say the documents lack it
+    assert "do not support an answer" not in _text(long)
+    assert "do not support an answer" not in _text(blank)
+
+
+def test_search_and_list_documents_say_what_ask_says(db: Path, minilm: Embedder) -> None:
+    """Found by a newcomer: `search` searched a 2 MB question (its argument's description
+    promised the 4,000-character limit), and `list_documents` answered an unknown workspace
+    with an empty list where `ask` and `search` call it an error."""
+    from abstain.mcp.server import Pipelines, create_server
+
+    pipe = Pipeline(SQLiteStore(db), minilm, workspace="docs")
+
+    async def scenario() -> list[CallToolResult]:
+        async with Client(create_server(Pipelines(pipe, owned=False))) as client:
+            return [await client.call_tool("search", {"question": "Why? " * 1200}),
+                    await client.call_tool("list_documents", {"workspace": "nowhere"}),
+                    await client.call_tool("list_documents", {"workspace": "other"})]
+
+    try:
+        long, unknown, other = _run(scenario)
+    finally:
+        pipe.close()
+    assert long.is_error and "question_too_long" in _text(long)
+    assert unknown.is_error and "nowhere" in _text(unknown)
+    assert [d["source"] for d in _structured(other)["documents"]] == ["other.md"]
+
+
+def test_a_refusals_missing_words_are_labelled_by_what_they_lack() -> None:
+    """Found by a newcomer: "Not found in the documents: Windows" followed a refusal saying
+    Windows appears in the documents; only an unknown name is absent from every document."""
+    from abstain.mcp.results import ask_text
+
+    def text(reason: str, missing: list[str]) -> str:
+        return ask_text({"question": "q", "workspace": "w", "answered": False, "answer": None,
+                         "refusal": {"reason": reason, "message": "m", "suggestions": [],
+                                     "missing": missing},
+                         "confidence": 0.0, "triage": "no_match", "language": "en",
+                         "citations": []})  # type: ignore[typeddict-item]
+
+    assert "Not found in the documents: ADR-0050" in text("unknown_entity", ["ADR-0050"])
+    beside = text("entity_not_in_evidence", ["Windows"])
+    assert "Not in the passages found for this question: Windows" in beside
+    assert "do not answer from memory" in beside
+    assert "do not answer from memory" not in text("llm_error", [])
 
 
 def test_the_http_command_serves_behind_keys(db: Path, tmp_path: Path) -> None:
@@ -280,3 +325,15 @@ def test_the_http_command_serves_behind_keys(db: Path, tmp_path: Path) -> None:
         output = proc.communicate(timeout=30)[0].decode()
     assert _structured(refused)["refusal"]["reason"] == "unknown_entity"
     assert "Traceback" not in output, output
+
+
+def test_the_server_never_creates_a_store(tmp_path: Path) -> None:
+    """Found by a newcomer: `abstain mcp --db typo.db` created an empty database and served
+    it, every `ask` then failing; it reads only, so a missing store is the CLI's error."""
+    from click.testing import CliRunner
+
+    from abstain.cli import cli
+
+    result = CliRunner().invoke(cli, ["mcp", "--db", str(tmp_path / "typo.db")])
+    assert result.exit_code == 1 and "there is no database at" in result.output
+    assert not (tmp_path / "typo.db").exists()

@@ -39,6 +39,13 @@ class RefusalReason(StrEnum):
     LLM_ERROR = "llm_error"
 
 
+NOT_ABOUT_THE_DOCUMENTS = frozenset({
+    RefusalReason.INVALID_QUESTION, RefusalReason.QUESTION_TOO_LONG,
+    RefusalReason.NEEDS_CLARIFICATION, RefusalReason.LLM_ERROR})
+"""Refusals that say nothing of what the documents hold: a question abstain could not take,
+one to clarify, an LLM that failed. Every other refusal is a finding about the documents."""
+
+
 class CheckName(StrEnum):
     """The name of every check abstain runs (``Check.name``), in the order of a question's
     path; docs/SCHEMA.md's two check tables list them (a test keeps them in step). A user

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from typing_extensions import TypedDict  # pydantic needs it on Python < 3.12
 
+from abstain.records import NOT_ABOUT_THE_DOCUMENTS, RefusalReason
+
 if TYPE_CHECKING:
     from abstain.answer import Answer
     from abstain.retrieve import Retrieval
@@ -94,14 +96,22 @@ def ask_result(answer: Answer) -> AskResult:
                    for c in answer.citations])
 
 
+def missing_label(reason: str) -> str:
+    """What a refusal's ``missing`` words are: absent from every document for an unknown
+    name, else absent from the passages found for the question (they may be elsewhere)."""
+    return ("Not found in the documents" if reason == RefusalReason.UNKNOWN_ENTITY
+            else "Not in the passages found for this question")
+
+
 def ask_text(result: AskResult) -> str:
     """The answer with its numbered sources, or the refusal with what to try instead."""
     refusal = result["refusal"]
     if refusal is not None:
-        lines = [f"REFUSED ({refusal['reason']}): {refusal['message']}",
-                 "The documents do not support an answer; do not answer from memory."]
+        lines = [f"REFUSED ({refusal['reason']}): {refusal['message']}"]
+        if refusal["reason"] not in NOT_ABOUT_THE_DOCUMENTS:  # not the LLM, not the question
+            lines.append("The documents do not support an answer; do not answer from memory.")
         if refusal["missing"]:
-            lines.append("Not found in the documents: " + ", ".join(refusal["missing"]))
+            lines.append(missing_label(refusal["reason"]) + ": " + ", ".join(refusal["missing"]))
         if refusal["suggestions"]:
             lines.append("Suggestions:")
             lines += [f"- {s}" for s in refusal["suggestions"]]

@@ -53,7 +53,8 @@ _DOCS_DOC = "The documents a workspace holds: id, source, title, chunk count."
 
 Question = Annotated[str, Field(
     description=f"The question, in any language. Longer than {MAX_QUESTION_CHARS:,} "
-                "characters is refused (question_too_long), as over HTTP.", min_length=1)]
+                "characters: `ask` refuses it (question_too_long), as over HTTP, and `search` "
+                "is a tool error.", min_length=1)]
 WorkspaceArg = Annotated[str | None, Field(
     description="Workspace (document collection) to use; default: the server's, or the "
                 "API key's.", default=None)]
@@ -69,7 +70,7 @@ class Pipelines:
 
     @classmethod
     def open(cls, resolved: Resolved) -> Pipelines:
-        main = resolved.options.open_pipeline()
+        main = resolved.options.open_pipeline(create_store=False)  # it never writes
         try:
             shared = {name: resolved.for_workspace(name)[0].sharing(main)
                       for name in resolved.overrides}
@@ -125,6 +126,9 @@ def create_server(pipelines: Pipelines, *, keys: KeyStore | None = None,
                      top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K,
                                                  description="How many passages.")] = 5,
                      ) -> Annotated[CallToolResult, results.SearchResult]:
+        if len(question) > MAX_QUESTION_CHARS:
+            raise ToolError(f"the question is longer than {MAX_QUESTION_CHARS:,} characters "
+                            "(question_too_long): search with its key words")
         ws = workspace_of(workspace, ctx)
         pipe = pipelines.for_workspace(ws)
         found = await _in_thread(lambda: pipe.search(question, workspace=ws, top_k=top_k))
@@ -135,6 +139,10 @@ def create_server(pipelines: Pipelines, *, keys: KeyStore | None = None,
     async def list_documents(ctx: Context[Any, Any], workspace: WorkspaceArg = None,
                              ) -> Annotated[CallToolResult, results.DocumentsResult]:
         ws = workspace_of(workspace, ctx)
+        known = await _in_thread(pipelines.main.store.workspaces)
+        if ws not in known:  # as ask and search say it
+            raise ToolError(f"workspace {ws!r} has no documents (workspaces: "
+                            f"{', '.join(known) or 'none yet'})")
         rows = await _in_thread(lambda: pipelines.main.store.list_documents(ws))
         result = results.documents_result(ws, rows)
         return _result(results.documents_text(result), result)

@@ -92,7 +92,9 @@ const handlers = {
     $("refusal-message").textContent = d.message;
     if (d.missing && d.missing.length) {
       $("missing").hidden = false;
-      $("missing").textContent = "Not in the documents: " + d.missing.join(", ");
+      $("missing").textContent = (d.reason === "unknown_entity"  // absent from every document
+        ? "Not found in the documents: " : "Not in the passages found for this question: ")
+        + d.missing.join(", ");
     }
     for (const s of d.suggestions || []) {
       $("suggestions").hidden = false;
