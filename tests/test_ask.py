@@ -329,3 +329,17 @@ def test_a_german_and_a_french_question_are_answered_from_their_documents() -> N
         "# Frais\n\nLe plafond pour un taxi est de 60 euros par jour. Les repas sont remboursés "
         "jusqu'à 25 euros."])
     assert french.answered and "60 euros" in french.text, french.refusal
+
+
+def test_a_refusal_names_the_missing_words_as_the_user_wrote_them() -> None:
+    """Found by a newcomer: words are matched folded ("ano" for "año"), and the refusal
+    named them so, turning "año" into another word; it names them as written."""
+    import abstain
+    from abstain.text import as_written
+
+    assert as_written("¿Cuánto cuesta al año?", "ano") == "año"
+    assert as_written("How long is a year?", "year") == "year"
+    answer = abstain.ask("¿Cuántos días de vacaciones hay al año?", docs=[
+        "# Horario\n\nLa oficina abre de lunes a viernes de 9:00 a 18:00."])
+    assert answer.refusal is not None
+    assert "año" in answer.refusal.missing and "ano" not in answer.refusal.missing

@@ -46,7 +46,14 @@ from abstain.records import (
     Stage,
     TermCounts,
 )
-from abstain.text import compound_likes, content_words, holds_compound, stem, tokens
+from abstain.text import (
+    as_written,
+    compound_likes,
+    content_words,
+    holds_compound,
+    stem,
+    tokens,
+)
 from abstain.trace import Outcome, Trace, ms_since
 
 if TYPE_CHECKING:
@@ -536,6 +543,8 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
                 trace.evidence, best_first=first))
         return trace.then(stage, given_to_generator=True)
     reason = result.failed.reason or result.failed.name
+    asked = trace.parsed.text if trace.parsed is not None else ""
+    result = replace(result, missing=tuple(as_written(asked, w) for w in result.missing))
     refusal = Refusal(reason, refusal_message(reason, trace.language,
                                               **refusal_fields(reason, result)),
                       result.suggestions, result.missing)

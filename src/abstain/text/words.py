@@ -55,6 +55,18 @@ def fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
+def as_written(text: str, word: str) -> str:
+    """A folded token of ``text`` with the marks ``text`` writes it with, in lower case
+    ("año" for "ano", "дней" for "днеи"): what a message shows a user of their own words.
+    ``word`` itself when ``text`` writes it without marks or does not hold it."""
+    if text.isascii():
+        return word
+    for match in _WORD.finditer(text.replace("_", " ")):
+        if fold(match.group()) == word:
+            return match.group().lower()
+    return word
+
+
 def tokens(text: str) -> list[str]:
     """Folded word tokens, in order, duplicates kept."""
     return _WORD.findall(fold(text).replace("_", " "))
