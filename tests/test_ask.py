@@ -114,6 +114,7 @@ def test_messages_exist_for_every_language_and_differ() -> None:
     ("", "invalid_question"),
     ("   \n\t ", "invalid_question"),
     ("\x00\x01\x02\x1b", "invalid_question"),
+    ("¿?", "invalid_question"),  # nothing asked (a newcomer's: it was refused low_coverage)
     ("x" * 100_000, "question_too_long"),
 ])
 def test_bad_questions_are_refused_gracefully(sample_pipeline: Pipeline, question: str,

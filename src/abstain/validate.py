@@ -32,7 +32,7 @@ def validate(question: str, workspace: str, *, generator: str,
     language = detect_language(text) if text else "en"
     trace = Trace(question, workspace, generator, started, language=language, text=text,
                   query=text)
-    if not text:
+    if not any(ch.isalnum() for ch in text):  # "", "¿?", "???": nothing asked
         return _refuse(trace, RefusalReason.INVALID_QUESTION)
     if len(text) > max_chars:
         return _refuse(replace(trace, question=question[:SHOWN_CHARS]),
