@@ -344,3 +344,18 @@ def test_a_refusal_names_the_missing_words_as_the_user_wrote_them() -> None:
         "# Horario\n\nLa oficina abre de lunes a viernes de 9:00 a 18:00."])
     assert answer.refusal is not None
     assert "año" in answer.refusal.missing and "ano" not in answer.refusal.missing
+
+
+def test_a_chinese_question_is_read_inside_the_documents_runs_of_characters() -> None:
+    """Found by a newcomer: Chinese is written without spaces, so "年假" (annual leave) asked
+    was a word "in no document of the workspace" though the page says it twice; each run of
+    characters is read as its overlapping pairs. A question the page does not answer (sick
+    leave, 病假) is still refused."""
+    import abstain
+
+    page = "# 年假规定\n\n员工每年享有28天带薪年假。年假需在Zeitwerk系统中申请。"
+    answer = abstain.ask("员工每年有多少天带薪年假？", docs=[page])
+    assert answer.answered and "28天带薪年假" in answer.text, answer.refusal
+    assert answer.language == "zh"
+    sick = abstain.ask("员工每年有多少天病假？", docs=[page])
+    assert not sick.answered

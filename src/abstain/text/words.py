@@ -68,8 +68,32 @@ def as_written(text: str, word: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """Folded word tokens, in order, duplicates kept."""
-    return _WORD.findall(fold(text).replace("_", " "))
+    """Folded word tokens, in order, duplicates kept; a run of Chinese characters (written
+    without spaces) as its overlapping pairs ("带薪年假" → 带薪 薪年 年假), so that a word of
+    a question is found inside a sentence's run."""
+    words = _WORD.findall(fold(text).replace("_", " "))
+    if text.isascii():
+        return words
+    return [piece for w in words for piece in
+            (_cjk_pairs(w) if _CJK_CHAR.search(w) else (w,))]
+
+
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_CJK_SPLIT = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff]+)")
+
+
+def _cjk_pairs(word: str) -> list[str]:
+    """A token holding Chinese characters: its other parts whole ("28", "zeitwerk"), each run
+    of the characters as its overlapping pairs (a single one alone)."""
+    out: list[str] = []
+    for part in _CJK_SPLIT.split(word):
+        if not part:
+            continue
+        if not _CJK_CHAR.match(part) or len(part) == 1:
+            out.append(part)
+        else:
+            out += [part[i:i + 2] for i in range(len(part) - 1)]
+    return out
 
 
 @functools.lru_cache(maxsize=65536)
