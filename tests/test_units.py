@@ -44,6 +44,8 @@ def test_a_german_date_or_ordinal_ends_no_sentence() -> None:
                            "am 27. jedes Monats überwiesen.") == [
         "Resturlaub verfällt am 31. März des Folgejahres.",
         "Das Gehalt wird am 27. jedes Monats überwiesen."]
-    # an English sentence ending on a number still ends there
+    # an English sentence ending on a number still ends there, before a lower-case one too
     assert split_sentences("The limit is 31. Next, read the file. Version 2. Then stop.") == [
         "The limit is 31.", "Next, read the file.", "Version 2.", "Then stop."]
+    assert split_sentences("It exits with status 2. what does 2 mean?") == [
+        "It exits with status 2.", "what does 2 mean?"]

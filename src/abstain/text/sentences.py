@@ -28,12 +28,14 @@ _UNDERLINE = re.compile(r"\s*[-=~^]{3,}\s*")
 _WS = re.compile(r"[ \t\r\f\v]+")
 _INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)|(?<=\b[eE]\.[gG])\.|(?<=\b[iI]\.[eE])\.|(?<=\betc)\."
                         r"(?=\s+[a-z(])|(?<=\bvs)\.|(?<=\bcf)\.")
+_MONTHS = ("Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November"
+           "|Dezember")
 _ORDINAL = re.compile(
-    r"(?<![\w.])(\d{1,2})\.(?=\s+(?:[a-zäöüß]|(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli"
-    r"|August|September|Oktober|November|Dezember)\b))")
-"""A German ordinal or date ("am 31. März", "am 27. jedes Monats"): a number's full stop
-followed by a month or a lower-case word ends no sentence (no English sentence opens in
-lower case)."""
+    rf"(?<![\w.])(\d{{1,2}})\.(?=\s+(?:{_MONTHS})\b)"
+    r"|(?:(?<=\b(?:am|ab|im|je) )|(?<=\b(?:vom|zum|bis|dem) ))(\d{1,2})\.(?=\s+[a-zäöüß])")
+"""A German date or ordinal: a day's full stop before a month ("am 31. März"), or a number's
+after a German preposition before a lower-case word ("am 27. jedes Monats", "ab dem 1. des
+Monats"). Neither ends a sentence; "status 2. what does 2 mean?" still has two."""
 _MASK = "\ue000"
 """Stands in for a full stop inside a word (``module.Class``, ``v2.3.1``) while splitting."""
 SENTENCE_LANGUAGE = "en"
@@ -93,7 +95,8 @@ def split_sentences(text: str) -> list[str]:
 
 def _sentences(line: str) -> list[str]:
     sentences: list[str] = []
-    masked = _ORDINAL.sub(rf"\1{_MASK}", _INNER_DOT.sub(_MASK, line))
+    masked = _ORDINAL.sub(lambda m: (m.group(1) or m.group(2)) + _MASK,
+                          _INNER_DOT.sub(_MASK, line))
     for sentence in sentencex.segment(SENTENCE_LANGUAGE, masked):
         sentence = sentence.strip().replace(_MASK, ".")
         if sentence:
