@@ -406,7 +406,7 @@ def ask(question: str, docs: str | Path | Sequence[str | Path], *,
     chosen, decides = Preset.parse(preset)
     if decides:
         kwargs.setdefault("reader", True)
-    model = _default_embedder(embedder) if embedder is None or isinstance(embedder, str) \
+    model = _oneshot_embedder(embedder) if embedder is None or isinstance(embedder, str) \
         else embedder
     with oneshot_store(docs, model, chunking=kwargs.get("chunking"),
                        paraphraser=kwargs.get("paraphraser")) as store, Pipeline(
@@ -418,7 +418,7 @@ def ask(question: str, docs: str | Path | Sequence[str | Path], *,
 _EMBEDDERS: dict[str, Embedder] = {}
 
 
-def _default_embedder(name: str | None = None) -> Embedder:
+def _oneshot_embedder(name: str | None = None) -> Embedder:
     """The embedder of that name (the default one: None), loaded once per process for
     one-shot questions."""
     key = name or "default"

@@ -3,12 +3,12 @@
 Each message is a section headed by its subject. Its sender, date and recipients become
 one row, labelled as mail clients print a message's headers (``From: …; Sent: …; To: …;
 Cc: …``, so that "who sent …?" and "when was … sent?" find their words) and, for a single
-``.eml``, the document's metadata
-(``from``, ``to``, ``cc``, ``date``, ``subject``). The body is the plain-text part, or the
-HTML part's text; what the writer did not write is dropped: quoted lines (``> …``), the
-"On … wrote:" line that introduces them, a forwarded or "Original Message" tail, and the
-signature after a ``-- `` line. Attachments are not read: a message with only
-attachments is reported (a single ``.eml`` is skipped with the attachments' names).
+``.eml``, the document's metadata (``from``, ``to``, ``cc``, ``date``, ``subject``). The
+body is the plain-text part, or the HTML part's text; what the writer did not write is
+dropped: quoted lines (``> …``), the "On … wrote:" line that introduces them, a forwarded or
+"Original Message" tail, and the signature after a ``-- `` line. Attachments are not read: a
+message with only attachments is reported (a single ``.eml`` is skipped with the
+attachments' names).
 """
 
 from __future__ import annotations
