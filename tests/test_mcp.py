@@ -211,8 +211,9 @@ def test_asks_with_the_options_of_ask_and_serve(tmp_path: Path, minilm: Embedder
 
 
 def test_bad_calls_are_tool_errors_with_a_message(db: Path, minilm: Embedder) -> None:
-    """An unknown workspace, a malformed name, an empty question: `isError` results that
-    say what is wrong (a blank question is the pipeline's refusal); the server goes on."""
+    """An unknown workspace, a malformed or empty name: `isError` results that say what is
+    wrong; an empty or blank question is the pipeline's refusal, as over HTTP (a newcomer saw
+    "" give pydantic's error text and "   " a refusal); the server goes on."""
     from abstain.mcp.server import Pipelines, create_server
 
     pipe = Pipeline(SQLiteStore(db), minilm, workspace="docs")
@@ -222,22 +223,24 @@ def test_bad_calls_are_tool_errors_with_a_message(db: Path, minilm: Embedder) ->
             return [await client.call_tool("ask", args) for args in (
                 {"question": ANSWERED, "workspace": "nowhere"},
                 {"question": ANSWERED, "workspace": "../etc"},
+                {"question": ANSWERED, "workspace": ""},
                 {"question": ""},
                 {"question": "   "},
                 {"question": "Why? " * 1200},
                 {"question": ANSWERED})]
 
     try:
-        unknown, malformed, empty, blank, long, fine = _run(scenario)
+        unknown, malformed, unnamed, empty, blank, long, fine = _run(scenario)
     finally:
         pipe.close()
     assert unknown.is_error and "nowhere" in _text(unknown)
     assert malformed.is_error and "workspace" in _text(malformed)
-    assert empty.is_error and "question" in _text(empty)
+    assert unnamed.is_error and "invalid workspace name" in _text(unnamed)
+    assert _structured(empty)["refusal"]["reason"] == "invalid_question"
     assert _structured(blank)["refusal"]["reason"] == "invalid_question"  # as `abstain ask`
     assert not long.is_error and _structured(long)["refusal"]["reason"] == "question_too_long"
     assert _structured(fine)["answered"] is True
-    assert "Traceback" not in "".join(_text(r) for r in (unknown, malformed, empty))
+    assert "Traceback" not in "".join(_text(r) for r in (unknown, malformed, unnamed))
     # a refusal about the question, not the documents, does not say the documents lack it
     assert "do not support an answer" not in _text(long)
     assert "do not support an answer" not in _text(blank)
@@ -254,14 +257,16 @@ def test_search_and_list_documents_say_what_ask_says(db: Path, minilm: Embedder)
     async def scenario() -> list[CallToolResult]:
         async with Client(create_server(Pipelines(pipe, owned=False))) as client:
             return [await client.call_tool("search", {"question": "Why? " * 1200}),
+                    await client.call_tool("search", {"question": " ? "}),
                     await client.call_tool("list_documents", {"workspace": "nowhere"}),
                     await client.call_tool("list_documents", {"workspace": "other"})]
 
     try:
-        long, unknown, other = _run(scenario)
+        long, nothing, unknown, other = _run(scenario)
     finally:
         pipe.close()
     assert long.is_error and "question_too_long" in _text(long)
+    assert nothing.is_error and "empty" in _text(nothing)
     assert unknown.is_error and "nowhere" in _text(unknown)
     assert [d["source"] for d in _structured(other)["documents"]] == ["other.md"]
 

@@ -53,8 +53,9 @@ _DOCS_DOC = "The documents a workspace holds: id, source, title, chunk count."
 
 Question = Annotated[str, Field(
     description=f"The question, in any language. Longer than {MAX_QUESTION_CHARS:,} "
-                "characters: `ask` refuses it (question_too_long), as over HTTP, and `search` "
-                "is a tool error.", min_length=1)]
+                "characters, or one with nothing to read in it: `ask` refuses it "
+                "(question_too_long, invalid_question), as over HTTP; for `search` it is a "
+                "tool error.")]
 WorkspaceArg = Annotated[str | None, Field(
     description="Workspace (document collection) to use; default: the server's, or the "
                 "API key's.", default=None)]
@@ -103,7 +104,7 @@ def create_server(pipelines: Pipelines, *, keys: KeyStore | None = None,
         default = (key.workspace if key is not None and key.workspace
                    else pipelines.main.workspace)
         try:
-            workspace = check_workspace(requested or default)
+            workspace = check_workspace(default if requested is None else requested)
         except AbstainError as exc:
             raise ToolError(str(exc)) from None
         if key is not None and not key.can_access(workspace):
@@ -129,6 +130,8 @@ def create_server(pipelines: Pipelines, *, keys: KeyStore | None = None,
         if len(question) > MAX_QUESTION_CHARS:
             raise ToolError(f"the question is longer than {MAX_QUESTION_CHARS:,} characters "
                             "(question_too_long): search with its key words")
+        if not any(ch.isalnum() for ch in question):
+            raise ToolError("the question is empty: nothing to search for (invalid_question)")
         ws = workspace_of(workspace, ctx)
         pipe = pipelines.for_workspace(ws)
         found = await _in_thread(lambda: pipe.search(question, workspace=ws, top_k=top_k))
