@@ -272,6 +272,11 @@ def test_times_and_x_are_not_units_of_duration() -> None:
     # counting questions still count times
     assert carries("Requests are retried 3 times.", AnswerType.NUMBER,
                    measure=measured("How many times is a request retried?"))
+    # "how much does X cost": X is what costs, not a measure (a newcomer's price-list row was
+    # refused answer_type_missing, "NW" of NW-1003 read as the thing counted)
+    assert measured("How much does NW-1003 cost?") == frozenset()
+    assert carries("Item: NW-1003; Unit price: 18.00", AnswerType.NUMBER,
+                   measure=measured("How much does NW-1003 cost?"), exclude={"1003"})
 
 
 @pytest.mark.parametrize(("sentence", "named"), [

@@ -55,7 +55,8 @@ def asks_a_calendar_date(asked: str) -> bool:
 
 
 _MEASURED = (
-    re.compile(r"\bhow\s+(?:many|much)\s+((?:\w+\s+){0,2}\w+)", re.IGNORECASE),
+    re.compile(r"\bhow\s+(?:many|much)\s+(?!(?:does|do|did|is|are|was|were|can|could|will"
+               r"|would|should)\b)((?:\w+\s+){0,2}\w+)", re.IGNORECASE),
     re.compile(r"\b(?:number|amount|count|size|length|version)\s+of\s+(\w+)", re.IGNORECASE),
     re.compile(r"\b((?:\w+\s+){0,2}(?:size|timeout|limit|port|count|length|threshold|interval"
                r"|delay|capacity|version))\b", re.IGNORECASE),
@@ -73,7 +74,8 @@ _DURATION = re.compile(r"\bhow\s+(?:long|often|old|fast|frequently|soon)\b|\bfor
 
 def measured(asked: str) -> frozenset[str]:
     """Stems of what a how-many / what-size question counts or measures ("rows", "batch size");
-    for how long / how often, units only."""
+    for how long / how often, units only; nothing for "how much does X cost / weigh", where
+    what follows "how much" is the verb's subject, not a measure ("NW" of NW-1003 was)."""
     found: set[str] = {UNITS_ONLY} if _DURATION.search(asked) else set()
     for pattern in _MEASURED:
         for match in pattern.finditer(asked):
