@@ -70,6 +70,23 @@ def test_workspace_overrides_yield_to_flags(config: Path) -> None:
     assert other.strictness == "balanced"
 
 
+def test_a_workspaces_table_applies_to_that_workspace_only(tmp_path: Path) -> None:
+    """Found by a newcomer: with [workspaces.default] (the asked workspace) in the file, a
+    server gave every workspace default's overrides — its main pipeline and each other
+    workspace's options started from the merged ones."""
+    path = tmp_path / "abstain.toml"
+    path.write_text('preset = "balanced"\n[workspaces.default]\npreset = "lenient"\n'
+                    '[workspaces.legal]\nstrictness = "paranoid"\n', encoding="utf-8")
+    resolved = resolve({}, config=str(path), environ={})
+    assert resolved.options.preset == "lenient"  # asking in default (the CLI)
+    assert resolved.shared.preset == "balanced"  # a server's main pipeline: no table
+    legal, origins = resolved.for_workspace("legal")
+    assert (legal.preset, legal.strictness) == ("balanced", "paranoid")
+    assert origins["preset"] == str(path)
+    assert resolved.for_workspace("hr")[0].preset == "balanced"
+    assert resolved.for_workspace("default")[0].preset == "lenient"
+
+
 def test_the_file_comes_from_the_environment_or_the_current_folder(config: Path) -> None:
     assert resolve({}, environ={"ABSTAIN_CONFIG": str(config)}).path == config
     assert resolve({}, environ={}, cwd=config.parent).path == config
@@ -84,6 +101,7 @@ def test_the_file_comes_from_the_environment_or_the_current_folder(config: Path)
     ("strictness = 'extreme'\n", "abstain.toml: strictness: unknown strictness 'extreme'"),
     ("[workspaces.a]\nstore = 'x.db'\n", "[workspaces.a] unknown option 'store'"),
     ("store = \n", "cannot read"),
+    ('[workspaces."bad name"]\npreset = "strict"\n', "invalid workspace name 'bad name'"),
 ])
 def test_bad_files_are_one_line_errors(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "abstain.toml"

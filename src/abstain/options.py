@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from abstain.config import DEFAULT_LLM_TIMEOUT, DEFAULT_WORKSPACE, Settings, replica_urls
-from abstain.errors import ConfigError
+from abstain.errors import ConfigError, InputError
 from abstain.presets import Preset
+from abstain.stores.base import check_workspace
 
 if TYPE_CHECKING:
     from abstain.pipeline import Pipeline
@@ -170,18 +171,30 @@ class Resolved:
     path: Path | None = None
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
     """``[workspaces.NAME]`` tables of the file, as given."""
+    base: tuple[AskOptions, dict[str, str]] | None = None
+    """The options and origins before the asked workspace's own table was applied (flags,
+    environment, the file's top level): what every other workspace starts from. None when
+    ``options`` are those."""
+
+    @property
+    def shared(self) -> AskOptions:
+        """The options of a server's main pipeline: no workspace's table (each workspace that
+        has one gets a pipeline of its own, :meth:`for_workspace`)."""
+        return (self.base or (self.options, self.origins))[0]
 
     def for_workspace(self, name: str) -> tuple[AskOptions, dict[str, str]]:
-        """The options for asking in ``name``: its file overrides, unless a flag or an
-        environment variable set the option."""
+        """The options for asking in ``name``: its file overrides over the shared options
+        (never another workspace's), unless a flag or an environment variable set the
+        option."""
+        options, base_origins = self.base or (self.options, self.origins)
         table = self.overrides.get(name, {})
         values: dict[str, Any] = {"workspace": name}
-        origins = {**self.origins, "workspace": "argument"}
+        origins = {**base_origins, "workspace": "argument"}
         for key, value in table.items():
-            if not self.origins[key].startswith(("flag", "env")):
+            if not base_origins[key].startswith(("flag", "env")):
                 values[key] = value
                 origins[key] = f"{self.path} [workspaces.{name}]"
-        return replace(self.options, **values), origins
+        return replace(options, **values), origins
 
 
 def config_path(explicit: str | None, environ: Mapping[str, str] | None = None,
@@ -213,6 +226,10 @@ def load_file(path: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     for name, table in tables.items():
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: [workspaces.{name}] must be a table")
+        try:
+            check_workspace(str(name))
+        except InputError as exc:
+            raise ConfigError(f"{path}: [workspaces.{name}]: {exc}") from None
         overrides[str(name)] = _checked(table, path, f"[workspaces.{name}] ", WORKSPACE_KEYS)
     return top, overrides
 
@@ -293,7 +310,7 @@ def resolve(flags: Mapping[str, Any], *, config: str | None = None,
     options = AskOptions(**values)
     resolved = Resolved(options, origins, path, overrides)
     if options.workspace in overrides:
-        options, origins = resolved.for_workspace(options.workspace)
-        origins["workspace"] = resolved.origins["workspace"]
-        resolved = Resolved(options, origins, path, overrides)
+        merged, merged_origins = resolved.for_workspace(options.workspace)
+        merged_origins["workspace"] = origins["workspace"]
+        resolved = Resolved(merged, merged_origins, path, overrides, base=(options, origins))
     return resolved

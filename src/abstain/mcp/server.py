@@ -71,7 +71,8 @@ class Pipelines:
 
     @classmethod
     def open(cls, resolved: Resolved) -> Pipelines:
-        main = resolved.options.open_pipeline(create_store=False)  # it never writes
+        # it never writes; no workspace's table (each with one gets its own pipeline)
+        main = resolved.shared.open_pipeline(create_store=False)
         try:
             shared = {name: resolved.for_workspace(name)[0].sharing(main)
                       for name in resolved.overrides}

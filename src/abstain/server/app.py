@@ -57,7 +57,8 @@ def create_app(pipeline: Pipeline | None = None, *, keys: KeyStore,
         if pipeline is not None:
             pipe = pipeline
         elif options is not None:
-            pipe = await run_in_threadpool(options.options.open_pipeline)
+            # no workspace's table: each workspace with one gets its own pipeline below
+            pipe = await run_in_threadpool(options.shared.open_pipeline)
         else:
             from abstain.pipeline import Pipeline
 
