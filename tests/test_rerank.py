@@ -214,6 +214,9 @@ def test_preset_suffix_enables_reader(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="reader"):
         Pipeline.preset("balanced+nope", store=str(tmp_path / "q.db"))
+    # a workspace keyword (a newcomer's TypeError: "multiple values for 'workspace'")
+    with Pipeline.preset("strict", store=str(tmp_path / "p.db"), workspace="hr") as pipe:
+        assert pipe.workspace == "hr"
 
 
 def test_hub_loader_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -167,9 +167,10 @@ class Pipeline:
             except BaseException:
                 store.close()
                 raise
+        kwargs.setdefault("workspace", settings.workspace)  # a keyword names it too
         try:
             embedder = load_embedder(settings.embedder or _stored_embedder(store))
-            return cls(store, embedder, workspace=settings.workspace, **kwargs)
+            return cls(store, embedder, **kwargs)
         except BaseException:
             store.close()
             raise
