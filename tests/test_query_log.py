@@ -114,6 +114,9 @@ def test_the_tuning_loop_end_to_end(db: str, tmp_path: Path) -> None:
     summary = json.loads(_run("eval", "--from-log", "--db", db, "--json"))
     assert summary["n"] == 60 and summary["counts_by_category"] == {"answerable": 30,
                                                                    "refuse": 30}
+    # a newcomer's: --preset / --calibration changed nothing of a --from-log run, silently
+    out = _run("eval", "--from-log", "--db", db, "--calibration", str(cal), ok=False)
+    assert "cannot change a --from-log run" in out and "abstain calibrate" in out
     # the harness never logs its own questions
     assert len(_entries(db)) == 60
 

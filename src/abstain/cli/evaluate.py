@@ -240,8 +240,21 @@ def eval_cmd(ctx: click.Context, /, as_json: bool, sweep_name: str | None, at: s
     """
     from dataclasses import asdict
 
+    from click.core import ParameterSource
+
     from abstain.evaluate.report import format_sweep, format_table, summarize, sweep
 
+    source = "--from-log" if params["from_log"] else "--records" if params["from_records"] \
+        else None
+    asking = [f"--{name.replace('_', '-')}" for name in ("preset", "calibration",
+                                                        "answer_confidence", "reader_model")
+              if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT]
+    if source and asking:  # they change how questions are asked; these are not asked again
+        fail(f"{' and '.join(asking)} cannot change a {source} run: its questions are judged "
+             "as they were answered, not asked again",
+             "to compare a calibration on them: abstain calibrate "
+             f"{source} … --calibration FILE (or --answer-confidence FILE); to try a preset, "
+             "ask the questions again: abstain eval QUESTIONS.jsonl --preset …")
     run = _collect(ctx, params, for_calibration=False)
     if not run.records:
         fail("no questions to evaluate" + _categories_hint(params))
