@@ -383,3 +383,12 @@ def test_html_blocks_in_markdown_are_read_as_html_not_dropped() -> None:
                           ("definition", "- -p spec: Build only the specified packages."),
                           ("table_row", "- Flag: -v; Meaning: verbose"), ("paragraph", "After.")]
     assert [d.text for d in doc.dropped] == ["stuffed keywords"]
+
+
+def test_a_deeply_nested_markdown_list_keeps_its_deepest_items(tmp_path: Path) -> None:
+    """Found by a newcomer: markdown-it's CommonMark preset follows 20 levels of block
+    nesting (about ten list levels) and dropped what lay deeper, without a word."""
+    f = tmp_path / "deep.md"
+    f.write_text("# Deep\n\n" + "".join("  " * i + f"- level {i} quokka{i}\n" for i in range(40)))
+    text = " ".join(b.text for s in parse_file(f).sections for b in s.blocks)
+    assert "quokka25" in text and "quokka39" in text

@@ -38,11 +38,17 @@ def item_block(text: str, lead: str, marker: str = "-") -> Block | None:
     return list_item(text, lead, marker)
 
 
+MAX_NESTING = 200
+"""Block nesting markdown-it follows (its CommonMark preset: 20, about ten list levels, and
+what lies deeper was dropped without a word); still a bound on pathological input."""
+
+
 def parse_markdown(text: str, *, fallback_title: str, source: str | None = None) -> ParsedDocument:
     from markdown_it import MarkdownIt
 
     meta, body = split_front_matter(text, source=source or fallback_title)
-    tokens = MarkdownIt("commonmark").enable("table").parse(_open_indented_blocks(body))
+    tokens = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table").parse(
+        _open_indented_blocks(body))
     builder = SectionBuilder()
     hidden: list[Dropped] = []
     last_paragraph = ""
