@@ -77,6 +77,10 @@ def test_pdf_text_is_extracted_with_headings(sample_corpus: Path) -> None:
     ("attached.eml", bytes(mail_message("Invoice", None, attachment=True)),
      "only attachments (invoice.pdf)"),
     ("empty.csv", b"a,b\n", "no rows"),
+    ("nothing.csv", b"", "the file is empty"),
+    ("renamed-pdf.md", b"%PDF-1.4\n\xe9\xe9 stream", "is a PDF file (.pdf) named as text"),
+    ("report.txt", b"PK\x03\x04\x14\x00", "a ZIP container (.docx, .pptx or .zip)"),
+    ("prices.csv", b"%PDF-1.7\n", "is a PDF file (.pdf) named as CSV"),
     ("latin.csv", "a,b\ncaf\xe9,1\n".encode("latin-1"), "not UTF-8"),
 ])
 def test_broken_files_are_reported_and_skipped(pipe: Pipeline, tmp_path: Path, name: str,

@@ -162,6 +162,10 @@ def decode_text(data: bytes, source: str) -> str:
         except UnicodeDecodeError as exc:
             raise IngestError(source, f"starts as UTF-16 text but is not (invalid bytes at "
                                       f"offset {exc.start})") from exc
+    kind = signed_as(data)
+    if kind is not None:
+        raise IngestError(source, f"is {kind} named as text: rename it to its type "
+                                  "and ingest it again")
     if b"\x00" in data[:4096]:
         raise IngestError(source, "looks like a binary file, not text")
     try:
@@ -169,6 +173,17 @@ def decode_text(data: bytes, source: str) -> str:
     except UnicodeDecodeError as exc:
         raise IngestError(source, f"not UTF-8 text (invalid byte 0x{data[exc.start]:02x} at "
                                   f"offset {exc.start}); {convert_hint(source)}") from exc
+
+
+_SIGNATURES = ((b"%PDF-", "a PDF file (.pdf)"),
+               (b"PK\x03\x04", "a ZIP container (.docx, .pptx or .zip)"),
+               (b"\xd0\xcf\x11\xe0", "an old Office file (.doc, .xls, .ppt: save it as .docx)"))
+"""How documents that are not text begin: what a text file that begins so really is."""
+
+
+def signed_as(data: bytes) -> str | None:
+    """What a file that begins with a known document signature is, else None."""
+    return next((kind for magic, kind in _SIGNATURES if data.startswith(magic)), None)
 
 
 def convert_hint(source: str) -> str:

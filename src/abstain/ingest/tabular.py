@@ -18,7 +18,7 @@ from typing import overload
 
 from abstain.errors import IngestError
 from abstain.ingest.blocks import Block, ParsedDocument, Section, table_row
-from abstain.ingest.parse import convert_hint
+from abstain.ingest.parse import convert_hint, signed_as
 
 ROWS_PER_SECTION = 200
 """Rows per section: a section is a parent chunk's worth of rows, never the whole file."""
@@ -28,7 +28,8 @@ _SNIFF_BYTES = 65536
 def read_csv(path: Path) -> ParsedDocument:
     sections = CsvSections(path)
     if not sections:
-        raise IngestError(str(path), "no rows below the header")
+        raise IngestError(str(path), "no rows below the header" if path.stat().st_size
+                          else "the file is empty")
     return ParsedDocument(title=path.stem, sections=sections)
 
 
@@ -39,6 +40,11 @@ class CsvSections(Sequence[Section]):
         self.path = path
         self.dialect: type[csv.Dialect] | csv.Dialect = csv.excel_tab if (
             path.suffix.lower() == ".tsv") else csv.excel
+        with path.open("rb") as raw:
+            kind = signed_as(raw.read(8))
+        if kind is not None:
+            raise IngestError(str(path), f"is {kind} named as CSV: rename it to its type and "
+                                         "ingest it again")
         try:
             with path.open(encoding="utf-8-sig", newline="") as f:
                 sample = f.read(_SNIFF_BYTES)
