@@ -37,7 +37,7 @@ def test_prune_syncs_a_folder_and_reports_removals(tmp_path: Path) -> None:
     code, out = _ingest(str(docs), "--db", db, "--prune")
     assert code == 0, out
     assert f"removed {docs / 'b.md'} (file is gone)" in out
-    assert "0 added, 0 updated, 1 unchanged, 0 skipped, 1 removed, 0 chunks" in out
+    assert "0 added, 0 updated, 1 unchanged, 0 skipped, 1 removed, 0 chunks written" in out
     result = CliRunner().invoke(cli, ["ingest", str(docs), "--db", db, "--embedder", "hashing",
                                       "--prune", "--json"])
     assert json.loads(result.output)["removed"] == []

@@ -243,7 +243,8 @@ def docs_list(db: str | None, store: str | None, workspace: str, all_workspaces:
         return
     for r in rows:
         flags = "".join(("C" if r.curated else "-", "P" if r.published else "-"))
-        click.echo(f"{r.id}  {r.workspace:<12} {flags} {r.chunks:>4} chunks  "
+        click.echo(f"{r.id}  {r.workspace:<12} {flags} {r.chunks:>4} "
+                   f"{'chunk ' if r.chunks == 1 else 'chunks'}  "
                    f"{printable(r.source)}")
     if not rows:
         click.echo("no documents")

@@ -80,7 +80,8 @@ class IngestReport:
     def summary(self) -> str:
         parts = [f"{len(self.added)} added", f"{len(self.updated)} updated",
                  f"{len(self.unchanged)} unchanged", f"{len(self.skipped)} skipped",
-                 f"{len(self.removed)} removed", f"{self.chunks} chunks"]
+                 f"{len(self.removed)} removed",
+                 f"{self.chunks} chunk{'' if self.chunks == 1 else 's'} written"]
         return ", ".join(parts)
 
     def merge(self, other: IngestReport) -> None:
