@@ -50,8 +50,11 @@ def test_the_log_is_off_by_default(db: str) -> None:
 
 
 def test_the_tuning_loop_end_to_end(db: str, tmp_path: Path) -> None:
-    assert "query log on (kept 30 days, questions in clear)" in _run(
-        "log", "on", "--db", db, "--retention-days", "30")
+    assert f"query log on for {db} (kept 30 days, questions in clear)" in _run(
+        "log", "on", "--db", db, "--retention-days", "30")  # the store named (newcomer)
+    # a mistyped store is an error, not a new empty store whose log is on
+    assert "there is no database" in _run("log", "on", "--db", db + ".typo", ok=False)
+    assert not Path(db + ".typo").exists()
     questions = read_jsonl(QUESTIONS).questions
     # two questions through the CLI, the rest through the library: both are logged
     for item in questions[:2]:

@@ -10,18 +10,23 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from abstain.answer import shown_confidence
-from abstain.cli.common import fail, print_json, settings_from, store_options
+from abstain.cli.common import fail, print_json, printable, settings_from, store_options
 
 if TYPE_CHECKING:
     from abstain.querylog import LogEntry, QueryLog
 
 
 @contextmanager
-def opened_log(db: str | None, store: str | None) -> Iterator[QueryLog]:
+def opened_log(db: str | None, store: str | None,
+               where: list[str] | None = None) -> Iterator[QueryLog]:
+    """The store's query log; ``where`` receives the store's location, to name it."""
     from abstain.querylog import open_log
     from abstain.stores import open_store
 
-    st = open_store(settings_from(db, store, "default").store)
+    # the log belongs to a store of documents: a mistyped --db is an error, not a new store
+    st = open_store(settings_from(db, store, "default").store, create=False)
+    if where is not None:
+        where.append(str(st))
     try:
         yield open_log(st)
     finally:
@@ -63,10 +68,11 @@ def log_on(db: str | None, store: str | None, workspace: str, retention_days: in
     from abstain.querylog import LogSettings
 
     settings = LogSettings(True, retention_days, redact)
-    with opened_log(db, store) as qlog:
+    where: list[str] = []
+    with opened_log(db, store, where) as qlog:
         qlog.configure(settings)
         pruned = qlog.prune(retention_days) if retention_days else 0
-    click.echo(f"query log on ({_describe(settings)})"
+    click.echo(f"query log on for {printable(where[0])} ({_describe(settings)})"
                + (f"; deleted {pruned} entries past retention" if pruned else ""))
 
 
