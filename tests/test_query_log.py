@@ -173,6 +173,11 @@ def test_redacted_log_keeps_only_a_hash(db: str, tmp_path: Path) -> None:
     missing = CliRunner().invoke(cli, ["log", "label", "999", "--expected", "answer",
                                        "--db", db])
     assert missing.exit_code == 1 and "Error: no log entry 999" in missing.stderr
+    # all or nothing: with one unknown id, the known one is not labelled either (newcomer)
+    both = CliRunner().invoke(cli, ["log", "label", str(entry["id"]), "999", "--expected",
+                                    "refuse", "--db", db])
+    assert both.exit_code == 1 and "nothing was labelled" in both.stderr
+    assert _entries(db)[0]["expected"] == "answer"
 
 
 def test_workspaces_keep_their_own_log(db: str) -> None:

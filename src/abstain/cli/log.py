@@ -208,21 +208,19 @@ def log_label(entry_ids: tuple[int, ...], expected: str, note: str | None,
       abstain log label 12 --expected answer --db kb.db
       abstain log label 13 14 --expected refuse --note "not in the handbook" --db kb.db
     """
-    missing = 0
     with opened_log(db, store) as qlog:
-        for entry_id in entry_ids:
-            entry = qlog.get(workspace, entry_id)
-            kept_note = note if note is not None else (entry.note if entry else "") or ""
-            kept_gold = gold_sources or (tuple(entry.gold_sources) if entry else ())
-            if entry is not None and qlog.label(workspace, entry_id, expected, kept_note,
-                                                kept_gold):
-                click.echo(f"labelled {entry_id}: expected {expected}")
-            else:
-                missing += 1
-                click.secho(f"Error: no log entry {entry_id} in workspace {workspace!r}",
-                            fg="red", err=True)
-    if missing:
-        raise SystemExit(1)
+        entries = {entry_id: qlog.get(workspace, entry_id) for entry_id in entry_ids}
+        missing = [str(i) for i, entry in entries.items() if entry is None]
+        if missing:  # all or nothing: a half-labelled batch is hard to redo
+            fail(f"no log entry {', '.join(missing)} in workspace {workspace!r}; nothing "
+                 "was labelled", "abstain log list -w NAME shows a workspace's entries "
+                 "(each workspace numbers its own); add -w NAME")
+        for entry_id, entry in entries.items():
+            assert entry is not None
+            kept_note = note if note is not None else entry.note or ""
+            kept_gold = gold_sources or tuple(entry.gold_sources)
+            qlog.label(workspace, entry_id, expected, kept_note, kept_gold)
+            click.echo(f"labelled {entry_id}: expected {expected}")
 
 
 @log_group.command("export")
