@@ -267,7 +267,11 @@ def _checked(table: dict[str, Any], path: Path, where: str, allowed: set[str] | 
         types = _TYPES[key]
         if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
             kind = " or ".join(t.__name__ for t in types)
-            raise ConfigError(f"{path}: {where}{raw_key} must be {kind}, not {value!r}")
+            hint = ("; per-workspace options go in [workspaces.NAME] tables"
+                    if key == "workspace" and isinstance(value, dict) else "")
+            raise ConfigError(f"{path}: {where}{raw_key} must be {kind}, not {value!r}{hint}")
+        if key == "llm_timeout" and value <= 0:
+            raise ConfigError(f"{path}: {where}{raw_key} must be > 0 seconds, not {value!r}")
         if _relative_file(key, value):  # a file named in the file: relative to the file
             value = str(path.parent / str(value))
         out[key] = float(value) if key == "llm_timeout" else value

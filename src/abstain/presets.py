@@ -86,5 +86,5 @@ class Preset(StrEnum):
             return cls(name), bool(plus)
         except ValueError:
             raise ConfigError(f"unknown preset {text!r}; choose from "
-                              f"{', '.join(cls)}") from None
+                              f"{', '.join(cls)} (each also with +{READER_SUFFIX})") from None
 
