@@ -270,7 +270,7 @@ def _checked(table: dict[str, Any], path: Path, where: str, allowed: set[str] | 
             hint = ("; per-workspace options go in [workspaces.NAME] tables"
                     if key == "workspace" and isinstance(value, dict) else "")
             raise ConfigError(f"{path}: {where}{raw_key} must be {kind}, not {value!r}{hint}")
-        if key == "llm_timeout" and value <= 0:
+        if key == "llm_timeout" and isinstance(value, int | float) and value <= 0:
             raise ConfigError(f"{path}: {where}{raw_key} must be > 0 seconds, not {value!r}")
         if _relative_file(key, value):  # a file named in the file: relative to the file
             value = str(path.parent / str(value))
