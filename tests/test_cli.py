@@ -88,6 +88,9 @@ def test_ingest_docs_list_and_rm(tmp_path: Path) -> None:
     assert "1 added" in result.output and "1 skipped" in result.output
     listing = json.loads(runner.invoke(cli, ["docs", "list", "--db", db, "--json"]).output)
     assert [d["source"] for d in listing] == [str(tmp_path / "a.md")]
+    # another workspace's empty listing names those that hold documents, as ask does
+    other = runner.invoke(cli, ["docs", "list", "--db", db, "-w", "hrr"]).output
+    assert "no documents in workspace 'hrr' (workspaces: default)" in other
     doc_id = listing[0]["id"]
     assert runner.invoke(cli, ["docs", "rm", doc_id, "--db", db]).exit_code == 0
     assert runner.invoke(cli, ["docs", "rm", doc_id, "--db", db]).exit_code == 1

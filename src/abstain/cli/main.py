@@ -236,6 +236,7 @@ def docs_list(db: str | None, store: str | None, workspace: str, all_workspaces:
     st = open_store(settings.store, create=False)
     try:
         rows = st.list_documents(None if all_workspaces else workspace)
+        known = st.workspaces() if not rows else []
     finally:
         st.close()
     if as_json:
@@ -246,8 +247,10 @@ def docs_list(db: str | None, store: str | None, workspace: str, all_workspaces:
         click.echo(f"{r.id}  {r.workspace:<12} {flags} {r.chunks:>4} "
                    f"{'chunk ' if r.chunks == 1 else 'chunks'}  "
                    f"{printable(r.source)}")
-    if not rows:
-        click.echo("no documents")
+    if not rows:  # as ask says it: which workspaces do hold documents
+        where = "" if all_workspaces else f" in workspace {workspace!r}"
+        click.echo(f"no documents{where}"
+                   + (f" (workspaces: {', '.join(known)})" if known else ""))
 
 
 @docs.command("rm")
