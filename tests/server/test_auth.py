@@ -138,6 +138,9 @@ def test_keys_commands_create_list_revoke(tmp_path: Path) -> None:
     key_id = key.split("_")[1]
     revoked = runner.invoke(cli, ["keys", "revoke", key_id, "--keys", path])
     assert revoked.exit_code == 0 and f"revoked key {key_id}" in revoked.output
+    again = runner.invoke(cli, ["keys", "revoke", key_id, "--keys", path])  # says so (newcomer)
+    assert again.exit_code == 0 and f"key {key_id} (workspace:docs) was already revoked at" \
+        in again.output
     store = KeyStore(path)
     assert store.verify(key) is None
     store.close()

@@ -196,7 +196,11 @@ def keys_revoke(key_id: str, keys_path: str | None) -> None:
     """
     store = _key_store(keys_path)
     try:
+        before = {k.id: k.revoked_at for k in store.list()}
         record = store.revoke(key_id)
     finally:
         store.close()
-    click.echo(f"revoked key {record.id} ({record.scope})")
+    if before.get(record.id):  # revoking again changes nothing: say so
+        click.echo(f"key {record.id} ({record.scope}) was already revoked at {record.revoked_at}")
+    else:
+        click.echo(f"revoked key {record.id} ({record.scope})")
