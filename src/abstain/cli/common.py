@@ -22,12 +22,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 def store_options(func: F) -> F:
     """--db / --store and --workspace, as every command that touches a store takes them."""
     func = click.option("--workspace", "-w", envvar="ABSTAIN_WORKSPACE", default="default",
-                        show_default=True, callback=_workspace,
+                        callback=_workspace,
                         help="Workspace (tenant) to read or write: letters, digits, '_', "
-                             "'.', '-'.")(func)
+                             "'.', '-' [env ABSTAIN_WORKSPACE; default: default].")(func)
     func = click.option("--store", "store", envvar="ABSTAIN_STORE", metavar="URL",
                         help="Store location: a SQLite path or a postgresql:// URL "
-                             "[env ABSTAIN_STORE].")(func)
+                             "[env ABSTAIN_STORE; it wins over --db / ABSTAIN_DB].")(func)
     func = click.option("--db", "db", envvar="ABSTAIN_DB", metavar="FILE",
                         type=click.Path(dir_okay=False),
                         help="SQLite database file [env ABSTAIN_DB; default: the user data "
