@@ -42,7 +42,10 @@ in [SCHEMA.md](SCHEMA.md).
 `embedder`, `llm`, `llm_model`, `llm_timeout`, `strictness`, `reader`, `rewrite`, `llm_rerank`;
 `[workspaces.NAME]` tables override them per workspace. A flag beats an environment
 variable, which beats the file, which beats the default; `abstain config show` prints each
-value's origin. Example in [SERVER.md](SERVER.md#configuration-abstaintoml).
+value's origin. Every other command that touches a store (`ingest`, `docs`, `search`,
+`log`, `eval`, `calibrate`, `vocab` …) uses the file's `store` when neither `--db` /
+`--store` nor `ABSTAIN_DB` / `ABSTAIN_STORE` names one, so one project folder has one
+store. Example in [SERVER.md](SERVER.md#configuration-abstaintoml).
 
 """
 

@@ -168,3 +168,23 @@ def test_ask_reads_the_file(tmp_path: Path, kb: Path) -> None:
     result = CliRunner().invoke(cli, ["ask", KEYS_Q, "--json", "--config", str(path)])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["evidence"]
+
+
+def test_every_store_command_uses_the_files_store(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by a newcomer: in a folder with abstain.toml, `ask` used its store while `log
+    on`, `docs list`, `ingest` … used the user data directory's. Flags and the environment
+    still win."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("ABSTAIN_DB", "ABSTAIN_STORE", "ABSTAIN_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "abstain.toml").write_text('store = "team.db"\n', encoding="utf-8")
+    (tmp_path / "leave.md").write_text("# Leave\n\nEmployees get 28 days of paid leave.\n")
+    runner = CliRunner()
+    ingested = runner.invoke(cli, ["ingest", "leave.md", "--embedder", "hashing"])
+    assert ingested.exit_code == 0, ingested.output
+    assert (tmp_path / "team.db").exists()
+    assert "leave.md" in runner.invoke(cli, ["docs", "list"]).output
+    assert str(tmp_path / "team.db") in runner.invoke(cli, ["log", "on"]).output
+    other = runner.invoke(cli, ["docs", "list", "--db", str(tmp_path / "other.db")])
+    assert other.exit_code == 1 and "no database" in other.output  # the flag wins

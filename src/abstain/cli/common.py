@@ -47,7 +47,24 @@ def _workspace(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 def settings_from(db: str | None, store: str | None, workspace: str,
                   **extra: str | None) -> Settings:
-    return Settings.from_env(store=store or db, workspace=workspace, **extra)
+    """The settings of a command that touches a store: ``--store`` / ``--db`` (or their
+    environment variables), else the store ``abstain.toml`` names (:func:`configured_store`)."""
+    return Settings.from_env(store=store or db or configured_store(), workspace=workspace,
+                             **extra)
+
+
+def configured_store() -> str | None:
+    """The top-level ``store`` of the configuration file (``ABSTAIN_CONFIG``, else
+    ``./abstain.toml``), relative to the file: every command of a configured project uses
+    the store its ``ask`` and ``serve`` use (``log on`` turned on another store's log)."""
+    from abstain.options import config_path, load_file
+
+    path = config_path(None)
+    if path is None:
+        return None
+    top, _ = load_file(path)
+    value = top.get("store")
+    return str(value) if value else None
 
 
 def printable(text: str) -> str:
