@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any
 from abstain.config import DEFAULT_LLM_TIMEOUT, DEFAULT_WORKSPACE, Settings, replica_urls
 from abstain.errors import ConfigError, InputError
 from abstain.presets import Preset
-from abstain.stores.base import check_workspace
 
 if TYPE_CHECKING:
     from abstain.pipeline import Pipeline
@@ -226,6 +225,8 @@ def load_file(path: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     for name, table in tables.items():
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: [workspaces.{name}] must be a table")
+        from abstain.stores.base import check_workspace  # numpy: not at the CLI's import
+
         try:
             check_workspace(str(name))
         except InputError as exc:
