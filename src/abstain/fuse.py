@@ -35,7 +35,9 @@ def collapse(hits: Sequence[ArmHit]) -> list[ArmHit]:
 def rrf(
     vector: Sequence[ArmHit], keyword: Sequence[ArmHit], *, k: int = RRF_K
 ) -> list[FusedHit]:
-    """Fuse two collapsed arm lists; ties break by best single-arm rank, then id."""
+    """Fuse two collapsed arm lists; ties break by best single-arm rank, then the keyword
+    arm's hit before the vector arm's, then id: where the documents lie (which their ids
+    hash) decides no order that their words and meaning can."""
     if k < 0:
         raise ValueError("RRF k must be >= 0")
     vec = {h.chunk_id: h for h in vector}
@@ -54,7 +56,8 @@ def rrf(
                 keyword_score=w.score if w else None,
             )
         )
-    fused.sort(key=lambda f: (-f.fused_score, _best_rank(f), f.chunk_id))
+    fused.sort(key=lambda f: (-f.fused_score, _best_rank(f), f.keyword_rank is None,
+                              f.chunk_id))
     return fused
 
 
