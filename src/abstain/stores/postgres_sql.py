@@ -99,7 +99,7 @@ def _collapsed(arm: str, raw: str, order: str) -> str:
 
 # Parameters: q, terms, ws, published_only, limit (candidates per arm), k, top.
 # RRF as ``abstain.fuse.rrf``: sum of 1/(k + rank) per arm, ties broken by the best
-# single-arm rank, then the chunk id in code-point order.
+# single-arm rank, then the keyword arm's hit first, then the chunk id in code-point order.
 SEARCH_FUSED = f"""
     WITH {_TSQ},
     vector_raw AS MATERIALIZED ({VECTOR_ARM}),
@@ -111,7 +111,7 @@ SEARCH_FUSED = f"""
              + coalesce(1.0::float8 / (%(k)s + w.rank), 0.0::float8) AS fused_score,
            v.rank, v.score, w.rank, w.score
     FROM vector_arm v FULL OUTER JOIN keyword_arm w ON v.target = w.target
-    ORDER BY fused_score DESC, least(v.rank, w.rank), chunk_id
+    ORDER BY fused_score DESC, least(v.rank, w.rank), w.rank IS NULL, chunk_id
     LIMIT %(top)s
 """
 
