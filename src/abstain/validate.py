@@ -32,12 +32,24 @@ def validate(question: str, workspace: str, *, generator: str,
     language = detect_language(text) if text else "en"
     trace = Trace(question, workspace, generator, started, language=language, text=text,
                   query=text)
-    if not any(ch.isalnum() for ch in text):  # "", "¿?", "???": nothing asked
-        return _refuse(trace, RefusalReason.INVALID_QUESTION)
-    if len(text) > max_chars:
-        return _refuse(replace(trace, question=question[:SHOWN_CHARS]),
-                       RefusalReason.QUESTION_TOO_LONG, n=len(text), limit=max_chars)
+    reason = unreadable(text, max_chars)
+    if reason is RefusalReason.INVALID_QUESTION:
+        return _refuse(trace, reason)
+    if reason is RefusalReason.QUESTION_TOO_LONG:
+        return _refuse(replace(trace, question=question[:SHOWN_CHARS]), reason,
+                       n=len(text), limit=max_chars)
     return replace(trace, parsed=Question.parse(text, language))
+
+
+def unreadable(text: str, max_chars: int = MAX_QUESTION_CHARS) -> RefusalReason | None:
+    """Why a cleaned question cannot be read: ``invalid_question`` when it has no letter or
+    digit ("", "¿?", "???": nothing asked), ``question_too_long`` past ``max_chars``; None
+    when it can. Asking (:func:`validate`) and MCP's ``search`` judge questions by it."""
+    if not any(ch.isalnum() for ch in text):
+        return RefusalReason.INVALID_QUESTION
+    if len(text) > max_chars:
+        return RefusalReason.QUESTION_TOO_LONG
+    return None
 
 
 def _refuse(trace: Trace, reason: str, **fields: object) -> Trace:

@@ -27,8 +27,10 @@ from abstain import __version__
 from abstain.errors import AbstainError
 from abstain.mcp import results
 from abstain.options import Resolved, close_shared
+from abstain.records import RefusalReason
 from abstain.stores.base import check_workspace
-from abstain.validate import MAX_QUESTION_CHARS
+from abstain.text import clean
+from abstain.validate import MAX_QUESTION_CHARS, unreadable
 
 if TYPE_CHECKING:
     from abstain.pipeline import Pipeline
@@ -128,11 +130,12 @@ def create_server(pipelines: Pipelines, *, keys: KeyStore | None = None,
                      top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K,
                                                  description="How many passages.")] = 5,
                      ) -> Annotated[CallToolResult, results.SearchResult]:
-        if len(question) > MAX_QUESTION_CHARS:
+        problem = unreadable(clean(question))
+        if problem is RefusalReason.QUESTION_TOO_LONG:
             raise ToolError(f"the question is longer than {MAX_QUESTION_CHARS:,} characters "
-                            "(question_too_long): search with its key words")
-        if not any(ch.isalnum() for ch in question):
-            raise ToolError("the question is empty: nothing to search for (invalid_question)")
+                            f"({problem}): search with its key words")
+        if problem is not None:
+            raise ToolError(f"the question is empty: nothing to search for ({problem})")
         ws = workspace_of(workspace, ctx)
         pipe = pipelines.for_workspace(ws)
         found = await _in_thread(lambda: pipe.search(question, workspace=ws, top_k=top_k))
