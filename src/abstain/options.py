@@ -101,8 +101,7 @@ class AskOptions:
     def __post_init__(self) -> None:
         Preset.parse(self.preset)
         check_strictness(self.strictness)
-        if self.llm_timeout <= 0:
-            raise ConfigError("llm_timeout must be > 0 seconds")
+        positive_seconds("llm_timeout", self.llm_timeout)
         if (self.rewrite or self.llm_rerank) and not self.llm:
             wanted = [f for f, on in (("--rewrite", self.rewrite),
                                       ("--llm-rerank", self.llm_rerank)) if on]
@@ -241,6 +240,12 @@ _TYPES: dict[str, tuple[type, ...]] = {
     for f in fields(AskOptions)}
 
 
+def positive_seconds(name: str, value: float) -> None:
+    """A ConfigError naming ``name`` unless ``value`` is a positive number of seconds."""
+    if value <= 0:
+        raise ConfigError(f"{name} must be > 0 seconds, not {value!r}")
+
+
 def _checked(table: dict[str, Any], path: Path, where: str, allowed: set[str] | frozenset[str]
              ) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -271,8 +276,8 @@ def _checked(table: dict[str, Any], path: Path, where: str, allowed: set[str] | 
             hint = ("; per-workspace options go in [workspaces.NAME] tables"
                     if key == "workspace" and isinstance(value, dict) else "")
             raise ConfigError(f"{path}: {where}{raw_key} must be {kind}, not {value!r}{hint}")
-        if key == "llm_timeout" and isinstance(value, int | float) and value <= 0:
-            raise ConfigError(f"{path}: {where}{raw_key} must be > 0 seconds, not {value!r}")
+        if key == "llm_timeout" and isinstance(value, int | float):  # its type just checked
+            positive_seconds(f"{path}: {where}{raw_key}", value)
         if _relative_file(key, value):  # a file named in the file: relative to the file
             value = str(path.parent / str(value))
         out[key] = float(value) if key == "llm_timeout" else value
