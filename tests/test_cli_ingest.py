@@ -179,3 +179,18 @@ def test_the_first_ingest_says_it_made_a_new_database(tmp_path: Path) -> None:
     assert code == 0 and f"new database {db}" in out
     code, out = _ingest(str(tmp_path / "a.md"), "--db", str(db))
     assert code == 0 and "new database" not in out
+
+
+def test_a_db_flag_beats_an_exported_store(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--db`` on the command line wins over ``ABSTAIN_STORE`` in the environment, for every
+    store command as for ``ask``: the file named is the one written and listed."""
+    exported, named = tmp_path / "exported.db", tmp_path / "named.db"
+    (tmp_path / "a.md").write_text("# A\n\nalpha")
+    monkeypatch.setenv("ABSTAIN_STORE", str(exported))
+    assert _ingest(str(tmp_path / "a.md"), "--db", str(named))[0] == 0
+    assert named.exists() and not exported.exists()
+    listed = CliRunner().invoke(cli, ["docs", "list", "--db", str(named)])
+    assert listed.exit_code == 0 and "a.md" in listed.output
+    exported_only = CliRunner().invoke(cli, ["docs", "list"])
+    assert exported_only.exit_code == 1 and str(exported) in exported_only.output

@@ -27,7 +27,8 @@ def store_options(func: F) -> F:
                              "'.', '-' [env ABSTAIN_WORKSPACE; default: default].")(func)
     func = click.option("--store", "store", envvar="ABSTAIN_STORE", metavar="URL",
                         help="Store location: a SQLite path or a postgresql:// URL "
-                             "[env ABSTAIN_STORE; it wins over --db / ABSTAIN_DB].")(func)
+                             "[env ABSTAIN_STORE; it wins over ABSTAIN_DB, a flag over "
+                             "both].")(func)
     func = click.option("--db", "db", envvar="ABSTAIN_DB", metavar="FILE",
                         type=click.Path(dir_okay=False),
                         help="SQLite database file [env ABSTAIN_DB; default: the user data "
@@ -48,9 +49,24 @@ def _workspace(ctx: click.Context, param: click.Parameter, value: str) -> str:
 def settings_from(db: str | None, store: str | None, workspace: str,
                   **extra: str | None) -> Settings:
     """The settings of a command that touches a store: ``--store`` / ``--db`` (or their
-    environment variables), else the store ``abstain.toml`` names (:func:`configured_store`)."""
-    return Settings.from_env(store=store or db or configured_store(), workspace=workspace,
-                             **extra)
+    environment variables, :func:`given_store`), else the store ``abstain.toml`` names
+    (:func:`configured_store`)."""
+    return Settings.from_env(store=given_store(db, store) or configured_store(),
+                             workspace=workspace, **extra)
+
+
+def given_store(db: str | None, store: str | None) -> str | None:
+    """The store of ``--db`` / ``--store`` as ``ask`` resolves it: a flag on the command line
+    beats either environment variable (``--db kb.db`` is not overruled by an exported
+    ``ABSTAIN_STORE``); of two flags, or of two variables, ``--store`` / ``ABSTAIN_STORE``."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context(silent=True)
+    if (ctx is not None and db is not None and store is not None
+            and ctx.get_parameter_source("db") == ParameterSource.COMMANDLINE
+            and ctx.get_parameter_source("store") != ParameterSource.COMMANDLINE):
+        return db
+    return store or db
 
 
 def configured_store() -> str | None:

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
-from abstain.cli.common import fail, print_json, settings_from, store_options
+from abstain.cli.common import fail, given_store, print_json, settings_from, store_options
 from abstain.presets import Preset
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -117,7 +117,7 @@ def _collect(ctx: click.Context, p: dict[str, Any], *, for_calibration: bool) ->
     if (p["data"] is None) == (p["dataset"] is None):
         fail("give DATA (a labelled JSONL file) or --dataset NAME", "see: abstain eval --help")
     workspace = p["workspace"]
-    store = p["store"] or p["db"]
+    store = given_store(p["db"], p["store"])
     if p["dataset"]:
         if ctx.get_parameter_source("workspace") is ParameterSource.DEFAULT:
             workspace = p["dataset"]
@@ -183,7 +183,7 @@ def _from_log(p: dict[str, Any]) -> Any:
 
     if p["data"] or p["dataset"]:
         fail("--from-log reads the store's query log; give no DATA or --dataset")
-    settings = settings_from(p["store"] or p["db"], None, p["workspace"])
+    settings = settings_from(p["db"], p["store"], p["workspace"])
     store = open_store(settings.store)
     try:
         entries = open_log(store).entries(
