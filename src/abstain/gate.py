@@ -303,11 +303,13 @@ def _answerability(c: _Scene) -> Finding | None:
     if reading is None:
         return None
     p = reading.answerability
+    by_columns = ("" if reading.by_columns is None else
+                  f"; the best window is a table row read by its columns: {reading.by_columns}")
     return Finding(Check(CheckName.ANSWERABILITY, p >= t.min_answerability, p,
                          t.min_answerability,
                          f"{reading.model}: best of {reading.windows_read} sentence windows of "
                          f"{reading.chunks_read} kept chunks (chunk {reading.chunk + 1}; the "
-                         "time in timings_ms.read_ms)", RefusalReason.UNANSWERABLE))
+                         f"time in timings_ms.read_ms){by_columns}", RefusalReason.UNANSWERABLE))
 
 
 def _calibrated_confidence(c: _Scene) -> Finding:

@@ -24,6 +24,7 @@ import numpy as np
 
 from abstain.evidence import Evidence, ReadWindow
 from abstain.question import Question
+from abstain.rerank import rows
 from abstain.rerank.reader import Page, sigmoid
 from abstain.rerank.windows import in_context, windowed_sentences
 from abstain.text import stem, tokens
@@ -77,6 +78,9 @@ class Reading:
     model: str
     windows: tuple[tuple[int, ReadWindow], ...] = ()
     """Every window read, with the index of its chunk in the kept evidence."""
+    by_columns: str | None = None
+    """The best window is a table row read by its columns (:mod:`abstain.rerank.rows`):
+    its verdict, which set the probability in place of the reader's; None otherwise."""
 
     def annotate(self, evidence: Sequence[Evidence], *, best_first: bool = True
                  ) -> tuple[Evidence, ...]:
@@ -112,13 +116,14 @@ def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evi
     chosen = sorted(candidates, key=lambda item: item[:3])[:windows]
     logits = reader.logits([question.text] * len(chosen),
                            [as_read(reader, item[3], read[item[1]]) for item in chosen])
-    scores = logits[:, ANSWERS_HEAD]
-    best = int(np.argmax(scores))
-    probability = sigmoid(float(scores[best]))
+    read_rows = rows.read(question, [item[3] for item in chosen],
+                          [sigmoid(float(score)) for score in logits[:, ANSWERS_HEAD]])
+    best = int(np.argmax([p for p, _ in read_rows]))
+    probability, verdict = read_rows[best]
     read_windows = tuple(
-        (c, ReadWindow(text, sentences, round(sigmoid(float(score)), 4), w))
-        for (_, c, w, text, sentences), score in zip(chosen, scores, strict=True))
+        (c, ReadWindow(text, sentences, round(p, 4), w))
+        for (_, c, w, text, sentences), (p, _) in zip(chosen, read_rows, strict=True))
     return Reading(answerability=round(probability, 4), chunk=chosen[best][1],
                    window=chosen[best][3], windows_read=len(chosen), chunks_read=len(read),
                    ms=round((time.perf_counter() - started) * 1000, 1), model=reader.name,
-                   windows=read_windows)
+                   windows=read_windows, by_columns=verdict)

@@ -1,0 +1,123 @@
+"""A table row read by its columns (abstain.rerank.rows), where the reader reads it as prose."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from abstain.embed import HashingEmbedder
+from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
+from abstain.pipeline import Pipeline
+from abstain.question import Question
+from abstain.rerank import rows
+from abstain.rerank.reading import read_evidence
+from abstain.rerank.rows import Row, Verdict
+from abstain.stores.sqlite import SQLiteStore
+
+ORDER = ("- order_id: ORD-00411; customer: Customer 109; city: Tartu; status: shipped; "
+         "total_eur: 268.68; placed_on: 2026-08-08")
+OTHER = ("- order_id: ORD-00412; customer: Customer 258; city: Cork; status: pending; "
+         "total_eur: 113.33; placed_on: 2026-10-21")
+
+
+class EveryRowReader:
+    """Reads every window as answering, as the shipped reader reads most table rows."""
+
+    name = "every-row"
+
+    def logits(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        return np.full((len(b), 3), 3.0, dtype=np.float32)
+
+
+def _verdict(question: str, row: str = ORDER) -> Verdict | None:
+    parsed = Row.parse(row)
+    assert parsed is not None
+    return rows.verdict(Question.parse(question), parsed)
+
+
+def test_a_row_is_its_column_value_pairs_and_prose_is_not_a_row() -> None:
+    parsed = Row.parse(ORDER)
+    assert parsed is not None and parsed.cells[2] == ("city", "Tartu")
+    assert Row.parse(ORDER.removeprefix("- ")) == parsed  # the reader's windows drop the marker
+    assert Row.parse("Note: the timeout is 30 seconds.") is None  # one pair: a sentence
+    assert Row.parse("- alpha; beta: gamma") is None  # a part without a column
+    assert Row.parse("When the server starts it reads the file: then; it binds: port") is None
+
+
+@pytest.mark.parametrize("question", [
+    "Which city was ORD-00411 shipped to?",
+    "What is the status of order ORD-00411?",
+    "When was ORD-00411 placed?",
+    "What is the total of order ORD-00411?",
+])
+def test_a_row_answers_when_an_asked_word_names_one_of_its_columns(question: str) -> None:
+    assert _verdict(question) is Verdict.ANSWERS
+
+
+@pytest.mark.parametrize("question", [
+    "Which carrier shipped ORD-00411?",
+    "What is the discount on ORD-00411?",
+])
+def test_a_row_does_not_answer_what_it_has_no_column_for(question: str) -> None:
+    assert _verdict(question) is Verdict.DOES_NOT_ANSWER
+
+
+@pytest.mark.parametrize("question", [
+    "How much did ORD-00411 cost?",  # an amount: total_eur may hold it
+    "Where was ORD-00411 sent?",  # a place: city may hold it
+    "Who ordered ORD-00411?",  # a person: customer may hold it
+    "What is ORD-00411 called?",  # a name
+    "Which carrier shipped ORD-00999?",  # not this row's record
+    "Which carrier do we use?",  # names no record
+])
+def test_the_reader_decides_where_the_columns_cannot_tell(question: str) -> None:
+    assert _verdict(question) is None
+
+
+def test_rows_of_other_records_do_not_answer_once_the_asked_record_is_read() -> None:
+    question = Question.parse("Which city was ORD-00411 shipped to?")
+    read = rows.read(question, [OTHER.removeprefix("- "), ORDER.removeprefix("- ")],
+                     [0.95, 0.2])
+    assert read == [(rows.DOES_NOT_ANSWER, Verdict.ANOTHER_RECORD), (rows.ANSWERS, Verdict.ANSWERS)]
+    alone = rows.read(question, [OTHER], [0.95])  # the asked row not read: the reader decides
+    assert alone == [(0.95, None)]
+
+
+def test_the_reading_names_the_row_it_chose_and_why() -> None:
+    doc = Document("d", "default", "orders.csv", "orders", "h")
+    text = f"{OTHER}\n{ORDER}"
+    evidence = [Evidence(FusedHit("c0", 1.0), Chunk("c0", "d", ChunkKind.CHILD, text, 0), doc,
+                         text)]
+    reading = read_evidence(EveryRowReader(), Question.parse("Which carrier shipped ORD-00411?"),
+                            evidence)
+    assert reading is not None
+    assert reading.answerability == rows.DOES_NOT_ANSWER
+    assert reading.by_columns in (Verdict.DOES_NOT_ANSWER, Verdict.ANOTHER_RECORD)
+    reading = read_evidence(EveryRowReader(), Question.parse("Which city was ORD-00411 shipped "
+                                                             "to?"), evidence)
+    assert reading is not None and "Tartu" in reading.window
+    assert reading.by_columns is Verdict.ANSWERS
+
+
+def test_a_csv_question_about_a_column_it_lacks_is_refused(tmp_path: Path) -> None:
+    """End to end with the shipped reader: the row is retrieved and read; the answer to the
+    asked column quotes it, the question about a column the table lacks is refused."""
+    (tmp_path / "orders.csv").write_text(
+        "order_id,customer,city,status,total_eur\n"
+        + "".join(f"ORD-{i:05d},Customer {i % 7},{('Tartu', 'Cork', 'Lyon')[i % 3]},"
+                  f"{('shipped', 'pending')[i % 2]},{i * 3}.50\n" for i in range(1, 60)))
+    with Pipeline(SQLiteStore(tmp_path / "kb.db"), HashingEmbedder()) as pipe:
+        pipe.ingest([tmp_path / "orders.csv"])
+        asked = pipe.ask("Which carrier shipped ORD-00013?")
+        assert not asked.answered and asked.refusal is not None
+        assert asked.refusal.reason == "unanswerable"
+        reading = next(c for c in asked.checks if c.name == "answerability")
+        assert "table row read by its columns" in reading.detail
+        answered = pipe.ask("Which city was ORD-00013 shipped to?")
+        if answered.answered:  # the confidence may still refuse: then it is not the reading
+            assert "ORD-00013" in answered.text and "Cork" in answered.text
+        else:
+            assert answered.refusal is not None and answered.refusal.reason != "unanswerable"
