@@ -373,3 +373,43 @@ def test_a_section_headed_by_the_subject_is_on_it_in_every_row(tmp_path: Path,
         when = pipe.ask("When was the gateway outage postmortem sent?")
     assert sender.answered and "Ingrid Solberg" in sender.text, sender.refusal
     assert when.answered and "15 Mar 2024" in when.text, when.refusal
+
+
+@pytest.mark.parametrize(("question", "reference"), [
+    ("How do I fix it?", "it"),
+    ("Is that safe?", "that"),
+    ("Is it thread-safe?", "it"),  # a hyphenated word is one word
+    ("What about the second one?", "What about"),
+    ("and what about the retention period?", "and what about"),
+])
+def test_a_question_that_names_nothing_it_refers_to_is_marked(question: str,
+                                                               reference: str) -> None:
+    from abstain.question import Question
+
+    assert Question.parse(question).refers_to == reference
+
+
+@pytest.mark.parametrize("question", [
+    "My build fails with a timeout. How do I fix it?",  # the sentence before names it
+    "What does E1207 mean? And how do I fix it?",  # an identifier
+    "Does it support Python 3.12?",  # a name
+    "How do I turn off the cache when it is full?",  # words enough to name it
+    "I queue 3 tasks and the second one crashes - does the third still run?",
+    "Wie behebe ich das?",  # English only
+])
+def test_a_question_that_names_what_it_asks_about_is_not(question: str) -> None:
+    from abstain.messages import detect_language
+    from abstain.question import Question
+
+    assert Question.parse(question, detect_language(question)).refers_to is None
+
+
+def test_a_follow_up_alone_is_refused_before_retrieval() -> None:
+    from abstain.validate import validate
+
+    trace = validate("How do I fix it?", "default", generator="extractive")
+    assert trace.outcome is not None and trace.outcome.refusal is not None
+    refusal = trace.outcome.refusal
+    assert refusal.reason == "needs_clarification"
+    assert refusal.message.startswith("The question refers to “it” without saying what")
+    assert [s.name for s in trace.stages] == ["validate"]

@@ -77,6 +77,15 @@ def test_the_reader_decides_where_the_columns_cannot_tell(question: str) -> None
     assert _verdict(question) is None
 
 
+def test_a_documentation_table_row_is_not_judged_by_the_words_around_the_asked_thing() -> None:
+    """A docs table of commands: "what does X do if …" names no property; its other words
+    ("dependency group") describe, they are not a column the row lacks."""
+    row = ("- Command: pdm install --prod -G dev1; What it does: Fail, --prod can't be given "
+           "with dev dependencies; Comments: Leave the --prod option")
+    assert _verdict("What does `pdm install --prod -G dev1` do if dev1 is a dependency group?",
+                    row) is None
+
+
 def test_rows_of_other_records_do_not_answer_once_the_asked_record_is_read() -> None:
     question = Question.parse("Which city was ORD-00411 shipped to?")
     read = rows.read(question, [OTHER.removeprefix("- "), ORDER.removeprefix("- ")],

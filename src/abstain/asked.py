@@ -83,6 +83,31 @@ def measured(asked: str) -> frozenset[str]:
     return frozenset(found - _NOT_MEASURE)
 
 
+_PRONOUN = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those)\b", re.IGNORECASE)
+_WHAT_ABOUT = re.compile(r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:what|how)\s+about\b",
+                         re.IGNORECASE)
+REFERRING_WORDS = 1
+"""A question of at most this many content words that refers with "it" / "that" / "they"
+names nothing it could be about ("How do I fix it?"); one more word names something ("Can I
+turn the cache off?")."""
+
+
+def refers_back(asked: str, content_words: int) -> str | None:
+    """The words by which an English question refers to something it does not name — a
+    follow-up read without the conversation before it: "what about …" ("What about the
+    second one?"), or "it" / "that" in a question of at most :data:`REFERRING_WORDS` content
+    words ("How do I fix it?", "Is that safe?"); None when it names what it asks about. The
+    caller passes questions that name no identifier or name of their own. ("The second one"
+    alone is no sign: most questions that say it name the first in the same breath.)"""
+    match = _WHAT_ABOUT.search(asked)
+    if match is not None:
+        return match.group(0).strip()
+    match = _PRONOUN.search(asked)
+    if match is not None and content_words <= REFERRING_WORDS:
+        return match.group(0)
+    return None
+
+
 _COMPARE = re.compile(r"\bdifference\s+between\s+(.+?)\s+and\s+(.+?)(?=\s+(?:in|on|for|when|with"
                       r"|if)\b|[?.!]|$)", re.IGNORECASE)
 _VERSUS = re.compile(r"\s(?:vs\.?|versus|compared\s+(?:to|with)|or)\s", re.IGNORECASE)

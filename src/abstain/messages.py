@@ -111,6 +111,21 @@ _UNANSWERABLE = {
     "tr": "Belgeler bu konuyu ele alıyor, ancak okunan bölümler bu soruyu yanıtlamıyor.",
     "zh": "文档涉及这个主题，但读到的段落没有回答这个问题。",
 }
+_REFERS = {
+    "en": "The question refers to “{reference}” without saying what that is. Ask it again "
+          "naming what you mean (a follow-up is read on its own here).",
+    "de": "Die Frage verweist mit „{reference}“ auf etwas, ohne es zu nennen. Bitte fragen "
+          "Sie noch einmal und nennen Sie, was Sie meinen.",
+    "fr": "La question renvoie à « {reference} » sans dire de quoi il s’agit. Reformulez-la "
+          "en nommant ce dont vous parlez.",
+    "es": "La pregunta se refiere a «{reference}» sin decir qué es. Vuelva a preguntar "
+          "nombrando lo que quiere decir.",
+    "nl": "De vraag verwijst naar ‘{reference}’ zonder te zeggen wat dat is. Stel de vraag "
+          "opnieuw en noem waar het over gaat.",
+    "tr": "Soru, ne olduğunu söylemeden “{reference}” ifadesine atıfta bulunuyor. Neyi "
+          "kastettiğinizi belirterek yeniden sorun.",
+    "zh": "问题用“{reference}”指代某物，但没有说明是什么。请说明所指对象后再问一次。",
+}
 _CLARIFY = {
     "en": "Could you clarify what you mean by “{term}”?",
     "de": "Könnten Sie erläutern, was Sie mit „{term}“ meinen?",
@@ -144,7 +159,8 @@ def refusal_message(reason: str, language: str, **fields: object) -> str:
     """The human message of a refusal; ``entity``, ``terms`` and ``kind`` fill in the detail
     for ``unknown_entity`` / ``entity_not_in_evidence``, ``low_coverage`` and
     ``answer_type_missing``; ``term`` (and ``near``, the known terms close to it) make the
-    clarifying question of ``unknown_term``."""
+    clarifying question of ``unknown_term``; ``reference`` the ``needs_clarification`` of a
+    question that refers to what it does not name."""
     lang = language if language in LANGUAGES else "en"
     if reason == RefusalReason.UNKNOWN_ENTITY and fields.get("entity"):
         return f"{_NOT_FOUND[lang].format(**fields)} {_BASE[lang]}"
@@ -163,6 +179,8 @@ def refusal_message(reason: str, language: str, **fields: object) -> str:
         return f"{question} {_DID_YOU_MEAN[lang].format(terms=near)}" if near else question
     if reason == RefusalReason.INVALID_QUESTION:
         return _INVALID[lang]
+    if reason == RefusalReason.NEEDS_CLARIFICATION and fields.get("reference"):
+        return _REFERS[lang].format(**fields)
     if reason == RefusalReason.QUESTION_TOO_LONG:
         return _TOO_LONG[lang].format(**fields)
     if reason in (RefusalReason.UNSUPPORTED, RefusalReason.VERIFICATION_FAILED,

@@ -18,6 +18,7 @@ from abstain.asked import (
     compared,
     expected_type,
     measured,
+    refers_back,
 )
 from abstain.mentions import Kind, Mention, Term, parse_question
 from abstain.query import KeywordQuery
@@ -56,6 +57,11 @@ class Question:
     """The two sides of a comparison, as stems (:func:`abstain.asked.compared`); () if none."""
     keywords: KeywordQuery
     """What the keyword arms search (:class:`abstain.query.KeywordQuery`)."""
+    refers_to: str | None = None
+    """The words by which it refers to something it does not name ("it" in "How do I fix
+    it?", "the second one"): a follow-up read without its conversation
+    (:func:`abstain.asked.refers_back`; English questions that name no identifier or name).
+    None when it names what it asks about."""
 
     @classmethod
     def parse(cls, text: str, language: str = "en") -> Question:
@@ -64,15 +70,22 @@ class Question:
         parts = parse_question(text)
         asked = parts.asked
         said = function_words(language) if language != "en" else frozenset()  # "wann", "quel"
+        terms = tuple(t for t in parts.terms if t.word not in said)
+        held = {t.word for t in terms}
+        content = sum(any(w in held for w in tokens(word))  # "thread-safe" is one word
+                      for word in text.split())
+        named = any(m.kind in (Kind.IDENTIFIER, Kind.NAME) for m in parts.mentions)
         return cls(
             text=text, language=language, asked=asked, mentions=parts.mentions,
-            terms=tuple(t for t in parts.terms if t.word not in said),
+            terms=terms,
             words=tuple(w for w in content_words(text) if w not in said),
             stems=tuple(stems(text)),
             answer_type=expected_type(asked), measure=measured(asked),
             numbers=frozenset(t for t in tokens(asked) if t.isdigit()),
             calendar=asks_a_calendar_date(asked), sides=compared(asked),
-            keywords=KeywordQuery.of(text))
+            keywords=KeywordQuery.of(text),
+            refers_to=(refers_back(asked, content)
+                       if language == "en" and not named else None))
 
     @property
     def identifiers(self) -> tuple[Mention, ...]:

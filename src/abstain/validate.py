@@ -4,7 +4,8 @@ The question is cleaned (:func:`abstain.text.clean`), its language detected for 
 refusal messages, and the question read once (:class:`abstain.question.Question`) for the
 later stages. An
 empty question is refused ``invalid_question``, one longer than ``max_chars``
-``question_too_long``; neither reaches retrieval.
+``question_too_long``, one that refers to something it does not name ("How do I fix it?",
+:attr:`abstain.question.Question.refers_to`) ``needs_clarification``; none reaches retrieval.
 """
 
 from __future__ import annotations
@@ -38,7 +39,12 @@ def validate(question: str, workspace: str, *, generator: str,
     if reason is RefusalReason.QUESTION_TOO_LONG:
         return _refuse(replace(trace, question=question[:SHOWN_CHARS]), reason,
                        n=len(text), limit=max_chars)
-    return replace(trace, parsed=Question.parse(text, language))
+    parsed = Question.parse(text, language)
+    if parsed.refers_to is not None:
+        return _refuse(replace(trace, parsed=parsed), RefusalReason.NEEDS_CLARIFICATION,
+                       detail=f"refers to “{parsed.refers_to}” and names nothing it could be",
+                       reference=parsed.refers_to)
+    return replace(trace, parsed=parsed)
 
 
 def unreadable(text: str, max_chars: int = MAX_QUESTION_CHARS) -> RefusalReason | None:
@@ -52,7 +58,9 @@ def unreadable(text: str, max_chars: int = MAX_QUESTION_CHARS) -> RefusalReason 
     return None
 
 
-def _refuse(trace: Trace, reason: str, **fields: object) -> Trace:
-    check = Check(CheckName.QUESTION, False, None, None, reason.replace("_", " "), reason)
+def _refuse(trace: Trace, reason: str, *, detail: str | None = None, **fields: object
+            ) -> Trace:
+    check = Check(CheckName.QUESTION, False, None, None, detail or reason.replace("_", " "),
+                  reason)
     refusal = Refusal(reason, refusal_message(reason, trace.language, **fields))
     return trace.end(Outcome(refusal), Stage("validate", checks=(check,)))

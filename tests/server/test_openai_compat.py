@@ -93,3 +93,20 @@ def test_no_user_message_is_a_clear_error(server: Env) -> None:
                                                                "content": "hi"}]})
     assert response.status_code == 422
     assert response.json()["error"]["code"] == "invalid_request"
+
+
+def test_a_follow_up_is_read_after_the_message_before_it(server: Env) -> None:
+    """A chat front end sends "And is that safe?" after a question: alone it names nothing
+    (refused ``needs_clarification``); in the conversation the user's message before it is
+    its context, and the answer says what was read."""
+    client = _client(server)
+    alone = client.chat.completions.create(
+        model="docs", messages=[{"role": "user", "content": "Is that safe?"}])
+    assert (alone.model_extra or {})["abstain"]["reason"] == "needs_clarification"
+    followed = client.chat.completions.create(model="docs", messages=[
+        {"role": "user", "content": ANSWERED},
+        {"role": "assistant", "content": "Run sudo qsctl admin reset-password --local."},
+        {"role": "user", "content": "Is that safe?"}])
+    abstain = (followed.model_extra or {})["abstain"]
+    assert abstain["reason"] != "needs_clarification"
+    assert abstain["question"] == f"{ANSWERED} Is that safe?"

@@ -10,10 +10,11 @@ question names (its identifiers and names, among the row's values), then
 * it **answers** when every asked word is in the row and one of them names a column other
   than the one the asked identifier sits in ("Which *city* was ORD-00411 shipped to?" of
   ``order_id: ORD-00411; city: Tartu; status: shipped``);
-* it **does not answer** when some asked word is nowhere in the row, none names a column, and
-  the question names what it asks for ("what" / "which") rather than asking for a place, a
-  date, a person, an amount or a name that a column may hold under another name ("where",
-  "when", "who", "how", "what is X called") — "Which *carrier* shipped ORD-00411?";
+* it **does not answer** when the question names what it asks for ("which *carrier*", "what
+  is the *discount* on", :func:`asked_property`), that word is nowhere in the row, no asked
+  word names a column, and the question does not ask for a place, a date, a person, an
+  amount or a name that a column may hold under another name ("where", "when", "who",
+  "how", "what is X called") — "Which *carrier* shipped ORD-00411?";
 * else the reader's score stands ("How much did ORD-00411 cost?" of a ``total_eur`` column).
 
 Where one row read holds an asked identifier, the other rows read that hold none are other
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from abstain.question import Question
-from abstain.text import stem, tokens
+from abstain.text import content_words, stem, tokens
 
 ANSWERS = 0.9
 """A row's probability when its columns answer: above the reading's veto and the bar at
@@ -42,8 +43,12 @@ asked: below every preset's veto."""
 
 _PAIR = re.compile(r"^([^:;]{1,60}):\s(.*)$")
 _MAX_COLUMN_WORDS = 6
-_ASKS_A_THING = re.compile(r"\b(?:what|which)\b", re.IGNORECASE)
-"""A question that names what it asks for ("which *carrier*", "what is the *discount*")."""
+_PROPERTY = re.compile(r"^\W*(?:what|which)(?:'s|\s+(?:is|are|was|were))?\s+(?:the\s+|an?\s+)?"
+                       r"((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)
+"""The words a what / which question asks for: "which *carrier shipped*", "what is the
+*discount on*" (the words after them are the row's key or context)."""
+_POSSESSED = re.compile(r"\w['’]s\s+((?:[\w-]+\s+)?[\w-]+)\s*[?.!]*\s*$")
+""""What is E-10423's *home address*?": what a possessive at the end asks for."""
 _ASKS_OTHERWISE = re.compile(r"\b(?:where|when|who|whom|whose|how|called|named)\b",
                              re.IGNORECASE)
 """A place, date, person, amount, manner or name: a column may hold it under another name."""
@@ -101,10 +106,20 @@ def verdict(question: Question, row: Row) -> Verdict | None:
             missing = True
     if naming and not missing:
         return Verdict.ANSWERS
-    if missing and not naming and _ASKS_A_THING.search(question.asked) \
+    held = value_stems.union(*column_stems)
+    if not naming and any(stem(w) not in held for w in asked_property(question.asked)) \
             and not _ASKS_OTHERWISE.search(question.asked):
         return Verdict.DOES_NOT_ANSWER
     return None
+
+
+def asked_property(asked: str) -> list[str]:
+    """The content words of what a "what / which" question asks for: "carrier" of "Which
+    carrier shipped ORD-00411?", "discount" of "What is the discount on …", "home address" of
+    "What is X's home address?"; [] for a question that asks otherwise ("What does
+    `pdm install --prod` do if …?")."""
+    match = _POSSESSED.search(asked) or _PROPERTY.search(asked)
+    return [] if match is None else content_words(match.group(1))
 
 
 def holds_an_identifier(question: Question, row: Row) -> bool:

@@ -4,12 +4,15 @@ Chat front ends and the ``openai`` SDK use abstain as a "model": ``base_url`` is
 ``http://host:port/v1``, ``api_key`` an abstain key and ``model`` the workspace. The last
 user message is the question; earlier turns are used only when the assistant's last turn
 asked what a term means (``unknown_term``): the user's reply then completes the question
-before it (:func:`abstain.terminology.reply_to_clarification`). An answer's
+before it (:func:`abstain.terminology.reply_to_clarification`), and when the last message
+is a follow-up that names nothing ("And how do I fix it?",
+:attr:`abstain.question.Question.refers_to`): the user's message before it is read first,
+as its context (alone, such a question is refused ``needs_clarification``). An answer's
 ``message.content`` is the cited answer text; a refusal's ``message.refusal`` is the
 refusal message and ``message.content`` carries the same text, so every UI shows it; a
 clarifying question (``unknown_term``) is a normal assistant turn in ``content`` only.
-Both carry an ``abstain`` object (answered, reason, confidence, triage, citations,
-evidence). ``stream: true`` sends ``chat.completion.chunk`` events that release only
+Both carry an ``abstain`` object (the question read, answered, reason, confidence, triage,
+citations, evidence). ``stream: true`` sends ``chat.completion.chunk`` events that release only
 verified sentences, then ``data: [DONE]``.
 """
 
@@ -25,7 +28,8 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from abstain.generate.prompts import approx_tokens
-from abstain.messages import clarified_term
+from abstain.messages import clarified_term, detect_language
+from abstain.question import Question
 from abstain.records import RefusalReason
 from abstain.server import answering
 from abstain.server.ask import known_workspace, open_stream
@@ -37,6 +41,7 @@ from abstain.server.models import valid_unicode
 from abstain.server.state import services
 from abstain.stream import Event
 from abstain.terminology import reply_to_clarification
+from abstain.text import clean
 
 CLARIFYING = RefusalReason.UNKNOWN_TERM
 """The refusal reason whose message is a question to the user (abstain.terminology)."""
@@ -92,7 +97,15 @@ class ChatRequest(BaseModel):
             term = clarified_term(turns[last - 1].text())
             if term is not None:
                 return reply_to_clarification(turns[last - 2].text(), term, reply)
+        if len(users) > 1 and refers_back_to_before(reply):
+            return f"{turns[users[-2]].text()} {reply}"
         return reply
+
+
+def refers_back_to_before(message: str) -> bool:
+    """Whether ``message`` is a follow-up that names nothing it asks about."""
+    text = clean(message)
+    return bool(text) and Question.parse(text, detect_language(text)).refers_to is not None
 
 
 def _workspace(key: ApiKey, name: str) -> str:
@@ -154,7 +167,8 @@ async def chat_completions(request: Request, body: ChatRequest, key: Key) -> Res
 def abstain_object(payload: dict[str, Any]) -> dict[str, Any]:
     """What a chat client needs to audit the reply, from ``Answer.to_json()``."""
     refusal = payload.get("refusal") or {}
-    return {"answered": payload["answered"], "reason": refusal.get("reason"),
+    return {"question": payload["question"], "answered": payload["answered"],
+            "reason": refusal.get("reason"),
             "confidence": payload["confidence"],
             "display_confidence": payload["display_confidence"],
             "triage": payload["triage"], "citations": payload["citations"],
