@@ -8,7 +8,7 @@ import pytest
 
 from abstain.confidence import Calibration
 from abstain.embed import Embedder
-from abstain.errors import ConfigError, UnknownWorkspace
+from abstain.errors import ConfigError, InputError, UnknownWorkspace
 from abstain.gate import GateThresholds
 from abstain.pipeline import Pipeline
 from abstain.pipeline_options import (
@@ -66,7 +66,6 @@ def test_groups_and_shorthands_configure_the_same_pipeline(tmp_path: Path,
 
 def test_wrong_parts_and_values_are_clear_errors(tmp_path: Path, hashing: Embedder) -> None:
     """What a newcomer passes by mistake fails at the boundary, in abstain's own errors."""
-    from abstain.errors import InputError
     from abstain.presets import Preset
 
     store = SQLiteStore(tmp_path / "kb.db")
@@ -108,3 +107,17 @@ def test_documents_are_listed_and_deleted_by_id_or_source(tmp_path: Path,
         assert [d.source for d in pipe.documents(workspace="staging")] == ["keys.md"]
         with pytest.raises(UnknownWorkspace):  # nothing left to answer from
             pipe.ask("How often do keys rotate?")
+
+
+def test_one_path_is_ingested_as_one_path_and_delete_wants_a_name(tmp_path: Path,
+                                                                  hashing: Embedder) -> None:
+    """``ingest("docs")`` as ``abstain.ask(docs="docs")`` takes it: one folder, not the
+    characters of its name; ``delete(None)`` is an error, not "nothing deleted"."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "ports.md").write_text("# Ports\n\nThe API listens on port 8443.")
+    with Pipeline(SQLiteStore(tmp_path / "kb.db"), hashing) as pipe:
+        assert pipe.ingest(str(folder)).added == [str(folder / "ports.md")]
+        assert len(pipe.ingest(folder).unchanged) == 1
+        with pytest.raises(InputError, match="must be a string, not NoneType"):
+            pipe.delete(None)  # type: ignore[arg-type]

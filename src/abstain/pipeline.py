@@ -176,12 +176,15 @@ class Pipeline:
             raise
 
     # -- documents ---------------------------------------------------------
-    def ingest(self, paths: Sequence[str | Path], *, workspace: str | None = None,
+    def ingest(self, paths: str | Path | Sequence[str | Path], *, workspace: str | None = None,
                prune: bool = False, follow_symlinks: bool = False,
                on_progress: Callable[[str, int], None] | None = None) -> IngestReport:
-        """Ingest files and folders (docs/INGEST.md). ``prune``: also remove the documents
-        under each folder whose file is gone. ``follow_symlinks``: ingest symlinks that
-        lead out of the folder. A path that does not exist raises InputError."""
+        """Ingest files and folders (docs/INGEST.md): one path or several. ``prune``: also
+        remove the documents under each folder whose file is gone. ``follow_symlinks``:
+        ingest symlinks that lead out of the folder. A path that does not exist raises
+        InputError."""
+        if isinstance(paths, str | Path):  # one path, not the characters of its name
+            paths = [paths]
         return self._ingester(workspace, on_progress, follow_symlinks).ingest_paths(
             paths, prune=prune)
 
@@ -205,6 +208,7 @@ class Pipeline:
         """Remove a document — by its id or its source (a file's resolved path, as
         :meth:`documents` lists it) — with its chunks; False when the workspace holds none
         such. As ``abstain docs rm``."""
+        _must_be_text(document, "the document to delete (its id or source)")
         ws = self._workspace(workspace)
         matches = named(self.store.list_documents(ws), document)
         return any([self.store.delete_document(ws, d.id) for d in matches])
