@@ -18,8 +18,9 @@ class Refused(AbstainError):
 
     A retriever's contract (return documents) has no room for "no answer here", and an
     empty list would let the framework's LLM answer from nothing. So the refusal is raised,
-    carrying the refused :class:`~abstain.answer.Answer`: ``reason``, ``message`` and
-    ``suggestions`` are its refusal's. (The answering adapters return the Answer instead.)
+    carrying the refused :class:`~abstain.answer.Answer`: ``reason``, ``message``,
+    ``suggestions`` and ``missing`` are its refusal's. (The answering adapters return the
+    Answer instead.)
     """
 
     def __init__(self, answer: Answer) -> None:
@@ -29,6 +30,12 @@ class Refused(AbstainError):
         self.reason = answer.refusal.reason
         self.message = answer.refusal.message
         self.suggestions = answer.refusal.suggestions
+        self.missing = answer.refusal.missing
+
+    def __reduce__(self) -> tuple[type[Refused], tuple[Answer]]:
+        """Rebuilt from the Answer, not from ``args`` (the message) as an exception is by
+        default: pickling (multiprocessing, a framework's worker) and ``copy`` need it."""
+        return type(self), (self.answer,)
 
 
 def gated_evidence(pipe: Pipeline, question: str, workspace: str | None = None
