@@ -42,8 +42,10 @@ def gated_evidence(pipe: Pipeline, question: str, workspace: str | None = None
                    ) -> tuple[Evidence, ...]:
     """The evidence the gate keeps for ``question`` (validate -> retrieve -> score -> gate,
     :meth:`Pipeline.gate_question`), or :class:`Refused` when the gate refuses (the refusal
-    is observed: logged and, when on, recorded in the query log)."""
-    trace = pipe.gate_question(question, workspace or pipe.workspace)
+    is observed: logged and, when on, recorded in the query log). The question and the
+    workspace are checked as ``Pipeline.ask`` checks them: a non-string question or an
+    invalid workspace name (``""`` included) is an InputError, None the pipeline's own."""
+    trace = pipe.gate_question(question, workspace)
     if trace.ended:
         raise Refused(pipe.observe(answer_of(trace)))
     return trace.evidence

@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from abstain.errors import MissingDependency
 from abstain.integrations.base import Refused, answer_metadata, evidence_metadata, gated_evidence
+from abstain.validate import question_text
 
 try:
     from llama_index.core.base.base_query_engine import BaseQueryEngine
     from llama_index.core.base.base_retriever import BaseRetriever
-    from llama_index.core.base.response.schema import Response
-    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+    from llama_index.core.base.response.schema import RESPONSE_TYPE, Response
+    from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType, TextNode
 except ImportError as exc:
     raise MissingDependency("llama-index-core", "llamaindex") from exc
 
@@ -45,6 +46,13 @@ def _nodes(evidence: tuple[Evidence, ...]) -> list[NodeWithScore]:
             for n, ev in enumerate(evidence, start=1)]
 
 
+def _asked(query: QueryType | None) -> QueryType:
+    """A query as ``Pipeline.ask`` takes a question (None refused as empty, a non-string an
+    InputError), checked before LlamaIndex's own query event, which would fail it with a
+    pydantic error (or, for bytes, an AttributeError) that says nothing of the question."""
+    return query if isinstance(query, QueryBundle) else question_text(query)
+
+
 class AbstainRetriever(BaseRetriever):
     """The gate's evidence as nodes (score = the fused RRF score); raises :class:`Refused`
     when abstain refuses, so no synthesiser is handed an empty context."""
@@ -54,6 +62,12 @@ class AbstainRetriever(BaseRetriever):
         super().__init__(**kwargs)
         self.pipeline = pipeline
         self.workspace = workspace
+
+    def retrieve(self, str_or_query_bundle: QueryType) -> list[NodeWithScore]:
+        return super().retrieve(_asked(str_or_query_bundle))
+
+    async def aretrieve(self, str_or_query_bundle: QueryType) -> list[NodeWithScore]:
+        return await super().aretrieve(_asked(str_or_query_bundle))
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return _nodes(gated_evidence(self.pipeline, query_bundle.query_str, self.workspace))
@@ -85,6 +99,12 @@ class AbstainQueryEngine(BaseQueryEngine):
         super().__init__(callback_manager=kwargs.pop("callback_manager", None))
         self.pipeline = pipeline
         self.workspace = workspace
+
+    def query(self, str_or_query_bundle: QueryType) -> RESPONSE_TYPE:
+        return super().query(_asked(str_or_query_bundle))
+
+    async def aquery(self, str_or_query_bundle: QueryType) -> RESPONSE_TYPE:
+        return await super().aquery(_asked(str_or_query_bundle))
 
     def _query(self, query_bundle: QueryBundle) -> AbstainResponse:
         answer = self.pipeline.ask(query_bundle.query_str, workspace=self.workspace)
