@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from abstain.answer import Answer
-from abstain.errors import AbstainError
+from abstain.errors import AbstainError, ConfigError
 from abstain.trace import answer_of
 
 if TYPE_CHECKING:
@@ -36,6 +36,18 @@ class Refused(AbstainError):
         """Rebuilt from the Answer, not from ``args`` (the message) as an exception is by
         default: pickling (multiprocessing, a framework's worker) and ``copy`` need it."""
         return type(self), (self.answer,)
+
+
+def checked_pipeline(pipeline: object) -> Pipeline:
+    """``pipeline`` if it is an abstain :class:`~abstain.Pipeline`, else a ConfigError that
+    says how to make one: an adapter handed a path or a store fails where it is built, not
+    at its first question."""
+    from abstain.pipeline import Pipeline
+
+    if not isinstance(pipeline, Pipeline):
+        raise ConfigError(f"pipeline must be an abstain.Pipeline (e.g. abstain.Pipeline.preset("
+                          f"'balanced', store=PATH_OR_URL)), not {pipeline!r}")
+    return pipeline
 
 
 def gated_evidence(pipe: Pipeline, question: str, workspace: str | None = None

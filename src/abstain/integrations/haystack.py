@@ -22,7 +22,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from abstain.errors import MissingDependency
-from abstain.integrations.base import Refused, answer_metadata, evidence_metadata, gated_evidence
+from abstain.integrations.base import (
+    Refused,
+    answer_metadata,
+    checked_pipeline,
+    evidence_metadata,
+    gated_evidence,
+)
 
 try:
     from haystack import Document, component
@@ -49,7 +55,7 @@ class AbstainRetriever:
     ``refusal``."""
 
     def __init__(self, pipeline: Pipeline, workspace: str | None = None) -> None:
-        self.pipeline = pipeline
+        self.pipeline = checked_pipeline(pipeline)
         self.workspace = workspace
 
     @component.output_types(documents=list[Document], refusal=dict[str, Any])
@@ -69,7 +75,7 @@ class AbstainAnswerer:
     or the refusal as ``refusal``."""
 
     def __init__(self, pipeline: Pipeline, workspace: str | None = None) -> None:
-        self.pipeline = pipeline
+        self.pipeline = checked_pipeline(pipeline)
         self.workspace = workspace
 
     @component.output_types(answers=list[GeneratedAnswer], refusal=dict[str, Any])

@@ -17,14 +17,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from abstain.errors import MissingDependency
-from abstain.integrations.base import Refused, evidence_metadata, gated_evidence
+from abstain.integrations.base import (
+    Refused,
+    checked_pipeline,
+    evidence_metadata,
+    gated_evidence,
+)
 
 try:
     from langchain_core.callbacks import CallbackManagerForRetrieverRun
     from langchain_core.documents import Document
     from langchain_core.retrievers import BaseRetriever
     from langchain_core.runnables import RunnableLambda
-    from pydantic import ConfigDict
+    from pydantic import ConfigDict, field_validator
 except ImportError as exc:
     raise MissingDependency("langchain-core", "langchain") from exc
 
@@ -40,11 +45,28 @@ class AbstainRetriever(BaseRetriever):
     fused score, confidence); raises :class:`Refused` when abstain refuses, so no chain
     hands its LLM an empty context."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+    """``extra="forbid"``: a misspelt field (``workspce=``) is an error, not a silent ask
+    of the default workspace."""
 
     pipeline: Any
-    """The :class:`~abstain.Pipeline` to ask (typed loosely: pydantic does not check it)."""
+    """The :class:`~abstain.Pipeline` to ask (checked by ``checked_pipeline``)."""
     workspace: str | None = None
+
+    def __init__(self, pipeline: Pipeline | None = None, /, **fields: Any) -> None:
+        """``AbstainRetriever(pipeline)`` as the other adapters are built, or
+        ``AbstainRetriever(pipeline=pipeline)`` as pydantic models are."""
+        if pipeline is not None:
+            if "pipeline" in fields:
+                raise TypeError("AbstainRetriever got the pipeline twice (positionally and "
+                                "as pipeline=)")
+            fields["pipeline"] = pipeline
+        super().__init__(**fields)
+
+    @field_validator("pipeline")
+    @classmethod
+    def _is_a_pipeline(cls, pipeline: object) -> Pipeline:
+        return checked_pipeline(pipeline)
 
     def _get_relevant_documents(self, query: str, *,
                                 run_manager: CallbackManagerForRetrieverRun) -> list[Document]:

@@ -20,13 +20,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from abstain.errors import MissingDependency
-from abstain.integrations.base import Refused, answer_metadata, evidence_metadata, gated_evidence
+from abstain.integrations.base import (
+    Refused,
+    answer_metadata,
+    checked_pipeline,
+    evidence_metadata,
+    gated_evidence,
+)
 from abstain.validate import question_text
 
 try:
     from llama_index.core.base.base_query_engine import BaseQueryEngine
     from llama_index.core.base.base_retriever import BaseRetriever
     from llama_index.core.base.response.schema import RESPONSE_TYPE, Response
+    from llama_index.core.callbacks import CallbackManager
     from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType, TextNode
 except ImportError as exc:
     raise MissingDependency("llama-index-core", "llamaindex") from exc
@@ -60,7 +67,7 @@ class AbstainRetriever(BaseRetriever):
     def __init__(self, pipeline: Pipeline, *, workspace: str | None = None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.pipeline = pipeline
+        self.pipeline = checked_pipeline(pipeline)
         self.workspace = workspace
 
     def retrieve(self, str_or_query_bundle: QueryType) -> list[NodeWithScore]:
@@ -95,9 +102,9 @@ class AbstainQueryEngine(BaseQueryEngine):
     ``source_nodes``, or the refusal (``response.refusal``, no source nodes)."""
 
     def __init__(self, pipeline: Pipeline, *, workspace: str | None = None,
-                 **kwargs: Any) -> None:
-        super().__init__(callback_manager=kwargs.pop("callback_manager", None))
-        self.pipeline = pipeline
+                 callback_manager: CallbackManager | None = None) -> None:
+        super().__init__(callback_manager=callback_manager)
+        self.pipeline = checked_pipeline(pipeline)
         self.workspace = workspace
 
     def query(self, str_or_query_bundle: QueryType) -> RESPONSE_TYPE:
