@@ -44,3 +44,12 @@ def test_a_chain_never_calls_its_llm_on_a_refusal(adapters_pipeline: Pipeline) -
         chain.invoke(REFUSED)
     assert llm.i == 0
     assert chain.invoke(ANSWERED) == "first call"  # the refusal never reached the LLM
+
+
+def test_the_runnable_describes_its_input_and_output(adapters_pipeline: Pipeline) -> None:
+    runnable = answer_runnable(adapters_pipeline)
+    assert runnable.get_input_jsonschema()["type"] == "string"
+    output = runnable.get_output_jsonschema()  # was a PydanticUserError: Answer undefined
+    assert output["$ref"] == "#/$defs/Answer"
+    answer = output["$defs"]["Answer"]["properties"]
+    assert {"question", "text", "refusal", "citations"} <= set(answer)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from abstain.answer import Answer
 from abstain.errors import MissingDependency
 from abstain.integrations.base import (
     Refused,
@@ -34,7 +35,6 @@ except ImportError as exc:
     raise MissingDependency("langchain-core", "langchain") from exc
 
 if TYPE_CHECKING:
-    from abstain.answer import Answer
     from abstain.pipeline import Pipeline
 
 __all__ = ["AbstainRetriever", "Refused", "answer_runnable"]
@@ -80,7 +80,8 @@ def answer_runnable(pipeline: Pipeline, *, workspace: str | None = None
                     ) -> RunnableLambda[str, Answer]:
     """``Pipeline.ask`` as a runnable: a question in, abstain's
     :class:`~abstain.answer.Answer` out (answered with citations, or refused with the
-    reason, message and suggestions)."""
+    reason, message and suggestions). ``Answer`` is imported at run time, not only for type
+    checking: LangChain reads ``ask``'s annotations to build the output schema."""
 
     def ask(question: str) -> Answer:
         return pipeline.ask(question, workspace=workspace)
