@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from abstain.answer import Answer
 from abstain.errors import MissingDependency
+from abstain.integrations import base
 from abstain.integrations.base import (
-    Refused,
     checked_pipeline,
     evidence_metadata,
     gated_evidence,
@@ -30,6 +30,7 @@ try:
     from langchain_core.documents import Document
     from langchain_core.retrievers import BaseRetriever
     from langchain_core.runnables import RunnableLambda
+    from langchain_core.tools import ToolException
     from pydantic import ConfigDict, field_validator
 except ImportError as exc:
     raise MissingDependency("langchain-core", "langchain") from exc
@@ -38,6 +39,19 @@ if TYPE_CHECKING:
     from abstain.pipeline import Pipeline
 
 __all__ = ["AbstainRetriever", "Refused", "answer_runnable"]
+
+
+class Refused(base.Refused, ToolException):
+    """:class:`abstain.integrations.Refused` that is also LangChain's ``ToolException``.
+
+    The retriever raises this one, so ``except abstain.integrations.Refused`` still catches
+    it, and the retriever as an agent's tool (``create_retriever_tool``) with
+    ``handle_tool_error=True`` hands the agent the refusal (``"reason: message"``) as the
+    tool's answer instead of ending the run: a refusal is a result, not a crash.
+
+    The same question is refused again, so retrying it is waste: ``with_retry()`` retries
+    every exception unless told which, so name the transient ones
+    (``chain.with_retry(retry_if_exception_type=(ConnectionError, TimeoutError))``)."""
 
 
 class AbstainRetriever(BaseRetriever):
@@ -70,7 +84,10 @@ class AbstainRetriever(BaseRetriever):
 
     def _get_relevant_documents(self, query: str, *,
                                 run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        evidence = gated_evidence(self.pipeline, query, self.workspace)
+        try:
+            evidence = gated_evidence(self.pipeline, query, self.workspace)
+        except base.Refused as refused:
+            raise Refused(refused.answer) from None
         return [Document(page_content=ev.text, id=ev.chunk.id,
                          metadata=evidence_metadata(ev, n))
                 for n, ev in enumerate(evidence, start=1)]

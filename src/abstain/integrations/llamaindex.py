@@ -35,6 +35,7 @@ try:
     from llama_index.core.base.response.schema import RESPONSE_TYPE, Response
     from llama_index.core.callbacks import CallbackManager
     from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType, TextNode
+    from llama_index.core.tools import RetrieverTool, ToolOutput
 except ImportError as exc:
     raise MissingDependency("llama-index-core", "llamaindex") from exc
 
@@ -43,7 +44,8 @@ if TYPE_CHECKING:
     from abstain.evidence import Evidence
     from abstain.pipeline import Pipeline
 
-__all__ = ["AbstainQueryEngine", "AbstainResponse", "AbstainRetriever", "Refused"]
+__all__ = ["AbstainQueryEngine", "AbstainResponse", "AbstainRetriever", "AbstainRetrieverTool",
+           "Refused"]
 
 
 def _nodes(evidence: tuple[Evidence, ...]) -> list[NodeWithScore]:
@@ -81,6 +83,33 @@ class AbstainRetriever(BaseRetriever):
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return await asyncio.to_thread(self._retrieve, query_bundle)
+
+
+class AbstainRetrieverTool(RetrieverTool):
+    """LlamaIndex's ``RetrieverTool`` whose refusal is the tool's output, not an exception:
+    ``AbstainRetrieverTool.from_defaults(AbstainRetriever(pipeline), name=…, description=…)``.
+
+    An agent asks a tool and reads what it says; "the documents do not answer this"
+    (``"reason: message"``, the refused Answer as ``raw_output``) is such an answer, and
+    the agent can say so or ask otherwise. A plain ``RetrieverTool`` raises :class:`Refused`
+    out of ``call`` (an agent then reports it as a failed tool call)."""
+
+    def call(self, *args: Any, **kwargs: Any) -> ToolOutput:
+        try:
+            return super().call(*args, **kwargs)
+        except Refused as refused:
+            return self._refusal(refused)
+
+    async def acall(self, *args: Any, **kwargs: Any) -> ToolOutput:
+        try:
+            return await super().acall(*args, **kwargs)
+        except Refused as refused:
+            return self._refusal(refused)
+
+    def _refusal(self, refused: Refused) -> ToolOutput:
+        return ToolOutput(content=str(refused), tool_name=self.metadata.get_name(),
+                          raw_input={"input": refused.answer.question},
+                          raw_output=refused.answer)
 
 
 @dataclass
