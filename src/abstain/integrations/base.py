@@ -63,11 +63,28 @@ def gated_evidence(pipe: Pipeline, question: str, workspace: str | None = None
     return trace.evidence
 
 
+READER_METADATA = ("source", "title", "heading_path")
+"""The metadata that helps whoever reads a passage (an LLM's prompt, an embedding): where it
+comes from. The rest of :func:`evidence_metadata` (ids, scores, ``n``) is for programs, and
+in a prompt it is noise the LLM may quote."""
+
+
 def evidence_metadata(ev: Evidence, n: int) -> dict[str, Any]:
-    """A source's metadata in the frameworks' documents: where it comes from, its scores."""
+    """A source's metadata in the frameworks' documents: where it comes from, its scores;
+    ``n`` is its number in the evidence (an answer's citation ``[n]``)."""
     return {"n": n, "source": ev.source, "title": ev.document.title, "chunk_id": ev.chunk.id,
             "document_id": ev.document.id, "heading_path": list(ev.chunk.heading_path),
             "fused_score": ev.hit.fused_score, "confidence": ev.confidence}
+
+
+def relevance(ev: Evidence) -> float:
+    """How well the passage by itself supports the question, 0 to 1: its confidence (0–100,
+    :mod:`abstain.score`) / 100. The score a framework sorts and cuts nodes by: a cutoff
+    such as LlamaIndex's ``SimilarityPostprocessor(similarity_cutoff=0.5)`` means something
+    on it, whereas the fused RRF score (``fused_score``, about 0.03 at best) is a rank and
+    would fail any such cutoff."""
+    assert ev.confidence is not None, "the score stage gives every piece of evidence one"
+    return ev.confidence / 100
 
 
 def answer_metadata(answer: Answer) -> dict[str, Any]:

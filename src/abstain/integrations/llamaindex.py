@@ -21,11 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from abstain.errors import MissingDependency
 from abstain.integrations.base import (
+    READER_METADATA,
     Refused,
     answer_metadata,
     checked_pipeline,
     evidence_metadata,
     gated_evidence,
+    relevance,
 )
 from abstain.validate import question_text
 
@@ -49,10 +51,21 @@ __all__ = ["AbstainQueryEngine", "AbstainResponse", "AbstainRetriever", "Abstain
 
 
 def _nodes(evidence: tuple[Evidence, ...]) -> list[NodeWithScore]:
-    return [NodeWithScore(node=TextNode(id_=ev.chunk.id, text=ev.text,
-                                        metadata=evidence_metadata(ev, n)),
-                          score=ev.hit.fused_score)
-            for n, ev in enumerate(evidence, start=1)]
+    """The evidence as nodes, best score (:func:`~abstain.integrations.base.relevance`)
+    first as LlamaIndex's retrievers give them; ties keep the evidence's order, and
+    ``metadata["n"]`` keeps each one's number in it (an answer's citation ``[n]``). Only
+    :data:`~abstain.integrations.base.READER_METADATA` reaches the LLM's prompt and the
+    embeddings."""
+    nodes = []
+    for n, ev in enumerate(evidence, start=1):
+        metadata = evidence_metadata(ev, n)
+        hidden = [key for key in metadata if key not in READER_METADATA]
+        nodes.append(NodeWithScore(
+            node=TextNode(id_=ev.chunk.id, text=ev.text, metadata=metadata,
+                          excluded_llm_metadata_keys=hidden,
+                          excluded_embed_metadata_keys=hidden),
+            score=relevance(ev)))
+    return sorted(nodes, key=lambda node: -node.get_score())
 
 
 def _asked(query: QueryType | None) -> QueryType:
@@ -63,8 +76,9 @@ def _asked(query: QueryType | None) -> QueryType:
 
 
 class AbstainRetriever(BaseRetriever):
-    """The gate's evidence as nodes (score = the fused RRF score); raises :class:`Refused`
-    when abstain refuses, so no synthesiser is handed an empty context."""
+    """The gate's evidence as nodes, best first (score: the passage's own confidence on 0 to
+    1, :func:`~abstain.integrations.base.relevance`); raises :class:`Refused` when abstain
+    refuses, so no synthesiser is handed an empty context."""
 
     def __init__(self, pipeline: Pipeline, *, workspace: str | None = None,
                  **kwargs: Any) -> None:
