@@ -38,7 +38,7 @@ from abstain.pipeline_options import (
     ReadingOptions,
     grouped,
 )
-from abstain.presets import Preset
+from abstain.presets import Preset, Recipe
 from abstain.rerank.llm import rerank_gate
 from abstain.rerank.reading import PairLogits
 from abstain.retrieve import Retrieval, Retriever, retrieve
@@ -132,19 +132,27 @@ class Pipeline:
         self.max_question_chars = g.max_question_chars
         self.log_queries = o.log_queries
         self.observers: list[Callable[[Answer], None]] = list(o.observers)
+        self.recipe: Recipe | None = None
+        """How to open this pipeline again: set by :meth:`preset` when it was given only
+        names and plain values; None for a pipeline built from objects."""
 
     @classmethod
-    def preset(cls, name: str | Preset, *, store: str | None = None, **kwargs: Any
-               ) -> Pipeline:
+    def preset(cls, name: str | Preset, *, store: str | None = None,
+               create_store: bool = True, **kwargs: Any) -> Pipeline:
         """A pipeline with named gate thresholds (:class:`~abstain.presets.Preset`:
         ``lenient``, ``balanced`` or ``strict``); a ``+reader`` suffix (``balanced+reader``)
-        lets the reading-level model's reading decide."""
+        lets the reading-level model's reading decide. A pipeline given only names and plain
+        values keeps them as its :attr:`recipe`. ``create_store=False``: a missing SQLite
+        file is an error (:meth:`from_settings`)."""
         preset, decides = Preset.parse(name)
+        recipe = Recipe.of(preset.named(reading_decides=decides), store, kwargs)
         if decides:
             kwargs.setdefault("reader", True)
-        return cls.from_settings(Settings(store=store),
+        pipe = cls.from_settings(Settings(store=store), create_store=create_store,
                                  thresholds=preset.thresholds(reading_decides=decides),
                                  **kwargs)
+        pipe.recipe = recipe
+        return pipe
 
     @property
     def chat_model(self) -> ChatModel:
