@@ -8,8 +8,11 @@
     answer = answer_runnable(pipeline).invoke("How do I reset the admin password?")
     answer.answered, answer.refusal, answer.citations      # abstain's Answer
 
-    retriever = AbstainRetriever(pipeline=pipeline)      # in your own chain
+    retriever = AbstainRetriever(pipeline)      # in your own chain (or pipeline=pipeline)
     docs = retriever.invoke("…")     # raises Refused when the documents do not answer
+
+A two-variable prompt takes the retriever's text beside the question:
+``{"context": retriever | format_docs, "question": RunnablePassthrough()} | prompt | llm``.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@
 
     retriever = AbstainRetriever(pipeline)      # for your own synthesiser / RetrieverQueryEngine
     nodes = retriever.retrieve("…")             # raises Refused when the documents do not answer
+    tool = AbstainRetrieverTool.from_defaults(retriever, name="kb")   # an agent's tool:
+    tool.call("…").content                      # a refusal is its output, "reason: message"
 """
 
 from __future__ import annotations
