@@ -38,7 +38,7 @@ from abstain.pipeline_options import (
     ReadingOptions,
     grouped,
 )
-from abstain.presets import Preset
+from abstain.presets import Preset, Recipe
 from abstain.rerank.llm import rerank_gate
 from abstain.rerank.reading import PairLogits
 from abstain.retrieve import Retrieval, Retriever, retrieve
@@ -47,7 +47,7 @@ from abstain.stores import Store, open_store
 from abstain.stores.base import DocumentInfo, check_workspace
 from abstain.terminology import Terminology, clarify, consult
 from abstain.trace import Trace, answer_of
-from abstain.validate import validate
+from abstain.validate import must_be_text, question_text, validate
 from abstain.verify import LexicalVerifier, Strictness, Verifier
 from abstain.verify.outcome import verify
 
@@ -132,19 +132,27 @@ class Pipeline:
         self.max_question_chars = g.max_question_chars
         self.log_queries = o.log_queries
         self.observers: list[Callable[[Answer], None]] = list(o.observers)
+        self.recipe: Recipe | None = None
+        """How to open this pipeline again: set by :meth:`preset` when it was given only
+        names and plain values; None for a pipeline built from objects."""
 
     @classmethod
-    def preset(cls, name: str | Preset, *, store: str | None = None, **kwargs: Any
-               ) -> Pipeline:
+    def preset(cls, name: str | Preset, *, store: str | None = None,
+               create_store: bool = True, **kwargs: Any) -> Pipeline:
         """A pipeline with named gate thresholds (:class:`~abstain.presets.Preset`:
         ``lenient``, ``balanced`` or ``strict``); a ``+reader`` suffix (``balanced+reader``)
-        lets the reading-level model's reading decide."""
+        lets the reading-level model's reading decide. A pipeline given only names and plain
+        values keeps them as its :attr:`recipe`. ``create_store=False``: a missing SQLite
+        file is an error (:meth:`from_settings`)."""
         preset, decides = Preset.parse(name)
+        recipe = Recipe.of(preset.named(reading_decides=decides), store, kwargs)
         if decides:
             kwargs.setdefault("reader", True)
-        return cls.from_settings(Settings(store=store),
+        pipe = cls.from_settings(Settings(store=store), create_store=create_store,
                                  thresholds=preset.thresholds(reading_decides=decides),
                                  **kwargs)
+        pipe.recipe = recipe
+        return pipe
 
     @property
     def chat_model(self) -> ChatModel:
@@ -194,7 +202,7 @@ class Pipeline:
         again replaces it); ``fmt``: md, rst, html or txt."""
         from abstain.errors import InputError
 
-        _must_be_text(text, "the document text")
+        must_be_text(text, "the document text")
         if not isinstance(source, str) or not source.strip():
             raise InputError("a document needs a source: a non-empty name (source=\"faq.md\")")
         return self._ingester(workspace, None).ingest_text(text, source=source, fmt=fmt,
@@ -229,7 +237,7 @@ class Pipeline:
         answer. An empty question or a ``top_k`` under 1 raises InputError."""
         from abstain.errors import InputError
 
-        _must_be_text(question, "the question")
+        must_be_text(question, "the question")
         if top_k is not None and top_k < 1:
             raise InputError(f"top_k must be at least 1, not {top_k}")
         text = question.strip()
@@ -245,19 +253,22 @@ class Pipeline:
         that returns the frozen :class:`~abstain.trace.Trace` with its record added; the
         first one that refuses ends the trace, and the stages after pass it through. The
         Answer is built from the finished trace (:func:`abstain.trace.answer_of`)."""
-        if question is not None:  # None is refused as an empty question is
-            _must_be_text(question, "the question")
-        trace = self.gate_question(question, self._workspace(workspace))
+        trace = self.gate_question(question, workspace)
         trace = generate(trace, self.generator)
         trace = verify(trace, self.verifier, self.strictness)
         return self.observe(answer_of(trace))
 
-    def gate_question(self, question: str, workspace: str) -> Trace:
-        """The path up to the gate: validate -> vocabulary -> [LLM query rewrite] -> retrieve
+    def gate_question(self, question: str, workspace: str | None = None) -> Trace:
+        """The path up to the gate, for a question and a workspace taken as :meth:`ask` takes
+        them (:func:`~abstain.validate.question_text`: None is refused as an empty question,
+        a non-string is an InputError; an invalid workspace name is an InputError, None is the
+        pipeline's own): validate -> vocabulary -> [LLM query rewrite] -> retrieve
         [-> rerank] -> score -> gate [+ the reader's reading] [-> unknown term] [-> clarify-only
         prompt on zero hits | -> LLM rerank]. Nothing is
         generated yet; the stream and the server call this, then generate their own way."""
-        trace = validate(question, workspace, generator=self.generator.name,
+        text = question_text(question)
+        ws = self._workspace(workspace)
+        trace = validate(text, ws, generator=self.generator.name,
                          max_chars=self.max_question_chars)
         trace = consult(trace, self.terminology)  # terms first (abstain.terminology)
         if self.rewrite_query:
@@ -268,7 +279,7 @@ class Pipeline:
                       top_k=self.retrieval.top_k, rrf_k=self.retrieval.rrf_k,
                       published_only=self.retrieval.published_only)
         trace = gate(trace, self.gate, min_confidence=self.calibration.gate_threshold,
-                     known_identifiers=lambda: self.store.identifiers(workspace),
+                     known_identifiers=lambda: self.store.identifiers(ws),
                      reader=self.reader, reading_calibration=self.reading_calibration,
                      answering_first=(self.gate.thresholds.reading_decides
                                       or self.generator.uses_llm))
@@ -316,14 +327,6 @@ class Pipeline:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
-
-
-def _must_be_text(value: object, what: str) -> None:
-    """InputError unless ``value`` is a string."""
-    if not isinstance(value, str):
-        from abstain.errors import InputError
-
-        raise InputError(f"{what} must be a string, not {type(value).__name__}")
 
 
 def _check_parts(store: object, embedder: object) -> None:

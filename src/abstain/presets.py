@@ -11,8 +11,10 @@ CLI imports it to list the choices.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from abstain.errors import ConfigError
 
@@ -74,6 +76,10 @@ class Preset(StrEnum):
         """Every way a preset can be named: ``lenient`` … and each with ``+reader``."""
         return [*(p.value for p in cls), *(f"{p.value}+{READER_SUFFIX}" for p in cls)]
 
+    def named(self, *, reading_decides: bool = False) -> str:
+        """The name :meth:`parse` reads back: ``"strict"``, ``"balanced+reader"``."""
+        return f"{self.value}+{READER_SUFFIX}" if reading_decides else self.value
+
     @classmethod
     def parse(cls, text: str) -> tuple[Preset, bool]:
         """``"strict"`` -> (STRICT, False); ``"balanced+reader"`` -> (BALANCED, True): the
@@ -88,3 +94,36 @@ class Preset(StrEnum):
             raise ConfigError(f"unknown preset {text!r}; choose from "
                               f"{', '.join(cls)} (each also with +{READER_SUFFIX})") from None
 
+
+
+PLAIN = (str, int, float, bool, type(None))
+"""The option values a :class:`Recipe` can write down."""
+
+
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    """What ``Pipeline.preset`` was given: enough to open the same pipeline again,
+    ``Pipeline.preset(r.preset, store=r.store, **r.options)``, in another process (a
+    Haystack pipeline file keeps it; docs/INTEGRATIONS.md).
+
+    Only names and plain values can be written down: a pipeline built from objects (a
+    store, an embedder, a generator) has no recipe (``Pipeline.recipe`` is None)."""
+
+    preset: str
+    """As :meth:`Preset.named` writes it: ``"strict"``, ``"balanced+reader"``."""
+    store: str | None = None
+    """The store as given: a SQLite path (relative to the folder it was given in) or a
+    ``postgresql://`` URL; None is the default database of the machine that opens it."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """``Pipeline.preset``'s other keywords (``workspace="docs"``, ``reader=False`` …)."""
+
+    @classmethod
+    def of(cls, preset: str, store: str | None, options: Mapping[str, object]
+           ) -> Recipe | None:
+        """The recipe, or None when an option is an object rather than a plain value."""
+        if not all(isinstance(value, PLAIN) for value in options.values()):
+            return None
+        return cls(preset, store, dict(options))
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)

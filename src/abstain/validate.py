@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from abstain.errors import InputError
 from abstain.messages import detect_language, refusal_message
 from abstain.question import Question
 from abstain.records import Check, CheckName, Refusal, RefusalReason, Stage
@@ -45,6 +46,23 @@ def validate(question: str, workspace: str, *, generator: str,
                        detail=f"refers to “{parsed.refers_to}” and names nothing it could be",
                        reference=parsed.refers_to)
     return replace(trace, parsed=parsed)
+
+
+def must_be_text(value: object, what: str) -> None:
+    """InputError unless ``value`` is a string (``what`` names it in the message)."""
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be a string, not {type(value).__name__}")
+
+
+def question_text(question: object) -> str:
+    """A question as ``Pipeline.ask`` takes one: a string, or None, which is refused as the
+    empty question is (``invalid_question``); anything else is an InputError, not a refusal
+    (a caller's bug). The framework adapters take their questions by it too."""
+    if question is None:
+        return ""
+    must_be_text(question, "the question")
+    assert isinstance(question, str)
+    return question
 
 
 def unreadable(text: str, max_chars: int = MAX_QUESTION_CHARS) -> RefusalReason | None:

@@ -44,3 +44,29 @@ def test_a_chain_never_calls_its_llm_on_a_refusal(adapters_pipeline: Pipeline) -
         chain.invoke(REFUSED)
     assert llm.i == 0
     assert chain.invoke(ANSWERED) == "first call"  # the refusal never reached the LLM
+
+
+def test_the_runnable_describes_its_input_and_output(adapters_pipeline: Pipeline) -> None:
+    runnable = answer_runnable(adapters_pipeline)
+    assert runnable.get_input_jsonschema()["type"] == "string"
+    output = runnable.get_output_jsonschema()  # was a PydanticUserError: Answer undefined
+    assert output["$ref"] == "#/$defs/Answer"
+    answer = output["$defs"]["Answer"]["properties"]
+    assert {"question", "text", "refusal", "citations"} <= set(answer)
+
+
+def test_the_documented_two_variable_chain_runs(adapters_pipeline: Pipeline) -> None:
+    """docs/INTEGRATIONS.md's chain, verbatim but for the fake LLM."""
+    from langchain_core.prompts import PromptTemplate
+    from langchain_core.runnables import RunnablePassthrough
+
+    def format_docs(docs: list[Document]) -> str:
+        return "\n\n".join(d.page_content for d in docs)
+
+    prompt = PromptTemplate.from_template("Context:\n{context}\n\nQuestion: {question}")
+    llm = FakeListLLM(responses=["an answer"])
+    chain = ({"context": AbstainRetriever(adapters_pipeline, workspace="docs") | format_docs,
+              "question": RunnablePassthrough()} | prompt | llm)
+    assert chain.invoke(ANSWERED) == "an answer"
+    with pytest.raises(Refused):
+        chain.invoke(REFUSED)

@@ -10,7 +10,9 @@ import pytest
 pytest.importorskip("llama_index.core", reason="needs the llamaindex extra")
 
 from llama_index.core.llms.mock import MockLLM
+from llama_index.core.postprocessor import SimilarityPostprocessor
 from llama_index.core.query_engine import RetrieverQueryEngine
+from llama_index.core.schema import MetadataMode
 
 from abstain.integrations.llamaindex import (
     AbstainQueryEngine,
@@ -67,3 +69,32 @@ def test_a_llamaindex_engine_never_answers_a_refusal_from_nothing(
     assert answered.source_nodes and "qsctl admin reset-password" in str(answered)
     with pytest.raises(Refused):
         engine.query(REFUSED)
+
+
+def test_nodes_show_a_reader_only_where_they_come_from(adapters_pipeline: Pipeline) -> None:
+    [node, *_] = AbstainRetriever(adapters_pipeline).retrieve(ANSWERED)
+    for mode in (MetadataMode.LLM, MetadataMode.EMBED):
+        shown = node.node.get_content(metadata_mode=mode)
+        keys = {line.split(":")[0] for line in shown.split("\n\n")[0].splitlines()}
+        assert keys == {"source", "title", "heading_path"}, mode
+    assert {"chunk_id", "fused_score", "confidence", "n"} <= set(node.node.metadata)
+
+
+def test_node_scores_are_confidences_best_first(adapters_pipeline: Pipeline) -> None:
+    question = "What does ADR-0012 decide?"
+    nodes = AbstainRetriever(adapters_pipeline).retrieve(question)
+    evidence = adapters_pipeline.gate_question(question).evidence
+    assert len(nodes) == len(evidence) > 1
+    assert sorted((n.node.metadata["n"], n.score) for n in nodes) == [
+        (i, e.confidence / 100) for i, e in enumerate(evidence, start=1)  # type: ignore[operator]
+    ]
+    scores = [n.get_score() for n in nodes]
+    assert scores == sorted(scores, reverse=True) and all(0 < s <= 1 for s in scores)
+
+
+def test_a_similarity_cutoff_keeps_what_the_gate_kept(adapters_pipeline: Pipeline) -> None:
+    engine = RetrieverQueryEngine.from_args(
+        AbstainRetriever(adapters_pipeline), llm=MockLLM(),
+        node_postprocessors=[SimilarityPostprocessor(similarity_cutoff=0.5)])
+    answered = engine.query(ANSWERED)
+    assert answered.source_nodes and "qsctl admin reset-password" in str(answered)
