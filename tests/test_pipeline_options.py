@@ -121,3 +121,10 @@ def test_one_path_is_ingested_as_one_path_and_delete_wants_a_name(tmp_path: Path
         assert len(pipe.ingest(folder).unchanged) == 1
         with pytest.raises(InputError, match="must be a string, not NoneType"):
             pipe.delete(None)  # type: ignore[arg-type]
+
+
+def test_search_names_an_invalid_workspace_as_ask_does(tmp_path: Path, hashing: Embedder) -> None:
+    with Pipeline(SQLiteStore(tmp_path / "kb.db"), hashing) as pipe:
+        pipe.ingest_text("# Ports\n\nThe API listens on port 8443.", source="ports.md")
+        with pytest.raises(InputError, match="invalid workspace name ''"):
+            pipe.search("Which port?", workspace="")  # not the default workspace

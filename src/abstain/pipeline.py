@@ -216,7 +216,7 @@ class Pipeline:
         """Remove a document — by its id or its source (a file's resolved path, as
         :meth:`documents` lists it) — with its chunks; False when the workspace holds none
         such. As ``abstain docs rm``."""
-        _must_be_text(document, "the document to delete (its id or source)")
+        must_be_text(document, "the document to delete (its id or source)")
         ws = self._workspace(workspace)
         matches = named(self.store.list_documents(ws), document)
         return any([self.store.delete_document(ws, d.id) for d in matches])
@@ -243,7 +243,7 @@ class Pipeline:
         text = question.strip()
         if not text:
             raise InputError("the question is empty")
-        return self.retriever.retrieve(text, workspace=workspace or self.workspace, top_k=top_k)
+        return self.retriever.retrieve(text, workspace=self._workspace(workspace), top_k=top_k)
 
     def ask(self, question: str, *, workspace: str | None = None) -> Answer:
         """Answer from the workspace's documents, or refuse with the reason.

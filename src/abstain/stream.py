@@ -89,7 +89,7 @@ def stream_answer(pipe: Pipeline, question: str, workspace: str | None = None
         yield from _finished(pipe.ask(question, workspace=workspace))
         return
     # meta comes before the LLM call, so that the first event never waits on it
-    trace = pipe.gate_question(question, workspace or pipe.workspace)
+    trace = pipe.gate_question(question, workspace)
     if trace.ended:
         yield from _finished(pipe.observe(answer_of(trace)))
         return
