@@ -131,3 +131,12 @@ def test_cli_reference_is_current() -> None:
     spec.loader.exec_module(module)
     assert (ROOT / "docs" / "CLI.md").read_text() == module.generate(), (
         "docs/CLI.md is stale: run python scripts/gen_cli_docs.py")
+
+
+def test_python_dash_m_abstain_is_the_command() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "abstain", "--version"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("abstain, version")

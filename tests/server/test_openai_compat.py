@@ -79,6 +79,11 @@ def test_models_are_the_workspaces_the_key_may_use(server: Env) -> None:
     assert [m.id for m in _client(server).models.list()] == ["docs"]
     admin = {m.id for m in _client(server, server.keys.admin).models.list()}
     assert {"docs", "fuzz"} <= admin
+    assert _client(server).models.retrieve("docs").id == "docs"  # the SDK's retrieve
+    with pytest.raises(openai.PermissionDeniedError):
+        _client(server).models.retrieve("fuzz")
+    with pytest.raises(openai.NotFoundError, match="no documents"):
+        _client(server, server.keys.admin).models.retrieve("nothing-here")
 
 
 def test_another_workspace_is_forbidden(server: Env) -> None:

@@ -86,6 +86,11 @@ class ChatRequest(BaseModel):
     def include_usage(self) -> bool:
         return bool(self.stream and (self.stream_options or {}).get("include_usage"))
 
+    def sent(self) -> str:
+        """Every message's text: what ``usage.prompt_tokens`` counts, as OpenAI counts the
+        whole conversation a front end sends each turn."""
+        return "\n".join(m.text() for m in self.messages)
+
     def question(self) -> str:
         turns = [m for m in self.messages if m.role in ("user", "assistant")]
         users = [i for i, m in enumerate(turns) if m.role == "user"]
@@ -127,8 +132,20 @@ async def models(request: Request, key: Key) -> JSONResponse:
     pipe = services(request).ready_pipeline()
     names = await run_in_threadpool(pipe.store.workspaces)
     visible = [n for n in names if key.can_access(n)]
-    return JSONResponse({"object": "list", "data": [
-        {"id": n, "object": "model", "created": 0, "owned_by": "abstain"} for n in visible]})
+    return JSONResponse({"object": "list", "data": [_model_object(n) for n in visible]})
+
+
+@router.get("/models/{model}", summary="One workspace this key may ask, as an OpenAI model",
+            responses=error_responses(401, 403, 404, 429, 503))
+async def model(request: Request, model: str, key: Key) -> JSONResponse:
+    svc = services(request)
+    ws = _workspace(key, model)
+    await known_workspace(svc, ws)
+    return JSONResponse(_model_object(ws))
+
+
+def _model_object(name: str) -> dict[str, Any]:
+    return {"id": name, "object": "model", "created": 0, "owned_by": "abstain"}
 
 
 _CHAT_200 = {"description": "A chat.completion (JSON), or with `stream: true` a stream of "
@@ -149,7 +166,7 @@ async def chat_completions(request: Request, body: ChatRequest, key: Key) -> Res
     await known_workspace(svc, ws)
     if body.stream:
         return await open_stream(svc, question, ws, ChunkEncoder(
-            ws, usage_of=question if body.include_usage else None))
+            ws, usage_of=body.sent() if body.include_usage else None))
     pipe = svc.pipeline_for(ws)
     result = await answering.answer(svc, pipe, question, ws)
     payload = result.to_json()
@@ -159,7 +176,7 @@ async def chat_completions(request: Request, body: ChatRequest, key: Key) -> Res
         "id": _id(), "object": "chat.completion", "created": int(time.time()), "model": ws,
         "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
                      "message": {"role": "assistant", "content": text, "refusal": refusal}}],
-        "usage": _usage(question, text),
+        "usage": _usage(body.sent(), text),
         "abstain": abstain_object(payload),
     })
 
@@ -187,8 +204,8 @@ def _content(payload: dict[str, Any]) -> str:
     return str((payload.get("refusal") or {}).get("message", ""))
 
 
-def _usage(question: str, text: str) -> dict[str, int]:
-    prompt, completion = approx_tokens(question), approx_tokens(text)
+def _usage(sent: str, text: str) -> dict[str, int]:
+    prompt, completion = approx_tokens(sent), approx_tokens(text)
     return {"prompt_tokens": prompt, "completion_tokens": completion,
             "total_tokens": prompt + completion}
 
@@ -203,8 +220,8 @@ class ChunkEncoder:
     media_type = "text/event-stream"
 
     def __init__(self, model: str, *, usage_of: str | None = None) -> None:
-        """``usage_of``: the question, when the request asked for a usage chunk
-        (``stream_options.include_usage``)."""
+        """``usage_of``: the messages sent (:meth:`ChatRequest.sent`), when the request asked
+        for a usage chunk (``stream_options.include_usage``)."""
         self.model = model
         self.id = _id()
         self.created = int(time.time())
