@@ -59,22 +59,45 @@ def triage(confidence: float | None, threshold: float | None = None, *, answered
 
 @dataclass(frozen=True, slots=True)
 class Answer:
+    """What :meth:`abstain.Pipeline.ask` returns for every question: an answer with its
+    evidence, or a refusal with its reason — a refusal is a normal result, not an error.
+    :meth:`to_json` is the public schema (docs/SCHEMA.md, which explains every field);
+    :meth:`audit_trail` adds what was run to decide it."""
+
     question: str
+    """The question as asked (a chat follow-up: as read, after the message before it)."""
     answered: bool
+    """True for an answer, False for a refusal (see ``refusal``)."""
     text: str
+    """The answer with its ``[n]`` citation markers; for a refusal, the refusal message."""
     refusal: Refusal | None
+    """Why it was refused (``reason``, ``message``, ``suggestions``, ``missing``); None for
+    an answer."""
     confidence: float
+    """The one confidence, 0–1: for an answer P(it is right), for a refusal P(answering
+    would have been right) (docs/SCHEMA.md, "One confidence")."""
     display_confidence: float
+    """The same number in percent, as the CLI and the web page print it."""
     triage: str
+    """``confident``, ``uncertain``, ``no_match`` or ``verification_failed``: from the
+    confidence, its threshold and the verification alone."""
     citations: tuple[Citation, ...] = ()
+    """Each ``[n]`` of ``text``: the source and the exact quote that supports it."""
     checks: tuple[Check, ...] = ()
+    """Every check run, in order, with its value, threshold and detail."""
     evidence: tuple[Evidence, ...] = ()
+    """The retrieved passages, in the order the gate judged them."""
     llm_called: bool = False
+    """Whether a language model was called; never for a refusal decided by a check."""
     timings_ms: dict[str, float] = field(default_factory=dict)
+    """Milliseconds per stage (``embed_ms``, ``retrieve_ms``, ``read_ms``, ``total_ms`` …)."""
     language: str = "en"
+    """The question's language (ISO 639-1), in which a refusal's message is written."""
     workspace: str = "default"
     features: dict[str, float] = field(default_factory=dict)
+    """The confidence's inputs (retrieval, coverage, checks, reading) by name."""
     generator: str = "extractive"
+    """What wrote the answer: ``extractive`` (quotes, no model) or the LLM generator."""
     tier: str = "retrieval"
     """Which signal gated the answer: ``retrieval``, ``reranker``, ``llm_rerank``, or
     ``vocabulary`` (a concept's definition, cited to its URI)."""

@@ -86,6 +86,10 @@ def log_odds(intercept: float, coefficients: Mapping[str, float],
 
 @dataclass(frozen=True, slots=True)
 class Calibration:
+    """A logistic model of P(answer right) over the retrieval features, and the gate
+    threshold it was certified at: the shipped ``calibration.json``, or one written by
+    ``abstain calibrate`` (docs/TUNING.md). :meth:`load` / :meth:`save` read and write it."""
+
     intercept: float
     coefficients: dict[str, float]
     version: int = 1

@@ -44,6 +44,9 @@ def default_db_path() -> str:
 
 @dataclass(frozen=True, slots=True)
 class RetrievalConfig:
+    """How the two arms search: each returns ``candidates`` rows, reciprocal rank fusion
+    (``rrf_k``) merges them and ``top_k`` fused hits are kept as evidence."""
+
     candidates: int = DEFAULT_CANDIDATES
     """Rows each arm returns before fusion."""
     top_k: int = DEFAULT_TOP_K

@@ -79,6 +79,10 @@ class CheckName(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
+    """Why a question was refused: a machine-readable reason and a message for people.
+    Every reason is listed in docs/SCHEMA.md; a refusal decided by a check never called a
+    language model."""
+
     reason: str
     """Machine-readable code: a :class:`RefusalReason` (``no_evidence``, ``unknown_entity``,
     ``low_confidence`` …) or a user rule's own."""
@@ -118,10 +122,16 @@ class Check:
 
 @dataclass(frozen=True, slots=True)
 class Citation:
+    """One ``[n]`` of an answer: the passage it cites and the words of it that support the
+    sentence."""
+
     n: int
+    """The marker in the answer's text, numbered 1, 2, … by first use."""
     source: str
+    """The cited document's source (a file's resolved path, or the name it was given)."""
     chunk_id: str
     quote: str
+    """The exact supporting text of the chunk."""
     title: str = ""
     evidence_n: int | None = None
     """The number of the quoted source in the answer's ``evidence``, when ``n`` (the

@@ -29,6 +29,10 @@ from abstain.records import Sentence as Sentence
 
 @runtime_checkable
 class Generator(Protocol):
+    """What writes an answer from the evidence the gate passed: the extractive answerer
+    (quotes, no model) or an LLM (docs/GENERATION.md). Every sentence it writes is verified
+    against its sources afterwards."""
+
     name: str
     uses_llm: bool
     can_chat: bool

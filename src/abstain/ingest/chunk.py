@@ -21,6 +21,10 @@ from abstain.text import FENCE, split_sentences
 
 @dataclass(frozen=True, slots=True)
 class ChunkingConfig:
+    """How documents are cut: parents (what an answer is built from) of about
+    ``parent_chars`` characters, split into children (what is searched) of about
+    ``child_chars``, along the document's blocks (docs/INGEST.md)."""
+
     parent_chars: int = 2000
     child_chars: int = 600
     min_child_chars: int = 120

@@ -32,6 +32,9 @@ DEFAULT_RERANK_DEPTH = 10
 
 @runtime_checkable
 class Reranker(Protocol):
+    """Reorders the fused evidence by how well each passage answers the question
+    (``Pipeline(reranker=…)``); the shipped reader is one (docs/MODEL_CARD.md)."""
+
     name: str
 
     def score(self, question: str, texts: Sequence[str]) -> list[float]:
