@@ -206,19 +206,24 @@ def confident_at() -> float:
 
 
 def weigh(checks: Sequence[Check], features: Mapping[str, float], model: AnswerConfidence,
-          threshold: float, *, curated: bool = False, source: str = "the model's own"
-          ) -> tuple[tuple[Check, ...], float]:
+          threshold: float, *, curated: bool = False, source: str = "the model's own",
+          at_least: tuple[float, str] | None = None) -> tuple[tuple[Check, ...], float]:
     """The gate's checks with the ``calibrated_confidence`` check deciding on the model's
     P(right) against ``threshold`` (a curated match, :func:`abstain.gate.curated_match`,
-    stays exempt), and that P(right).
+    stays exempt), and that P(right). ``at_least``: a P(right) measured for answers of
+    another kind than the model's data, and what makes this answer one of them (a table row
+    that answers by its columns, :func:`abstain.gate.row_lookup`): the higher one is stated.
     The other checks keep their verdicts: each still refuses when it fails."""
     values = signals(features, checks)
-    p = model.confidence(values)
+    modelled = model.confidence(values)
+    p = modelled if at_least is None else max(modelled, at_least[0])
     out = []
     for check in checks:
         if check.name == CheckName.CALIBRATED_CONFIDENCE:
             detail = (f"P(right) from {model.name}: " + ", ".join(
                 f"{n}={values.get(n, 0.0):.2f}" for n in model.coefficients)
+                + ("" if at_least is None or p == modelled else
+                   f" ({modelled:.2f}); at least {at_least[0]:.2f}: {at_least[1]}")
                 + f"; threshold from {source}"
                 + (" (curated match: exempt)" if curated and p < threshold else ""))
             check = Check(check.name, p >= threshold or curated, round(p, 4), threshold,

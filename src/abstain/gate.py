@@ -421,7 +421,8 @@ class Gate:
                           model.threshold if threshold is None else threshold,
                           curated=curated_match(data.question.text, data.evidence),
                           source="the answer confidence's certified threshold"
-                          if threshold is None else "GateThresholds.min_answer_confidence")
+                          if threshold is None else "GateThresholds.min_answer_confidence",
+                          at_least=row_lookup(data.reading))
         failed = next((c for c in checks if not c.passed), None)
         return replace(result, passed=failed is None, checks=checks, failed=failed), p
 
@@ -466,6 +467,16 @@ class Gate:
         missing = next((f.missing for f in failing if f.missing), ())
         suggestions = next((f.suggestions for f in failing if f.suggestions), ())
         return GateResult(failed is None, checks, failed, suggestions, missing, tuple(ran))
+
+
+def row_lookup(reading: Reading | None) -> tuple[float, str] | None:
+    """What an answer whose best window is a table row that answers by its columns states
+    at least (:data:`abstain.rerank.rows.ANSWERED_RIGHT`), and why; None otherwise."""
+    from abstain.rerank.rows import ANSWERED_RIGHT, Verdict
+
+    if reading is None or reading.by_columns != Verdict.ANSWERS:
+        return None
+    return ANSWERED_RIGHT, "the best window is a table row that answers by its columns"
 
 
 def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: PairLogits | None,
