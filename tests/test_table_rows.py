@@ -51,6 +51,7 @@ def test_a_row_is_its_column_value_pairs_and_prose_is_not_a_row() -> None:
     "Which city was ORD-00411 shipped to?",
     "What is the status of order ORD-00411?",
     "Which customer is listed for order ORD-00411?",  # the verb ends what is asked for
+    "What is the total_eur value of ORD-00411?",  # every cell is a value
     "When was ORD-00411 placed?",
     "What is the total of order ORD-00411?",
 ])

@@ -62,6 +62,9 @@ _POSSESSED = re.compile(r"\w['’]s\s+((?:[\w-]+\s+){0,3}[\w-]+)\s*[?.!]*\s*$")
 _VERB = re.compile(r"\s(?:is|are|was|were|does|do|did|has|have|had|will|can|should)\b",
                    re.IGNORECASE)
 """What a question asks for ends at its verb: "Which owner team *is* listed for …?"."""
+_CELL = frozenset({"value", "values"})
+"""Every cell of a row is a value: "the default *value* of X" asks for the default (but
+"what *values* are allowed" asks for the allowed values)."""
 PROPERTY_WORDS = 4
 """What a question asks for is at most this many content words ("date of birth")."""
 _ASKS_OTHERWISE = re.compile(r"\b(?:where|when|who|whom|whose|how|called|named)\b",
@@ -112,7 +115,7 @@ def verdict(question: Question, row: Row) -> Verdict | None:
     naming: set[int] = set()
     missing = False
     for term in question.terms:
-        if term.context or term.compound:
+        if term.context or term.compound or term.word in _CELL:
             continue
         columns = {i for i, stems in enumerate(column_stems) if term.stem in stems}
         if columns - keyed:
@@ -145,11 +148,17 @@ def asked_property(question: Question) -> list[str]:
     text = _VERB.split(match.group(1), maxsplit=1)[0]  # "which owner team | is listed for"
     ends = [text.find(m.text) for m in question.mentions if m.text in text]
     if not ends:
-        return content_words(text)[:PROPERTY_WORDS]
+        return _without_cell(content_words(text))[:PROPERTY_WORDS]
     words = content_words(text[:min(ends)])
     if words and text[:min(ends)].rstrip().lower().endswith(words[-1]):
         words = words[:-1]  # the key's kind: "order" of "… of order ORD-00411"
-    return words[:PROPERTY_WORDS]
+    return _without_cell(words)[:PROPERTY_WORDS]
+
+
+def _without_cell(words: list[str]) -> list[str]:
+    """``words`` less "value" where another word says which value ("the default value")."""
+    kept = [w for w in words if w not in _CELL]
+    return kept or words
 
 
 def holds_an_identifier(question: Question, row: Row) -> bool:
