@@ -89,6 +89,17 @@ def test_documents_and_questions_read_identifiers_with_one_grammar() -> None:
     assert find_identifiers("Call db.table(name) e.g. twice.") == ["db.table"]
 
 
+@pytest.mark.parametrize("code", ["INV-2024-00727", "CVE-2023-48795", "LAB-S-3391",
+                                  "inv-2024-00595", "ISO-8859-1"])
+def test_a_code_of_several_dashed_parts_is_one_identifier(code: str) -> None:
+    """A ticket, invoice or CVE number is one identifier, in a document and in a question
+    (it was a capitalised name, and its rows were not searched as an identifier's)."""
+    assert find_identifiers(f"See {code} for the details.") == [code]
+    assert [m.text for m in Question.parse(f"What is the status of {code}?").identifiers] == [
+        code]
+    assert find_identifiers("a state-of-the-art x-forwarded-for header") == []
+
+
 def test_a_name_is_a_capitalised_word_that_is_no_stopword_or_light_word() -> None:
     question = "Roughly how many rows can Please hold in GitHub Actions, OK?"
     assert [m.text for m in Question.parse(question).names] == ["GitHub Actions"]

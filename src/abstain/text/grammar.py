@@ -27,7 +27,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("call", re.compile(r"(?<![\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\([^()]{0,80}\)")),
     ("dotted", re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w(])")),
     ("version", re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.]+)?(?![\w.]*\w)")),
-    ("code", re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9]{0,9}-\d{1,6}(?![\w-])")),
+    ("code", re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9]{0,9}(?:-[A-Z0-9]{1,10})*-\d{1,6}"
+                        r"(?![\w-])")),
     ("code", re.compile(r"(?<![\w.-])[A-Za-z]+\d+[A-Za-z0-9]*(?![\w-])")),
     ("env", re.compile(r"(?<![\w.-])_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w-])")),
     ("snake", re.compile(r"(?<![\w.-])_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])")),
