@@ -10,6 +10,7 @@ from abstain.cli.common import ask_options, fail, print_json, resolve_options
 
 if TYPE_CHECKING:
     from abstain.server.keys import KeyStore
+    from abstain.server.sources import SourceView
 
 _KEYS_OPTION = click.option(
     "--keys", "keys_path", envvar="ABSTAIN_KEYS", metavar="FILE",
@@ -56,12 +57,19 @@ def _require_server_extra() -> None:
 @click.option("--max-json-kib", type=click.IntRange(min=1), default=None, metavar="KIB",
               help="Largest JSON body accepted, in KiB (413 above it); a chat front end "
                    "sends the whole conversation each turn [default: 64].")
+@click.option("--source-root", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Show clients the sources under DIR relative to it (guides/backup.md), "
+                   "not the server's paths [default: sources as stored].")
+@click.option("--source-url", default=None, metavar="TEMPLATE",
+              help="With --source-root: show those sources as links, the path put in for "
+                   "{path} ('https://docs.example.com/{path}').")
 @click.option("--log-level", default="info", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 @click.pass_context
 def serve(ctx: click.Context, /, host: str, port: int, keys_path: str | None,
           rate: float | None, burst: int | None, query_batching: bool,
-          max_json_kib: int | None, log_level: str, **_options: object) -> None:
+          max_json_kib: int | None, source_root: str | None, source_url: str | None,
+          log_level: str, **_options: object) -> None:
     """Run the HTTP service: JSON and streaming answers, documents, a web page at /.
 
     Every /v1 request needs 'Authorization: Bearer KEY'; create keys with
@@ -77,7 +85,9 @@ def serve(ctx: click.Context, /, host: str, port: int, keys_path: str | None,
     Examples:
       abstain keys create --workspace default
       abstain serve --db kb.db --port 8000
-      abstain serve --db kb.db --preset strict --calibration cal.json \
+      abstain serve --db kb.db --source-root ./docs \\
+          --source-url 'https://docs.example.com/{path}'
+      abstain serve --db kb.db --preset strict --calibration cal.json \\
           --llm http://localhost:11434/v1 --llm-model llama3.2
       curl -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \\
            -d '{"question": "How do I reset the admin password?"}' \\
@@ -94,7 +104,8 @@ def serve(ctx: click.Context, /, host: str, port: int, keys_path: str | None,
     if not keys.list():
         click.secho("No API keys yet: create one with `abstain keys create --workspace WS`.",
                     fg="yellow", err=True)
-    config = ServerConfig(rate=DEFAULT_RATE if rate is None else rate,
+    config = ServerConfig(sources=_source_view(source_root, source_url),
+                          rate=DEFAULT_RATE if rate is None else rate,
                           burst=burst or DEFAULT_BURST, query_batching=query_batching,
                           max_json_bytes=(MAX_JSON_BYTES if max_json_kib is None
                                           else max_json_kib * 1024))
@@ -104,6 +115,16 @@ def serve(ctx: click.Context, /, host: str, port: int, keys_path: str | None,
         run(app, host=host, port=port, log_level=log_level)
     finally:
         keys.close()
+
+
+def _source_view(root: str | None, url: str | None) -> SourceView:
+    from abstain.errors import ConfigError
+    from abstain.server.sources import SourceView
+
+    try:
+        return SourceView(root, url)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--source-url") from exc
 
 
 def _check_port(host: str, port: int) -> None:

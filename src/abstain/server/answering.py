@@ -12,7 +12,7 @@ trail and logged here (for streams too).
 from __future__ import annotations
 
 import logging
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING
 
 import anyio
@@ -51,7 +51,7 @@ async def answer(svc: Services, pipe: Pipeline, question: str, workspace: str) -
             trace = await anyio.to_thread.run_sync(_written, pipe, trace, limiter=limiter)
         result = await run_in_threadpool(lambda: pipe.observe(answer_of(trace)))
     log_llm_failures(result)
-    return result
+    return svc.config.sources.answer(result)  # the log keeps the real sources
 
 
 def _written(pipe: Pipeline, trace: Trace) -> Trace:
@@ -59,9 +59,13 @@ def _written(pipe: Pipeline, trace: Trace) -> Trace:
     return verify(generate(trace, pipe.generator), pipe.verifier, pipe.strictness)
 
 
-def logged(events: Iterator[Event], workspace: str) -> Generator[Event, None, None]:
+def logged(events: Iterator[Event], workspace: str, *,
+           shown: Callable[[Event], Event] = lambda event: event
+           ) -> Generator[Event, None, None]:
     """Pass a stream's events through, logging a failed LLM generation from its ``done``
-    answer; closing this closes the source (so an LLM stream stops too)."""
+    answer, each as the client sees it (``shown``: its sources renamed,
+    :class:`abstain.server.sources.SourceView`); closing this closes the source (so an LLM
+    stream stops too)."""
     try:
         for event in events:
             if event.kind == "done":
@@ -69,7 +73,7 @@ def logged(events: Iterator[Event], workspace: str) -> Generator[Event, None, No
                     if check.get("name") == "generation" and not check.get("passed"):
                         log.warning("LLM answer call in workspace %r (stream): %s (%s)",
                                     workspace, check.get("value"), check.get("detail"))
-            yield event
+            yield shown(event)
     finally:
         close = getattr(events, "close", None)
         if close is not None:

@@ -76,7 +76,8 @@ async def open_stream(svc: Services, question: str, ws: str, encoder: Encoder) -
     The first event (meta) is computed before the response starts, so a failure there
     is still an ordinary JSON error with its status code."""
     pipe = svc.pipeline_for(ws)
-    events = answering.logged(svc.stream(pipe, question, ws), ws)
+    events = answering.logged(svc.stream(pipe, question, ws), ws,
+                              shown=svc.config.sources.event)
     try:
         first = await run_in_threadpool(next, events, None)
     except BaseException:

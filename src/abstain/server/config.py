@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from abstain.server.sources import SourceView
 from abstain.stores.base import WORKSPACE_PATTERN as _WORKSPACE_PATTERN
 
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024
@@ -33,6 +34,9 @@ class ServerConfig:
     llm_threads: int = LLM_THREADS
     query_batching: bool = True
     """Concurrent questions share one query-embedding call (abstain.embed.batching)."""
+    sources: SourceView = field(default_factory=SourceView)
+    """How documents' sources are named to clients (``--source-root``, ``--source-url``):
+    as they are by default."""
 
     def __post_init__(self) -> None:
         if self.max_upload_bytes < 1 or self.max_json_bytes < 1:

@@ -40,6 +40,16 @@ function appendCited(parent, text) {
   }
 }
 
+// A source shown as a link (abstain serve --source-url) is one; only http(s), never
+// another scheme.
+function sourceNode(source) {
+  if (/^https?:\/\//i.test(source)) {
+    return el("a", { class: "source", href: source, target: "_blank", rel: "noopener noreferrer" },
+              source);
+  }
+  return el("span", { class: "source" }, source);
+}
+
 // One list item per cited source; a second quote of the same source is added to it.
 function addCitation(c) {
   const known = document.getElementById("cite-" + c.n);
@@ -49,7 +59,7 @@ function addCitation(c) {
     return;
   }
   const li = el("li", { id: "cite-" + c.n, value: String(c.n) });
-  li.append(el("strong", {}, c.title || c.source), " ", el("span", { class: "source" }, c.source));
+  li.append(el("strong", {}, c.title || c.source), " ", sourceNode(c.source));
   if (c.quote) li.append(el("blockquote", {}, c.quote));
   const items = [...$("citations").children];
   const after = items.find((x) => Number(x.value) > c.n);
