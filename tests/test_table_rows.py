@@ -94,7 +94,8 @@ def test_rows_of_other_records_do_not_answer_once_the_asked_record_is_read() -> 
     question = Question.parse("Which city was ORD-00411 shipped to?")
     read = rows.read(question, [OTHER.removeprefix("- "), ORDER.removeprefix("- ")],
                      [0.95, 0.2])
-    assert read == [(rows.DOES_NOT_ANSWER, Verdict.ANOTHER_RECORD), (rows.ANSWERS, Verdict.ANSWERS)]
+    assert read == [(rows.P_DOES_NOT_ANSWER, Verdict.ANOTHER_RECORD),
+                    (rows.P_ANSWERS, Verdict.ANSWERS)]
     alone = rows.read(question, [OTHER], [0.95])  # the asked row not read: the reader decides
     assert alone == [(0.95, None)]
 
@@ -107,7 +108,7 @@ def test_the_reading_names_the_row_it_chose_and_why() -> None:
     reading = read_evidence(EveryRowReader(), Question.parse("Which carrier shipped ORD-00411?"),
                             evidence)
     assert reading is not None
-    assert reading.answerability == rows.DOES_NOT_ANSWER
+    assert reading.answerability == rows.P_DOES_NOT_ANSWER
     assert reading.by_columns in (Verdict.DOES_NOT_ANSWER, Verdict.ANOTHER_RECORD)
     reading = read_evidence(EveryRowReader(), Question.parse("Which city was ORD-00411 shipped "
                                                              "to?"), evidence)

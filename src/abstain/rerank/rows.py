@@ -22,7 +22,7 @@ Where one row read holds an asked identifier, the other rows read that hold none
 records and do not answer: the reader scores every row of a table alike.
 
 :func:`abstain.rerank.reading.read_evidence` applies the verdict to that window's probability;
-the audit trail's reading names the rule (``Reading.rows``).
+the audit trail's reading names the verdict (``Reading.by_columns``).
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from enum import StrEnum
 from abstain.question import Question
 from abstain.text import content_words, stem, tokens
 
-ANSWERS = 0.9
+P_ANSWERS = 0.9
 """A row's probability when its columns answer: above the reading's veto and the bar at
 which the word-level checks are waived (``GateThresholds.waive_lexical_at``)."""
-DOES_NOT_ANSWER = 0.05
+P_DOES_NOT_ANSWER = 0.05
 """A row's probability when it names the asked thing but holds no column for what is
 asked: below every preset's veto."""
 
@@ -73,6 +73,8 @@ _ASKS_OTHERWISE = re.compile(r"\b(?:where|when|who|whom|whose|how|called|named)\
 
 
 class Verdict(StrEnum):
+    """What a row's columns say of the question (``Reading.by_columns``)."""
+
     ANSWERS = "answers"
     DOES_NOT_ANSWER = "does_not_answer"
     ANOTHER_RECORD = "another_record"
@@ -134,11 +136,10 @@ def verdict(question: Question, row: Row) -> Verdict | None:
 def asked_property(question: Question) -> list[str]:
     """The content words of what a "what / which" question asks for, up to the first thing
     it names or its verb, less the word just before the name that says what kind of thing
-    that is: "carrier"
-    of "Which carrier shipped ORD-00411?", "date birth" of "What's the date of birth of Sven
-    Lindqvist?", "make" of "What make is vehicle FL-2548?", "home address" of "What is X's
-    home address?"; [] for a question that asks otherwise ("What does `pdm install --prod`
-    do if …?")."""
+    that is: "carrier" of "Which carrier shipped ORD-00411?", "date birth" of "What's the
+    date of birth of Sven Lindqvist?", "status" of "What is the status of order ORD-1?",
+    "home address" of "What is X's home address?"; [] for a question that asks otherwise
+    ("What does `pdm install --prod` do if …?")."""
     asked = question.asked
     match = _POSSESSED.search(asked)
     if match is None:
@@ -181,8 +182,8 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
                 and not holds_an_identifier(question, row):
             found = Verdict.ANOTHER_RECORD
         if found is Verdict.ANSWERS:
-            p = max(p, ANSWERS)
+            p = max(p, P_ANSWERS)
         elif found is not None:
-            p = min(p, DOES_NOT_ANSWER)
+            p = min(p, P_DOES_NOT_ANSWER)
         out.append((p, found))
     return out
