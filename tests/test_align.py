@@ -395,13 +395,29 @@ def test_a_question_that_names_nothing_it_refers_to_is_marked(question: str,
     "Does it support Python 3.12?",  # a name
     "How do I turn off the cache when it is full?",  # words enough to name it
     "I queue 3 tasks and the second one crashes - does the third still run?",
-    "Wie behebe ich das?",  # English only
+    "Wie viel kostet ein Tagespass?",
+    "Wie oft kann ich ein Buch aus der Stadtbibliothek verlängern?",
 ])
 def test_a_question_that_names_what_it_asks_about_is_not(question: str) -> None:
     from abstain.messages import detect_language
     from abstain.question import Question
 
     assert Question.parse(question, detect_language(question)).refers_to is None
+
+
+@pytest.mark.parametrize(("question", "reference"), [
+    ("Wie behebe ich das?", "das"),
+    ("Comment je le répare ?", "le"),
+    ("¿Cómo lo arreglo?", "lo"),
+    ("Hoe los ik dat op?", "dat"),
+    ("¿Y qué pasa con el plan empresarial?", "¿Y qué pasa con"),
+])
+def test_a_follow_up_is_marked_in_the_languages_abstain_reads(question: str,
+                                                              reference: str) -> None:
+    from abstain.messages import detect_language
+    from abstain.question import Question
+
+    assert Question.parse(question, detect_language(question)).refers_to == reference
 
 
 def test_a_follow_up_alone_is_refused_before_retrieval() -> None:

@@ -83,26 +83,48 @@ def measured(asked: str) -> frozenset[str]:
     return frozenset(found - _NOT_MEASURE)
 
 
-_PRONOUN = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those)\b", re.IGNORECASE)
-_WHAT_ABOUT = re.compile(r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:what|how)\s+about\b",
-                         re.IGNORECASE)
+_PRONOUNS = {
+    "en": r"it|its|they|them|their|this|that|these|those",
+    "de": r"es|das|dies|dieses|diese|sie|ihn|ihm|dem|dessen|deren",
+    "fr": r"le|la|les|l'|ça|cela|ceci|celui|celle|ceux|celles|y|en",
+    "es": r"lo|la|los|las|le|les|eso|esto|ello|ese|esa|este|esta",
+    "nl": r"het|dat|dit|die|deze|ze|hem|ervan|erop|ermee",
+}
+"""The words by which a question refers back, per language it is read in."""
+_PRONOUN = {lang: re.compile(rf"(?<![\w'])(?:{words})(?![\w'])", re.IGNORECASE)
+            for lang, words in _PRONOUNS.items()}
+_WHAT_ABOUT = {
+    "en": r"(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:what|how)\s+about",
+    "de": r"(?:und\W+)?(?:was|wie)\s+(?:ist\s+)?(?:mit|steht\s+es\s+mit)",
+    "fr": r"(?:et\W+)?(?:qu'en\s+est-il|et\s+pour)",
+    "es": r"(?:y\W+)?(?:qué|que)\s+(?:pasa\s+)?(?:con|hay\s+de)",
+    "nl": r"(?:en\W+)?(?:hoe\s+zit\s+het\s+met|en\s+wat\s+met|wat\s+dacht\s+je\s+van)",
+}
+"""A follow-up's opening: "what about …", "und was ist mit …", "et pour …"."""
+_WHAT_ABOUT_AT_START = {lang: re.compile(rf"^\W*{words}\b", re.IGNORECASE)
+                        for lang, words in _WHAT_ABOUT.items()}
 REFERRING_WORDS = 1
 """A question of at most this many content words that refers with "it" / "that" / "they"
 names nothing it could be about ("How do I fix it?"); one more word names something ("Can I
 turn the cache off?")."""
 
 
-def refers_back(asked: str, content_words: int) -> str | None:
-    """The words by which an English question refers to something it does not name — a
-    follow-up read without the conversation before it: "what about …" ("What about the
-    second one?"), or "it" / "that" in a question of at most :data:`REFERRING_WORDS` content
-    words ("How do I fix it?", "Is that safe?"); None when it names what it asks about. The
-    caller passes questions that name no identifier or name of their own. ("The second one"
-    alone is no sign: most questions that say it name the first in the same breath.)"""
-    match = _WHAT_ABOUT.search(asked)
+def refers_back(asked: str, content_words: int, language: str = "en") -> str | None:
+    """The words by which a question refers to something it does not name — a follow-up
+    read without the conversation before it: "what about …" ("What about the second
+    one?"), or "it" / "that" in a question of at most :data:`REFERRING_WORDS` content words
+    ("How do I fix it?", "Is that safe?"; "Wie behebe ich das?"); None when it names what it
+    asks about, or in a language without such words here. The caller passes questions that
+    name no identifier or name of their own. ("The second one" alone is no sign: most
+    questions that say it name the first in the same breath.)"""
+    opening = _WHAT_ABOUT_AT_START.get(language)
+    pronoun = _PRONOUN.get(language)
+    if opening is None or pronoun is None:
+        return None
+    match = opening.search(asked)
     if match is not None:
         return match.group(0).strip()
-    match = _PRONOUN.search(asked)
+    match = pronoun.search(asked)
     if match is not None and content_words <= REFERRING_WORDS:
         return match.group(0)
     return None

@@ -60,7 +60,8 @@ class Question:
     refers_to: str | None = None
     """The words by which it refers to something it does not name ("it" in "How do I fix
     it?", "the second one"): a follow-up read without its conversation
-    (:func:`abstain.asked.refers_back`; English questions that name no identifier or name).
+    (:func:`abstain.asked.refers_back`; questions in en, de, fr, es or nl that name no
+    identifier or name).
     None when it names what it asks about."""
 
     @classmethod
@@ -84,8 +85,7 @@ class Question:
             numbers=frozenset(t for t in tokens(asked) if t.isdigit()),
             calendar=asks_a_calendar_date(asked), sides=compared(asked),
             keywords=KeywordQuery.of(text),
-            refers_to=(refers_back(asked, content)
-                       if language == "en" and not named else None))
+            refers_to=None if named else refers_back(asked, content, language))
 
     @property
     def identifiers(self) -> tuple[Mention, ...]:
