@@ -252,9 +252,19 @@ def test_lexical_verifier_keeps_a_faithful_sentence() -> None:
     ("Old laptops will be replaced in June.", True),
     ("Reviews close by early March.", True),
     ("You may replace it.", False),
+    ("Office: Sao Paulo; Opened: 2022; Headcount: 64", True),  # a table row's label
+    ("Model: Crafter; Model Year: 2019", True),
 ])
 def test_a_year_counts_as_a_date_only_in_a_date_context(sentence: str, dated: bool) -> None:
     assert carries(sentence, AnswerType.DATE, versions=False) is dated
+
+
+def test_a_row_s_column_label_gives_its_value_a_unit_and_a_setting_s_name_does_not() -> None:
+    how_long = measured("How long did it take to resolve INC-1?")
+    assert carries("incident_id: INC-1; minutes_to_resolve: 308", AnswerType.NUMBER,
+                   measure=how_long)
+    assert not carries("Backups older than backup.retention_days (14 by default) go.",
+                       AnswerType.NUMBER, measure=measured("Which version added backups?"))
 
 
 def test_times_and_x_are_not_units_of_duration() -> None:
@@ -429,3 +439,18 @@ def test_a_follow_up_alone_is_refused_before_retrieval() -> None:
     assert refusal.reason == "needs_clarification"
     assert refusal.message.startswith("The question refers to “it” without saying what")
     assert [s.name for s in trace.stages] == ["validate"]
+
+
+@pytest.mark.parametrize(("message", "goes_on"), [
+    ("can I do it from the API?", True),  # "it": said before
+    ("and for the pro plan?", True),
+    ("Is that safe?", True),
+    ("Is it possible to export my data as CSV?", False),  # "it" of the sentence itself
+    ("What are the API rate limits?", False),
+    ("How do I reset my password?", False),
+])
+def test_a_chat_message_that_goes_on_from_the_one_before_is_told_apart(message: str,
+                                                                       goes_on: bool) -> None:
+    from abstain.asked import follows_on
+
+    assert follows_on(message) is goes_on

@@ -138,3 +138,56 @@ def test_a_csv_question_about_a_column_it_lacks_is_refused(tmp_path: Path) -> No
         assert answered.confidence >= rows.ANSWERED_RIGHT
         decided = next(c for c in answered.checks if c.name == "calibrated_confidence")
         assert "a table row that answers by its columns" in decided.detail
+
+
+ACCOUNT = ("- account_id: ACME-0042; company_name: Pied Piper Logistics Inc; plan: Enterprise; "
+           "region: EMEA; seats: 120")
+PRICE_SMALL = "- sku: SKU-013; product: Enterprise plan (small); price: 779,36; currency: EUR"
+PRICE_LARGE = "- sku: SKU-014; product: Enterprise plan (large); price: 1742,40; currency: EUR"
+INCIDENT = ("- incident_id: INC-2024-0055; service: payments; minutes: 30; "
+            "affected_account: ACME-0042")
+
+
+@pytest.mark.parametrize(("question", "windows"), [
+    ("how many accounts are on the Enterprise plan?", [PRICE_SMALL, PRICE_LARGE]),
+    ("how many accounts are on the Enterprise plan?", [ACCOUNT]),  # counts the table's rows
+    ("list all accounts of ACME-0042's region", [ACCOUNT]),
+    ("Which has more seats, ACME-0042 or ACME-0099?", [ACCOUNT]),  # one row of two
+    ("how many seats does ACME-0042 have?", [INCIDENT]),  # the record, not what is counted
+])
+def test_a_question_about_many_rows_or_another_table_is_not_answered_by_one_row(
+        question: str, windows: list[str]) -> None:
+    read = rows.read(Question.parse(question), windows, [0.95] * len(windows))
+    assert {verdict for _, verdict in read} == {Verdict.DOES_NOT_ANSWER}
+
+
+def test_a_row_answers_only_as_the_one_record_its_key_names() -> None:
+    question = Question.parse("What is the price of the Enterprise plan?")
+    assert [v for _, v in rows.read(question, [PRICE_SMALL, PRICE_LARGE], [0.5, 0.5])] == [
+        None, None]  # two rows hold the key: the reader decides
+    assert rows.read(question, [PRICE_SMALL], [0.5]) == [(rows.P_ANSWERS, Verdict.ANSWERS)]
+    seats = Question.parse("how many seats does ACME-0042 have?")
+    assert [v for _, v in rows.read(seats, [INCIDENT, ACCOUNT], [0.95, 0.5])] == [
+        Verdict.DOES_NOT_ANSWER, Verdict.ANSWERS]
+
+
+def test_a_row_that_does_not_hold_the_whole_name_asked_is_another_record() -> None:
+    other = ACCOUNT.replace("ACME-0042", "ACME-0281").replace("Logistics", "Media")
+    question = Question.parse("which region is Pied Piper Logistics Inc in?")
+    assert [v for _, v in rows.read(question, [other, ACCOUNT], [0.95, 0.5])] == [
+        Verdict.ANOTHER_RECORD, Verdict.ANSWERS]
+
+
+def test_the_answer_quotes_the_row_that_answers_by_its_columns_first() -> None:
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    doc = Document("d", "default", "accounts.csv", "accounts", "h")
+    evidence = [Evidence(FusedHit(f"c{i}", 1.0), Chunk(f"c{i}", "d", ChunkKind.CHILD, t, i), doc,
+                         t, read=(ReadWindow(t.removeprefix("- "), (t,), p, 0, by_columns=v),))
+                for i, (t, p, v) in enumerate([(INCIDENT, 0.05, Verdict.DOES_NOT_ANSWER),
+                                               (ACCOUNT, 0.9, Verdict.ANSWERS)])]
+    generation = ExtractiveGenerator().generate(
+        Question.parse("how many seats does ACME-0042 have?"), evidence)
+    assert [s.text for s in generation.sentences] == [ACCOUNT]
+    assert [s.cites for s in generation.sentences] == [(2,)]

@@ -104,3 +104,9 @@ def test_a_name_is_a_capitalised_word_that_is_no_stopword_or_light_word() -> Non
     question = "Roughly how many rows can Please hold in GitHub Actions, OK?"
     assert [m.text for m in Question.parse(question).names] == ["GitHub Actions"]
     assert find_names(question) == ["GitHub Actions"]
+
+
+def test_contractions_typed_without_their_apostrophe_are_no_terms() -> None:
+    asked = Question.parse("whos the owner of INC-1, my invoices wont download")
+    assert {"whos", "wont"}.isdisjoint(t.word for t in asked.terms)
+    assert {"owner", "invoices", "download"} <= {t.word for t in asked.terms}

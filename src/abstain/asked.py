@@ -130,6 +130,38 @@ def refers_back(asked: str, content_words: int, language: str = "en") -> str | N
     return None
 
 
+_OPENS_ON = {
+    "en": r"and|or|but|so|also|then|plus|what\s+if|how\s+about|what\s+about",
+    "de": r"und|oder|aber|also|dann|und\s+wenn",
+    "fr": r"et|ou|mais|alors|donc|et\s+si",
+    "es": r"y|o|pero|entonces|y\s+si",
+    "nl": r"en|of|maar|dus|dan|en\s+als",
+}
+_OPENS_ON_AT_START = {lang: re.compile(rf"^\W*(?:{words})\b", re.IGNORECASE)
+                      for lang, words in _OPENS_ON.items()}
+_DUMMY_IT = re.compile(
+    r"\b(?:is|was|isn't|wasn't|would|will)\s+it\s+(?:be\s+)?(?:possible|ok|okay|safe|"
+    r"necessary|required|allowed|true|better|worth|normal|expected)\b"
+    r"|\bit(?:'s|\s+is)\s+(?:possible|ok|okay|necessary|required|allowed|true)\b",
+    re.IGNORECASE)
+""""Is it possible to …": an "it" that stands for the rest of the sentence, not for something
+said before."""
+
+
+def follows_on(asked: str, language: str = "en") -> bool:
+    """Whether a chat message goes on from the one before it: it opens with a conjunction
+    ("and for the pro plan?", "what about …") or refers with a pronoun to what it does not
+    say ("can I do it from the API?"; not "Is it possible to export as CSV?"). Looser than
+    :func:`refers_back`, which refuses a question alone: read after the message before it,
+    such a message loses nothing it said."""
+    opening, pronoun = _OPENS_ON_AT_START.get(language), _PRONOUN.get(language)
+    if opening is None or pronoun is None:
+        return False
+    if opening.search(asked):
+        return True
+    return pronoun.search(_DUMMY_IT.sub(" ", asked)) is not None
+
+
 _COMPARE = re.compile(r"\bdifference\s+between\s+(.+?)\s+and\s+(.+?)(?=\s+(?:in|on|for|when|with"
                       r"|if)\b|[?.!]|$)", re.IGNORECASE)
 _VERSUS = re.compile(r"\s(?:vs\.?|versus|compared\s+(?:to|with)|or)\s", re.IGNORECASE)

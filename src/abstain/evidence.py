@@ -94,6 +94,9 @@ class ReadWindow:
     """P(this window answers the question), 0–1."""
     position: int
     """The window's place in its chunk (0 = first)."""
+    by_columns: str | None = None
+    """A table row read by its columns (:class:`abstain.rerank.rows.Verdict`), whose verdict
+    set ``probability``; None for a window the reader read."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -113,7 +113,7 @@ _UNANSWERABLE = {
 }
 _REFERS = {
     "en": "The question refers to “{reference}” without saying what that is. Ask it again "
-          "naming what you mean (a follow-up is read on its own here).",
+          "naming what you mean.",
     "de": "Die Frage verweist mit „{reference}“ auf etwas, ohne es zu nennen. Bitte fragen "
           "Sie noch einmal und nennen Sie, was Sie meinen.",
     "fr": "La question renvoie à « {reference} » sans dire de quoi il s’agit. Reformulez-la "

@@ -115,3 +115,13 @@ def test_a_follow_up_is_read_after_the_message_before_it(server: Env) -> None:
     abstain = (followed.model_extra or {})["abstain"]
     assert abstain["reason"] != "needs_clarification"
     assert abstain["question"] == f"{ANSWERED} Is that safe?"
+    chained = client.chat.completions.create(model="docs", messages=[
+        {"role": "user", "content": "What should I check first?"},  # a question of its own
+        {"role": "assistant", "content": "…"},
+        {"role": "user", "content": "What does error E1207 mean?"},
+        {"role": "assistant", "content": "…"},
+        {"role": "user", "content": "And how do I fix it?"},
+        {"role": "assistant", "content": "…"},
+        {"role": "user", "content": "Is that safe?"}])
+    assert (chained.model_extra or {})["abstain"]["question"] == (
+        "What does error E1207 mean? And how do I fix it? Is that safe?")

@@ -56,11 +56,13 @@ _MONTHS = ("jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|februar
 _YEAR = (
     r"(?:\b(?:in|since|until|till|by|from|before|after|during|circa|around|year|early|late|mid"
     r"|copyright|released|founded|launched|published|introduced|added|deprecated|removed"
-    r"|shipped|created|started|established|dated|updated|q[1-4])\s+(?:the\s+)?|©\s*|\("
+    r"|shipped|created|started|established|dated|updated|opened|closed|signed|joined|ended"
+    r"|expires|expired|renewed|built|q[1-4])\s*:?\s+(?:the\s+)?|©\s*|\("
     r"|\b(?:19|20)\d\d\s*(?:-|–|to)\s*)(?:19|20)\d\ds?\b(?!\s*(?:%|ms|s|sec|seconds?|min"
     r"|minutes?|hours?|days?|[kmgt]i?b|bytes?|times|x|px|rows|items|requests)\b)")
-"""A year in a date context ("in 2019", "released 2021", "(2019)", "2019–2021"); a bare
-number that looks like one ("The timeout is 2000 ms.") is no date."""
+"""A year in a date context ("in 2019", "released 2021", "(2019)", "2019–2021", a table
+row's "Opened: 2022"); a bare number that looks like one ("The timeout is 2000 ms.") is no
+date."""
 _MONTH_NAMED = (r"\b(?:in|by|until|till|from|since|before|after|during|of|every|each|next|last"
                 r"|this)\s+(?:(?:early|mid|late|the\s+end\s+of|the\s+start\s+of)[\s-]+)?"
                 r"(?:january|february|march|april|may|june|july|august|september|october"
@@ -96,7 +98,8 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
         return _DATE.search(sentence) is not None or (
             versions and _VERSION_DATE.search(sentence) is not None)
     if expected is AnswerType.NUMBER:
-        words = _UNIT_TOKEN.findall(fold(sentence))
+        words = _UNIT_TOKEN.findall(_LABEL.sub(lambda m: m.group(1).replace("_", " "),
+                                              fold(sentence)))
         at = [i for i, w in enumerate(words)
               if states_an_amount(w) and w not in exclude]
         if not measure:
@@ -143,6 +146,9 @@ NAME_RARITY = 0.5
 NUMBER_WINDOW = 4
 """How many words may stand between a number and what it counts ("the batch size is 100")."""
 _UNIT_TOKEN = re.compile(r"\w+|[%$€£¥]")
+_LABEL = re.compile(r"\b([a-z0-9]+(?:_[a-z0-9]+)+)(?=\s*:)")
+"""A table row's column label ("minutes_to_resolve: 308"), read as its words: its unit is the
+value's (not ``retention_days`` in running text, which names a setting)."""
 _CURRENCIES = frozenset(
     """usd eur gbp jpy chf cad aud nzd cny inr sek nok dkk pln czk huf brl mxn zar sgd hkd krw
     dollar dollars euro euros pound pounds cent cents yen kroner krona kronor franc francs

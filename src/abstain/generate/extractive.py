@@ -45,6 +45,7 @@ from abstain.question import Question
 from abstain.records import Generation, Sentence
 from abstain.rerank.reader import sigmoid
 from abstain.rerank.reading import ANSWERS_HEAD, PairLogits, as_read
+from abstain.rerank.rows import Verdict
 from abstain.text import (
     Unit,
     content_words,
@@ -107,6 +108,14 @@ class ExtractiveGenerator:
     def generate(self, question: Question, evidence: Sequence[Evidence]) -> Generation:
         if not any(ev.read for ev in evidence[: self.max_evidence]):
             return self.quote_overlap(question, evidence)
+        answering_rows = [(n, w) for n, ev in enumerate(evidence[: self.max_evidence], 1)
+                          for w in ev.read if w.by_columns == Verdict.ANSWERS]
+        if answering_rows:  # a row lookup: the row that holds the asked column is the answer
+            return Generation(
+                sentences=tuple(Sentence(s, (n,)) for n, w in answering_rows[:READ_WINDOWS_QUOTED]
+                                for s in w.sentences),
+                model=self.name, notes=("quoted the table row(s) that answer by their "
+                                        "columns",))
         read = self.quote_reading(question, evidence)
         if not read.sentences:
             return replace(self.quote_overlap(question, evidence), notes=(

@@ -22,6 +22,7 @@ from typing import Protocol
 
 import numpy as np
 
+from abstain.align.checks import holds
 from abstain.evidence import Evidence, ReadWindow
 from abstain.question import Question
 from abstain.rerank import rows
@@ -31,6 +32,9 @@ from abstain.text import stem, tokens
 
 READ_CHUNKS = 3
 """Kept chunks read: the answer is built from the first few."""
+READ_FROM = 5
+"""The kept chunks the read ones are chosen from: the first :data:`READ_CHUNKS`, those that
+hold every name the question asks about first (:func:`named_first`)."""
 READ_WINDOWS = 6
 """Sentence windows read in all, chosen by the words they share with the question: about
 10 ms each on two cores, and 6 read as well as 8 on the calibration set."""
@@ -100,29 +104,40 @@ class Reading:
         return tuple(out)
 
 
+def named_first(question: Question, evidence: Sequence[Evidence]) -> list[int]:
+    """Indices of ``evidence``, those that hold every name the question asks about first
+    ("Soylent Foods SA": its row before "Soylent Media Corp"'s), else in order."""
+    names = [m for m in question.names if m.words]
+    if not names:
+        return list(range(len(evidence)))
+    return sorted(range(len(evidence)), key=lambda i: not all(
+        holds(m, evidence[i].labelled_text) for m in names))
+
+
 def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evidence], *,
                   chunks: int = READ_CHUNKS, windows: int = READ_WINDOWS) -> Reading | None:
     """The reading of the first ``chunks`` kept chunks; None when there is nothing to read."""
     started = time.perf_counter()
-    read = list(evidence[:chunks])
-    if not read or not question.text.strip():
+    order = named_first(question, evidence[:READ_FROM])[:chunks]
+    if not order or not question.text.strip():
         return None
+    read = [evidence[c] for c in order]
     asked = {stem(t) for t in question.words}
     candidates: list[tuple[int, int, int, str, tuple[str, ...]]] = []
-    for c, ev in enumerate(read):
-        for w, (text, sentences) in enumerate(windowed_sentences(ev.text)):
+    for c in order:
+        for w, (text, sentences) in enumerate(windowed_sentences(evidence[c].text)):
             shared = len(asked & {stem(t) for t in tokens(text)})
             candidates.append((-shared, c, w, text, sentences))
     chosen = sorted(candidates, key=lambda item: item[:3])[:windows]
     logits = reader.logits([question.text] * len(chosen),
-                           [as_read(reader, item[3], read[item[1]]) for item in chosen])
+                           [as_read(reader, item[3], evidence[item[1]]) for item in chosen])
     read_rows = rows.read(question, [item[3] for item in chosen],
                           [sigmoid(float(score)) for score in logits[:, ANSWERS_HEAD]])
     best = int(np.argmax([p for p, _ in read_rows]))
     probability, verdict = read_rows[best]
     read_windows = tuple(
-        (c, ReadWindow(text, sentences, round(p, 4), w))
-        for (_, c, w, text, sentences), (p, _) in zip(chosen, read_rows, strict=True))
+        (c, ReadWindow(text, sentences, round(p, 4), w, by_columns=found))
+        for (_, c, w, text, sentences), (p, found) in zip(chosen, read_rows, strict=True))
     return Reading(answerability=round(probability, 4), chunk=chosen[best][1],
                    window=chosen[best][3], windows_read=len(chosen), chunks_read=len(read),
                    ms=round((time.perf_counter() - started) * 1000, 1), model=reader.name,

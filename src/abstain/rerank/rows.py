@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from abstain.asked import UNITS_ONLY
 from abstain.question import Question
 from abstain.text import content_words, stem, tokens
 
@@ -65,6 +66,15 @@ _VERB = re.compile(r"\s(?:is|are|was|were|does|do|did|has|have|had|will|can|shou
 _CELL = frozenset({"value", "values"})
 """Every cell of a row is a value: "the default *value* of X" asks for the default (but
 "what *values* are allowed" asks for the allowed values)."""
+_TYPE_WORDS = frozenset(stem(w) for w in (
+    "day date time year month week hour minute second number amount figure").split())
+"""Words that ask for a type of value rather than name a column."""
+_ACROSS_ROWS = re.compile(
+    r"\b(?:list|total|sum|average|mean|median|most|least|highest|lowest|largest|smallest"
+    r"|biggest|maximum|minimum|more|fewer|less|compare|compared|rank|ranking)\b",
+    re.IGNORECASE)
+"""Words of a question about many rows ("list all churned accounts", "the highest price",
+"more severe than"), unless they name a column ("Max Connections")."""
 PROPERTY_WORDS = 4
 """What a question asks for is at most this many content words ("date of birth")."""
 _ASKS_OTHERWISE = re.compile(r"\b(?:where|when|who|whom|whose|how|called|named)\b",
@@ -86,6 +96,11 @@ class Row:
 
     cells: tuple[tuple[str, str], ...]
 
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Its column names: the rows of one table share them."""
+        return tuple(column for column, _ in self.cells)
+
     @classmethod
     def parse(cls, window: str) -> Row | None:
         """The row ``window`` is, when it is exactly one row of at least two named cells (its
@@ -100,9 +115,10 @@ class Row:
         return cls(tuple(cells)) if len(cells) >= 2 else None
 
 
-def verdict(question: Question, row: Row) -> Verdict | None:
+def verdict(question: Question, row: Row, *, unique: bool = True) -> Verdict | None:
     """Whether ``row`` answers ``question`` by its columns; None where it cannot tell, or
-    where the row is not the record asked about."""
+    where the row is not the record asked about. ``unique``: no other row of its table read
+    holds what keys this one (else the question is about several rows)."""
     named = question.identifiers + question.names
     if not named:
         return None
@@ -111,8 +127,19 @@ def verdict(question: Question, row: Row) -> Verdict | None:
     everything = set().union(*value_words, *(set(tokens(c)) for c, _ in row.cells))
     keyed = {i for i, words in enumerate(value_words)
              for m in named if m.words and set(m.words) <= words}
-    if not keyed or not all(set(m.words) <= everything for m in named):
+    if not keyed:
         return None
+    ids = [m for m in question.identifiers if m.words]
+    if len(ids) > 1 and not all(set(m.words) <= everything for m in ids):
+        return Verdict.DOES_NOT_ANSWER  # "is INC-1 more severe than INC-2?": one row of two
+    if not all(set(m.words) <= everything for m in named):
+        return None
+    named_columns = set().union(*column_stems)
+    if any(stem(w) not in named_columns for w in _ACROSS_ROWS.findall(question.asked)):
+        return Verdict.DOES_NOT_ANSWER  # "list all …", "the highest …": many rows
+    measured = {m for m in question.measure if m != UNITS_ONLY}
+    if measured and (not unique or any(m in column_stems[0] for m in measured)):
+        return Verdict.DOES_NOT_ANSWER  # "how many accounts are on the Enterprise plan?"
     value_stems = {stem(t) for words in value_words for t in words}
     naming: set[int] = set()
     missing = False
@@ -124,10 +151,12 @@ def verdict(question: Question, row: Row) -> Verdict | None:
             naming |= columns - keyed
         elif term.stem not in value_stems and not columns:
             missing = True
-    held = value_stems.union(*column_stems)
+    held = value_stems | named_columns
     asked_for = [stem(w) for w in asked_property(question)]
-    if naming and (not missing or (asked_for and all(w in held for w in asked_for))):
+    if unique and naming and (not missing or (asked_for and all(w in held for w in asked_for))):
         return Verdict.ANSWERS
+    if ids and measured and not measured <= held:
+        return Verdict.DOES_NOT_ANSWER  # "how many seats does ACME-1 have?" of an incident
     if any(w not in held for w in asked_for) and not _ASKS_OTHERWISE.search(question.asked):
         return Verdict.DOES_NOT_ANSWER
     return None
@@ -157,29 +186,33 @@ def asked_property(question: Question) -> list[str]:
 
 
 def _without_cell(words: list[str]) -> list[str]:
-    """``words`` less "value" where another word says which value ("the default value")."""
+    """``words`` less "value" where another word says which value ("the default value"),
+    and less the words of a type of value ("what *day* was INC-1 raised": a date, which a
+    column holds under its own name)."""
     kept = [w for w in words if w not in _CELL]
-    return kept or words
-
-
-def holds_an_identifier(question: Question, row: Row) -> bool:
-    """Whether one of the question's identifiers is among ``row``'s values."""
-    values = set().union(*(set(tokens(value)) for _, value in row.cells))
-    return any(m.words and set(m.words) <= values for m in question.identifiers)
+    return [w for w in (kept or words) if stem(w) not in _TYPE_WORDS]
 
 
 def read(question: Question, windows: Sequence[str], probabilities: Sequence[float]
          ) -> list[tuple[float, Verdict | None]]:
-    """Each window's probability with its row's verdict applied, and the verdict. Where one
-    row read holds an asked identifier, the rows that hold none are other records: they do
-    not answer (the reader scores every row of a table alike)."""
+    """Each window's probability with its row's verdict applied, and the verdict. The rows
+    read that hold fewer of the question's identifiers and names than another row read are
+    other records: they do not answer (the reader scores every row of a table alike; "Pied
+    Piper Media Inc" is not "Pied Piper Logistics Inc"). A row whose key another row of its
+    table read holds too is not the one record asked about."""
     parsed = [Row.parse(w) for w in windows]
-    verdicts = [None if row is None else verdict(question, row) for row in parsed]
-    asked_row = any(row is not None and holds_an_identifier(question, row) for row in parsed)
+    keys = [_keys(question, row) for row in parsed]
+    tables: dict[tuple[str, ...], list[frozenset[str]]] = {}
+    for row, key in zip(parsed, keys, strict=True):
+        if row is not None and key:
+            tables.setdefault(row.columns, []).append(key)
+    verdicts = [None if row is None else verdict(
+        question, row, unique=sum(key <= other for other in tables.get(row.columns, ()))
+        <= 1) for row, key in zip(parsed, keys, strict=True)]
+    most = max(map(len, keys), default=0)  # the asked record holds most of what is named
     out: list[tuple[float, Verdict | None]] = []
-    for row, found, p in zip(parsed, verdicts, probabilities, strict=True):
-        if found is None and asked_row and row is not None \
-                and not holds_an_identifier(question, row):
+    for row, key, found, p in zip(parsed, keys, verdicts, probabilities, strict=True):
+        if found is None and row is not None and len(key) < most:
             found = Verdict.ANOTHER_RECORD
         if found is Verdict.ANSWERS:
             p = max(p, P_ANSWERS)
@@ -187,3 +220,12 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
             p = min(p, P_DOES_NOT_ANSWER)
         out.append((p, found))
     return out
+
+
+def _keys(question: Question, row: Row | None) -> frozenset[str]:
+    """The question's identifiers and names that ``row`` holds among its values."""
+    if row is None:
+        return frozenset()
+    values = set().union(*(set(tokens(value)) for _, value in row.cells))
+    return frozenset(m.text for m in (*question.identifiers, *question.names)
+                     if m.words and set(m.words) <= values)

@@ -5,9 +5,10 @@ Chat front ends and the ``openai`` SDK use abstain as a "model": ``base_url`` is
 user message is the question; earlier turns are used only when the assistant's last turn
 asked what a term means (``unknown_term``): the user's reply then completes the question
 before it (:func:`abstain.terminology.reply_to_clarification`), and when the last message
-is a follow-up that names nothing ("And how do I fix it?",
-:attr:`abstain.question.Question.refers_to`): the user's message before it is read first,
-as its context (alone, such a question is refused ``needs_clarification``). An answer's
+goes on from the one before ("And how do I fix it?", "can I do it from the API?",
+:func:`goes_on`): the user's messages it follows are read first, as its context, up to
+:data:`FOLLOW_UP_TURNS` (alone, a question that names nothing is refused
+``needs_clarification``). An answer's
 ``message.content`` is the cited answer text; a refusal's ``message.refusal`` is the
 refusal message and ``message.content`` carries the same text, so every UI shows it; a
 clarifying question (``unknown_term``) is a normal assistant turn in ``content`` only.
@@ -27,6 +28,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from abstain.asked import follows_on
 from abstain.generate.prompts import approx_tokens
 from abstain.messages import clarified_term, detect_language
 from abstain.question import Question
@@ -102,15 +104,28 @@ class ChatRequest(BaseModel):
             term = clarified_term(turns[last - 1].text())
             if term is not None:
                 return reply_to_clarification(turns[last - 2].text(), term, reply)
-        if len(users) > 1 and refers_back_to_before(reply):
-            return f"{turns[users[-2]].text()} {reply}"
-        return reply
+        read = [reply]
+        for before in reversed(users[:-1]):  # a follow-up is read after what it follows
+            if len(read) == FOLLOW_UP_TURNS or not goes_on(read[0]):
+                break
+            read.insert(0, turns[before].text())
+        return " ".join(read)
 
 
-def refers_back_to_before(message: str) -> bool:
-    """Whether ``message`` is a follow-up that names nothing it asks about."""
+FOLLOW_UP_TURNS = 3
+"""A chat question is read with at most this many of the user's messages: the last, and the
+ones it goes on from ("What does TF-4013 mean?" "And how do I fix it?" "Is that safe?")."""
+
+
+def goes_on(message: str) -> bool:
+    """Whether a user's chat message goes on from the one before it: a follow-up that
+    names nothing (:attr:`abstain.question.Question.refers_to`) or one that opens with a
+    conjunction or refers with a pronoun (:func:`abstain.asked.follows_on`)."""
     text = clean(message)
-    return bool(text) and Question.parse(text, detect_language(text)).refers_to is not None
+    if not text:
+        return False
+    question = Question.parse(text, detect_language(text))
+    return question.refers_to is not None or follows_on(question.asked, question.language)
 
 
 def _workspace(key: ApiKey, name: str) -> str:

@@ -129,9 +129,13 @@ LIGHT_WORDS = frozenset(
     like lot make makes making much need needs possible pretty really right still sure
     thing things try trying use used uses using want wants way ways work works aren couldn
     didn doesn hadn hasn haven isn mustn needn shan shouldn wasn weren won wouldn ll ve re
-    hello hi hey ok okay yes thanks thank roughly approximately since""".split())
+    hello hi hey ok okay yes thanks thank roughly approximately since
+    whats whos hows wheres whens whys thats theres heres im ive youre youve theyre weve
+    dont doesnt didnt cant couldnt wont wouldnt isnt arent wasnt werent hasnt havent
+    shouldnt ur u pls plz thx""".split())
 """Words that say how a question is asked, not what about: they never count as terms, and a
-capitalised one is no name ("Please", "Roughly")."""
+capitalised one is no name ("Please", "Roughly"); contractions typed without their
+apostrophe ("whats", "wont") among them."""
 _REPEATED = re.compile(r"([a-z])\1+")
 """``vv`` of ``-vv``: a count, not a word."""
 
