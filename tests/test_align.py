@@ -200,6 +200,8 @@ def test_a_flag_made_of_a_pages_words_is_not_that_pages_flag(tmp_path: Path,
     ("What batch size does insert_all() use?", AnswerType.NUMBER),
     ("Who maintains the project?", AnswerType.NAME),
     ("How do I reset the admin password?", None),
+    ("Which version added incremental backups?", AnswerType.NUMBER),
+    ("What's new in version 4.2?", None),  # the version is given, not asked for
 ])
 def test_expected_answer_type(question: str, kind: AnswerType | None) -> None:
     assert expected_type(question) is kind

@@ -32,7 +32,8 @@ _HOW_MANY = re.compile(
     r"|\b(?:maximum|minimum|max|min|largest|smallest|biggest|highest|lowest)\s+(?:number|size"
     r"|value|length|limit|count|amount)\b"
     r"|\b(?:what|which)(?:'s|\s+is)?\s+(?:the\s+)?(?:\w+\s+){0,2}(?:size|timeout|limit|port"
-    r"|count|length|threshold|interval|delay|capacity|version)\b", re.IGNORECASE)
+    r"|count|length|threshold|interval|delay|capacity|version)\b(?!\s+v?\d)", re.IGNORECASE)
+"""A number asked for; not where the question gives it ("What's new in version 4.2?")."""
 _WHO = re.compile(r"^\W*(?:who|whom)\b|\bwho\s+(?:is|are|was|were|wrote|made|created|maintains"
                   r"|won|owns|runs|built|founded|invented)\b", re.IGNORECASE)
 _CALENDAR = re.compile(r"\b(?:what|which)\s+(?:year|date|day|month)\b", re.IGNORECASE)
