@@ -191,3 +191,10 @@ def test_the_answer_quotes_the_row_that_answers_by_its_columns_first() -> None:
         Question.parse("how many seats does ACME-0042 have?"), evidence)
     assert [s.text for s in generation.sentences] == [ACCOUNT]
     assert [s.cites for s in generation.sentences] == [(2,)]
+
+
+def test_prose_with_a_bracketed_list_of_names_is_not_a_row() -> None:
+    prose = ("The Normans (Norman: Nourmands; French: Normands; Latin: Normanni) were the "
+             "people who gave their name to Normandy.")
+    assert Row.parse(prose) is None
+    assert Row.parse("- invoice_id: INV-1; Amount (EUR): 12") is not None

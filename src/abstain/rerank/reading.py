@@ -113,8 +113,8 @@ def named_first(question: Question, evidence: Sequence[Evidence]) -> list[int]:
         return list(range(len(evidence)))
 
     def has_the_row(ev: Evidence) -> bool:
-        return any(rows.Row.parse(line) is not None and all(holds(m, line) for m in names)
-                   for line in ev.text.splitlines())
+        return any(line.startswith("- ") and rows.Row.parse(line) is not None
+                   and all(holds(m, line) for m in names) for line in ev.text.splitlines())
 
     return sorted(range(len(evidence)), key=lambda i: not has_the_row(evidence[i]))
 

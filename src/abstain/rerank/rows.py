@@ -109,10 +109,17 @@ class Row:
         cells: list[tuple[str, str]] = []
         for part in text.split("; "):
             match = _PAIR.match(part)
-            if match is None or len(match.group(1).split()) > _MAX_COLUMN_WORDS:
+            if match is None or not _a_column(match.group(1)):
                 return None
             cells.append((match.group(1).strip(), match.group(2).strip()))
         return cls(tuple(cells)) if len(cells) >= 2 else None
+
+
+def _a_column(name: str) -> bool:
+    """Whether ``name`` reads as a column's name: a few words, its brackets closed ("Amount
+    (EUR)"; not "The Normans (Norman" of "The Normans (Norman: Nourmands; French: …)")."""
+    return (len(name.split()) <= _MAX_COLUMN_WORDS
+            and name.count("(") == name.count(")") and name.count("[") == name.count("]"))
 
 
 def verdict(question: Question, row: Row, *, unique: bool = True) -> Verdict | None:
