@@ -198,3 +198,18 @@ def test_prose_with_a_bracketed_list_of_names_is_not_a_row() -> None:
              "people who gave their name to Normandy.")
     assert Row.parse(prose) is None
     assert Row.parse("- invoice_id: INV-1; Amount (EUR): 12") is not None
+
+
+def test_short_rows_joined_into_one_window_are_not_read_as_one_row() -> None:
+    text = "- order_id: ORD-1; carrier: DHL\n- order_id: ORD-2; carrier: UPS"
+    doc = Document("d", "default", "orders.csv", "orders", "h")
+    evidence = [Evidence(FusedHit("c0", 1.0), Chunk("c0", "d", ChunkKind.CHILD, text, 0), doc,
+                         text)]
+    reading = read_evidence(EveryRowReader(), Question.parse("Which carrier shipped ORD-2?"),
+                            evidence)
+    assert reading is not None and reading.by_columns is None  # the reader decides
+
+
+def test_a_capitalised_word_of_many_rows_that_names_a_column_is_a_lookup() -> None:
+    row = "- sku: SKU-1; product: Kettle; Total: 12"
+    assert _verdict("What is the Total for SKU-1?", row) is Verdict.ANSWERS

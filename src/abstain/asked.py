@@ -86,12 +86,17 @@ def measured(asked: str) -> frozenset[str]:
 
 _PRONOUNS = {
     "en": r"it|its|they|them|their|this|that|these|those",
-    "de": r"es|das|dies|dieses|diese|sie|ihn|ihm|dem|dessen|deren",
-    "fr": r"le|la|les|l'|ça|cela|ceci|celui|celle|ceux|celles|y|en",
-    "es": r"lo|la|los|las|le|les|eso|esto|ello|ese|esa|este|esta",
-    "nl": r"het|dat|dit|die|deze|ze|hem|ervan|erop|ermee",
+    "de": r"es|das|dies|dieses|ihn|ihm",
+    "fr": r"ça|cela|ceci",
+    "es": r"lo|eso|esto|ello",
+    "nl": r"dat|dit|hem|ermee|erop|ervan",
 }
-"""The words by which a question refers back, per language it is read in."""
+"""The words by which a question refers back, per language it is read in: pronouns that
+are no article ("la" of "¿Qué es la replicación?", "het" of "Wat is het wachtwoord?" are
+articles; a German noun is capitalised, so "das Backup" names something)."""
+_CHAINING = re.compile(r"\b(?:it|its|they|them|their)\b", re.IGNORECASE)
+"""The English pronouns that say a chat message goes on from the one before: "this" /
+"that" / "these" also qualify what a message names ("the timeout that applies to …")."""
 _PRONOUN = {lang: re.compile(rf"(?<![\w'])(?:{words})(?![\w'])", re.IGNORECASE)
             for lang, words in _PRONOUNS.items()}
 _WHAT_ABOUT = {
@@ -151,16 +156,16 @@ said before."""
 
 def follows_on(asked: str, language: str = "en") -> bool:
     """Whether a chat message goes on from the one before it: it opens with a conjunction
-    ("and for the pro plan?", "what about …") or refers with a pronoun to what it does not
-    say ("can I do it from the API?"; not "Is it possible to export as CSV?"). Looser than
-    :func:`refers_back`, which refuses a question alone: read after the message before it,
-    such a message loses nothing it said."""
-    opening, pronoun = _OPENS_ON_AT_START.get(language), _PRONOUN.get(language)
-    if opening is None or pronoun is None:
+    ("and for the pro plan?", "what about …"; in de, fr, es, nl too) or, in English, refers
+    with "it" / "they" to what it does not say ("can I do it from the API?"; not "Is it
+    possible to export as CSV?"). Looser than :func:`refers_back`, which refuses a question
+    alone: read after the message before it, such a message loses nothing it said."""
+    opening = _OPENS_ON_AT_START.get(language)
+    if opening is None:
         return False
     if opening.search(asked):
         return True
-    return pronoun.search(_DUMMY_IT.sub(" ", asked)) is not None
+    return language == "en" and _CHAINING.search(_DUMMY_IT.sub(" ", asked)) is not None
 
 
 _COMPARE = re.compile(r"\bdifference\s+between\s+(.+?)\s+and\s+(.+?)(?=\s+(?:in|on|for|when|with"

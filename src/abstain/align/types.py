@@ -57,7 +57,7 @@ _YEAR = (
     r"(?:\b(?:in|since|until|till|by|from|before|after|during|circa|around|year|early|late|mid"
     r"|copyright|released|founded|launched|published|introduced|added|deprecated|removed"
     r"|shipped|created|started|established|dated|updated|opened|closed|signed|joined|ended"
-    r"|expires|expired|renewed|built|q[1-4])\s*:?\s+(?:the\s+)?|©\s*|\("
+    r"|expires|expired|renewed|built|q[1-4]):?\s+(?:the\s+)?|©\s*|\("
     r"|\b(?:19|20)\d\d\s*(?:-|–|to)\s*)(?:19|20)\d\ds?\b(?!\s*(?:%|ms|s|sec|seconds?|min"
     r"|minutes?|hours?|days?|[kmgt]i?b|bytes?|times|x|px|rows|items|requests)\b)")
 """A year in a date context ("in 2019", "released 2021", "(2019)", "2019–2021", a table

@@ -123,7 +123,7 @@ def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evi
                   chunks: int = READ_CHUNKS, windows: int = READ_WINDOWS) -> Reading | None:
     """The reading of the first ``chunks`` kept chunks; None when there is nothing to read."""
     started = time.perf_counter()
-    order = named_first(question, evidence[:READ_FROM])[:chunks]
+    order = named_first(question, evidence[:max(READ_FROM, chunks)])[:chunks]
     if not order or not question.text.strip():
         return None
     read = [evidence[c] for c in order]
@@ -136,7 +136,7 @@ def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evi
     chosen = sorted(candidates, key=lambda item: item[:3])[:windows]
     logits = reader.logits([question.text] * len(chosen),
                            [as_read(reader, item[3], evidence[item[1]]) for item in chosen])
-    read_rows = rows.read(question, [item[3] for item in chosen],
+    read_rows = rows.read(question, [item[3] if len(item[4]) == 1 else None for item in chosen],
                           [sigmoid(float(score)) for score in logits[:, ANSWERS_HEAD]])
     best = int(np.argmax([p for p, _ in read_rows]))
     probability, verdict = read_rows[best]

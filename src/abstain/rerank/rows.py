@@ -34,7 +34,7 @@ from enum import StrEnum
 
 from abstain.asked import UNITS_ONLY
 from abstain.question import Question
-from abstain.text import content_words, stem, tokens
+from abstain.text import content_words, fold, stem, tokens
 
 P_ANSWERS = 0.9
 """A row's probability when its columns answer: above the reading's veto and the bar at
@@ -142,7 +142,7 @@ def verdict(question: Question, row: Row, *, unique: bool = True) -> Verdict | N
     if not all(set(m.words) <= everything for m in named):
         return None
     named_columns = set().union(*column_stems)
-    if any(stem(w) not in named_columns for w in _ACROSS_ROWS.findall(question.asked)):
+    if any(stem(fold(w)) not in named_columns for w in _ACROSS_ROWS.findall(question.asked)):
         return Verdict.DOES_NOT_ANSWER  # "list all …", "the highest …": many rows
     measured = {m for m in question.measure if m != UNITS_ONLY}
     if measured and (not unique or any(m in column_stems[0] for m in measured)):
@@ -200,14 +200,15 @@ def _without_cell(words: list[str]) -> list[str]:
     return [w for w in (kept or words) if stem(w) not in _TYPE_WORDS]
 
 
-def read(question: Question, windows: Sequence[str], probabilities: Sequence[float]
+def read(question: Question, windows: Sequence[str | None], probabilities: Sequence[float]
          ) -> list[tuple[float, Verdict | None]]:
     """Each window's probability with its row's verdict applied, and the verdict. The rows
     read that hold fewer of the question's identifiers and names than another row read are
     other records: they do not answer (the reader scores every row of a table alike; "Pied
     Piper Media Inc" is not "Pied Piper Logistics Inc"). A row whose key another row of its
-    table read holds too is not the one record asked about."""
-    parsed = [Row.parse(w) for w in windows]
+    table read holds too is not the one record asked about. A window that is None (several
+    sentences: short rows the windows join) is no one row."""
+    parsed = [None if w is None else Row.parse(w) for w in windows]
     keys = [_keys(question, row) for row in parsed]
     tables: dict[tuple[str, ...], list[frozenset[str]]] = {}
     for row, key in zip(parsed, keys, strict=True):
