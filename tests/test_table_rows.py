@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from abstain.embed import HashingEmbedder
-from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
+from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit, RowVerdict
 from abstain.pipeline import Pipeline
 from abstain.question import Question
 from abstain.rerank import rows
 from abstain.rerank.reading import read_evidence
-from abstain.rerank.rows import Row, Verdict
+from abstain.rerank.rows import Row
 from abstain.stores.sqlite import SQLiteStore
 
 ORDER = ("- order_id: ORD-00411; customer: Customer 109; city: Tartu; status: shipped; "
@@ -32,7 +32,7 @@ class EveryRowReader:
         return np.full((len(b), 3), 3.0, dtype=np.float32)
 
 
-def _verdict(question: str, row: str = ORDER) -> Verdict | None:
+def _verdict(question: str, row: str = ORDER) -> RowVerdict | None:
     parsed = Row.parse(row)
     assert parsed is not None
     return rows.verdict(Question.parse(question), parsed)
@@ -56,7 +56,7 @@ def test_a_row_is_its_column_value_pairs_and_prose_is_not_a_row() -> None:
     "What is the total of order ORD-00411?",
 ])
 def test_a_row_answers_when_an_asked_word_names_one_of_its_columns(question: str) -> None:
-    assert _verdict(question) is Verdict.ANSWERS
+    assert _verdict(question) is RowVerdict.ANSWERS
 
 
 @pytest.mark.parametrize("question", [
@@ -66,7 +66,7 @@ def test_a_row_answers_when_an_asked_word_names_one_of_its_columns(question: str
     "What's the date of birth of Customer 109?",  # "date" is not "placed_on"
 ])
 def test_a_row_does_not_answer_what_it_has_no_column_for(question: str) -> None:
-    assert _verdict(question) is Verdict.DOES_NOT_ANSWER
+    assert _verdict(question) is RowVerdict.DOES_NOT_ANSWER
 
 
 @pytest.mark.parametrize("question", [
@@ -94,8 +94,8 @@ def test_rows_of_other_records_do_not_answer_once_the_asked_record_is_read() -> 
     question = Question.parse("Which city was ORD-00411 shipped to?")
     read = rows.read(question, [OTHER.removeprefix("- "), ORDER.removeprefix("- ")],
                      [0.95, 0.2])
-    assert read == [(rows.P_DOES_NOT_ANSWER, Verdict.ANOTHER_RECORD),
-                    (rows.P_ANSWERS, Verdict.ANSWERS)]
+    assert read == [(rows.P_DOES_NOT_ANSWER, RowVerdict.ANOTHER_RECORD),
+                    (rows.P_ANSWERS, RowVerdict.ANSWERS)]
     alone = rows.read(question, [OTHER], [0.95])  # the asked row not read: the reader decides
     assert alone == [(0.95, None)]
 
@@ -109,11 +109,11 @@ def test_the_reading_names_the_row_it_chose_and_why() -> None:
                             evidence)
     assert reading is not None
     assert reading.answerability == rows.P_DOES_NOT_ANSWER
-    assert reading.by_columns in (Verdict.DOES_NOT_ANSWER, Verdict.ANOTHER_RECORD)
+    assert reading.by_columns in (RowVerdict.DOES_NOT_ANSWER, RowVerdict.ANOTHER_RECORD)
     reading = read_evidence(EveryRowReader(), Question.parse("Which city was ORD-00411 shipped "
                                                              "to?"), evidence)
     assert reading is not None and "Tartu" in reading.window
-    assert reading.by_columns is Verdict.ANSWERS
+    assert reading.by_columns is RowVerdict.ANSWERS
 
 
 def test_a_csv_question_about_a_column_it_lacks_is_refused(tmp_path: Path) -> None:
@@ -158,24 +158,24 @@ INCIDENT = ("- incident_id: INC-2024-0055; service: payments; minutes: 30; "
 def test_a_question_about_many_rows_or_another_table_is_not_answered_by_one_row(
         question: str, windows: list[str]) -> None:
     read = rows.read(Question.parse(question), windows, [0.95] * len(windows))
-    assert {verdict for _, verdict in read} == {Verdict.DOES_NOT_ANSWER}
+    assert {verdict for _, verdict in read} == {RowVerdict.DOES_NOT_ANSWER}
 
 
 def test_a_row_answers_only_as_the_one_record_its_key_names() -> None:
     question = Question.parse("What is the price of the Enterprise plan?")
     assert [v for _, v in rows.read(question, [PRICE_SMALL, PRICE_LARGE], [0.5, 0.5])] == [
         None, None]  # two rows hold the key: the reader decides
-    assert rows.read(question, [PRICE_SMALL], [0.5]) == [(rows.P_ANSWERS, Verdict.ANSWERS)]
+    assert rows.read(question, [PRICE_SMALL], [0.5]) == [(rows.P_ANSWERS, RowVerdict.ANSWERS)]
     seats = Question.parse("how many seats does ACME-0042 have?")
     assert [v for _, v in rows.read(seats, [INCIDENT, ACCOUNT], [0.95, 0.5])] == [
-        Verdict.DOES_NOT_ANSWER, Verdict.ANSWERS]
+        RowVerdict.DOES_NOT_ANSWER, RowVerdict.ANSWERS]
 
 
 def test_a_row_that_does_not_hold_the_whole_name_asked_is_another_record() -> None:
     other = ACCOUNT.replace("ACME-0042", "ACME-0281").replace("Logistics", "Media")
     question = Question.parse("which region is Pied Piper Logistics Inc in?")
     assert [v for _, v in rows.read(question, [other, ACCOUNT], [0.95, 0.5])] == [
-        Verdict.ANOTHER_RECORD, Verdict.ANSWERS]
+        RowVerdict.ANOTHER_RECORD, RowVerdict.ANSWERS]
 
 
 def test_the_answer_quotes_the_row_that_answers_by_its_columns_first() -> None:
@@ -185,8 +185,8 @@ def test_the_answer_quotes_the_row_that_answers_by_its_columns_first() -> None:
     doc = Document("d", "default", "accounts.csv", "accounts", "h")
     evidence = [Evidence(FusedHit(f"c{i}", 1.0), Chunk(f"c{i}", "d", ChunkKind.CHILD, t, i), doc,
                          t, read=(ReadWindow(t.removeprefix("- "), (t,), p, 0, by_columns=v),))
-                for i, (t, p, v) in enumerate([(INCIDENT, 0.05, Verdict.DOES_NOT_ANSWER),
-                                               (ACCOUNT, 0.9, Verdict.ANSWERS)])]
+                for i, (t, p, v) in enumerate([(INCIDENT, 0.05, RowVerdict.DOES_NOT_ANSWER),
+                                               (ACCOUNT, 0.9, RowVerdict.ANSWERS)])]
     generation = ExtractiveGenerator().generate(
         Question.parse("how many seats does ACME-0042 have?"), evidence)
     assert [s.text for s in generation.sentences] == [ACCOUNT]
@@ -212,4 +212,4 @@ def test_short_rows_joined_into_one_window_are_not_read_as_one_row() -> None:
 
 def test_a_capitalised_word_of_many_rows_that_names_a_column_is_a_lookup() -> None:
     row = "- sku: SKU-1; product: Kettle; Total: 12"
-    assert _verdict("What is the Total for SKU-1?", row) is Verdict.ANSWERS
+    assert _verdict("What is the Total for SKU-1?", row) is RowVerdict.ANSWERS

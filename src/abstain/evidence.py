@@ -83,6 +83,14 @@ class FusedHit:
         return self.vector_rank is not None and self.keyword_rank is not None
 
 
+class RowVerdict(StrEnum):
+    """What a table row's columns say of a question (:mod:`abstain.rerank.rows`)."""
+
+    ANSWERS = "answers"
+    DOES_NOT_ANSWER = "does_not_answer"
+    ANOTHER_RECORD = "another_record"
+
+
 @dataclass(frozen=True, slots=True)
 class ReadWindow:
     """A sentence window of a chunk as the reader read it (:mod:`abstain.rerank.reading`)."""
@@ -94,9 +102,9 @@ class ReadWindow:
     """P(this window answers the question), 0–1."""
     position: int
     """The window's place in its chunk (0 = first)."""
-    by_columns: str | None = None
-    """A table row read by its columns (:class:`abstain.rerank.rows.Verdict`), whose verdict
-    set ``probability``; None for a window the reader read."""
+    by_columns: RowVerdict | None = None
+    """A table row read by its columns: its verdict, which set ``probability``; None for a
+    window the reader read."""
 
 
 @dataclass(frozen=True, slots=True)

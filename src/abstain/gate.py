@@ -33,7 +33,7 @@ from abstain.align import (
 from abstain.answer_confidence import AnswerConfidence, weigh
 from abstain.confidence import DISTANCE_CEILING
 from abstain.errors import ConfigError
-from abstain.evidence import Evidence
+from abstain.evidence import Evidence, RowVerdict
 from abstain.mentions import Kind
 from abstain.messages import refusal_message
 from abstain.question import Question
@@ -472,9 +472,9 @@ class Gate:
 def row_lookup(reading: Reading | None) -> tuple[float, str] | None:
     """What an answer whose best window is a table row that answers by its columns states
     at least (:data:`abstain.rerank.rows.ANSWERED_RIGHT`), and why; None otherwise."""
-    from abstain.rerank.rows import ANSWERED_RIGHT, Verdict
+    from abstain.rerank.rows import ANSWERED_RIGHT
 
-    if reading is None or reading.by_columns != Verdict.ANSWERS:
+    if reading is None or reading.by_columns != RowVerdict.ANSWERS:
         return None
     return ANSWERED_RIGHT, "the best window is a table row that answers by its columns"
 

@@ -59,8 +59,8 @@ class Question:
     """What the keyword arms search (:class:`abstain.query.KeywordQuery`)."""
     refers_to: str | None = None
     """The words by which it refers to something it does not name ("it" in "How do I fix
-    it?", "the second one"): a follow-up read without its conversation
-    (:func:`abstain.asked.refers_back`; questions in en, de, fr, es or nl that name no
+    it?", "What about" in "What about the second one?"): a follow-up read without its
+    conversation (:func:`abstain.asked.refers_back`; questions in en, de, fr, es or nl that name no
     identifier or name).
     None when it names what it asks about."""
 

@@ -21,26 +21,31 @@ from tests.server.helpers import ANSWERED, bearer
 LINKS = "https://docs.example.com/{path}"
 
 
-def test_a_source_under_the_root_is_shown_relative_to_it_or_as_a_link() -> None:
-    inside = str(SAMPLE_CORPUS / "qa" / "reset admin.md")
-    assert SourceView().show(inside) == inside  # nothing set: as stored
-    assert SourceView(str(SAMPLE_CORPUS)).show(inside) == "qa/reset admin.md"
+def test_a_source_under_the_root_is_sent_relative_to_it_with_its_link() -> None:
+    inside = str(SAMPLE_CORPUS.resolve() / "qa" / "reset admin.md")
+    assert SourceView().answer_json({"source": inside}) == {"source": inside}  # as stored
+    assert SourceView(str(SAMPLE_CORPUS)).shown({"source": inside}) == {
+        "source": "qa/reset admin.md"}
     linked = SourceView(str(SAMPLE_CORPUS), LINKS)
-    assert linked.show(inside) == "https://docs.example.com/qa/reset%20admin.md"
-    assert linked.show("faq.md") == "faq.md"  # uploaded by name: outside the root
-    assert linked.show("/etc/elsewhere.md") == "/etc/elsewhere.md"
+    assert linked.shown({"source": inside}) == {
+        "source": "qa/reset admin.md", "url": "https://docs.example.com/qa/reset%20admin.md"}
+    assert linked.shown({"source": "faq.md"}) == {"source": "faq.md"}  # uploaded by name
+    assert linked.shown({"source": "https://evil.example/x"}) == {  # no link from its text
+        "source": "https://evil.example/x"}
     shown = linked.event(Event("meta", {"evidence": [{"source": inside, "n": 1}],
-                                        "question": "q"}))
-    assert shown.data == {"evidence": [{"source": "https://docs.example.com/qa/reset%20admin.md",
-                                        "n": 1}], "question": "q"}
+                                        "checks": [{"detail": f"named in {inside}"}]}))
+    assert shown.data == {"evidence": [{"source": "qa/reset admin.md", "n": 1,
+                                        "url": "https://docs.example.com/qa/reset%20admin.md"}],
+                          "checks": [{"detail": "named in qa/reset admin.md"}]}
 
 
 @pytest.mark.parametrize(("root", "url", "says"), [
     (None, LINKS, "needs a source root"),
-    ("/srv/docs", "https://docs.example.com/", "must hold {path}"),
+    (str(SAMPLE_CORPUS), "https://docs.example.com/", "must hold {path}"),
+    ("/no/such/folder", None, "is not a folder on this server"),
 ])
 def test_a_url_template_without_a_root_or_a_path_is_a_clear_error(
-        root: str | None, url: str, says: str) -> None:
+        root: str | None, url: str | None, says: str) -> None:
     with pytest.raises(ConfigError, match=says):
         SourceView(root, url)
 
@@ -55,16 +60,17 @@ def linked(corpus_pipeline: Pipeline, keystore: tuple[KeyStore, Keys]) -> Iterat
 
 def test_every_answer_a_client_gets_names_its_sources_by_link(
         linked: str, keystore: tuple[KeyStore, Keys]) -> None:
-    """JSON, the SSE stream and the chat API alike; the server's paths appear nowhere."""
+    """JSON, the SSE stream and the chat API alike: sources relative to the root, each with
+    its link; the server's paths appear nowhere."""
     _, keys = keystore
     headers = bearer(keys.docs)
     answer = httpx.post(f"{linked}/v1/workspaces/docs/ask", headers=headers,
                         json={"question": ANSWERED}, timeout=60).json()
     assert answer["answered"]
-    sources = {c["source"] for c in answer["citations"]} | {
-        e["source"] for e in answer["evidence"]}
-    assert sources and all(s.startswith("https://docs.example.com/") for s in sources)
-    assert "https://docs.example.com/qa/reset-admin-password.md" in sources
+    links = {c["url"] for c in answer["citations"]} | {e["url"] for e in answer["evidence"]}
+    assert links and all(s.startswith("https://docs.example.com/") for s in links)
+    assert "https://docs.example.com/qa/reset-admin-password.md" in links
+    assert {c["source"] for c in answer["citations"]} >= {"qa/reset-admin-password.md"}
     streamed = httpx.post(f"{linked}/v1/workspaces/docs/ask/stream", headers=headers,
                           json={"question": ANSWERED}, timeout=60).text
     chat = httpx.post(f"{linked}/v1/chat/completions", headers=headers, timeout=60,

@@ -61,8 +61,8 @@ def _require_server_extra() -> None:
               help="Show clients the sources under DIR relative to it (guides/backup.md), "
                    "not the server's paths [default: sources as stored].")
 @click.option("--source-url", default=None, metavar="TEMPLATE",
-              help="With --source-root: show those sources as links, the path put in for "
-                   "{path} ('https://docs.example.com/{path}').")
+              help="With --source-root: send each of those sources with its link ('url'), "
+                   "the path put in for {path} ('https://docs.example.com/{path}').")
 @click.option("--log-level", default="info", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 @click.pass_context
@@ -124,7 +124,7 @@ def _source_view(root: str | None, url: str | None) -> SourceView:
     try:
         return SourceView(root, url)
     except ConfigError as exc:
-        raise click.BadParameter(str(exc), param_hint="--source-url") from exc
+        raise click.BadParameter(str(exc), param_hint="--source-root / --source-url") from exc
 
 
 def _check_port(host: str, port: int) -> None:

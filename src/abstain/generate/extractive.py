@@ -39,13 +39,12 @@ from dataclasses import replace
 from typing import TypeVar
 
 from abstain.align import AskedType, holds
-from abstain.evidence import Evidence
+from abstain.evidence import Evidence, RowVerdict
 from abstain.mentions import Mention, mentions_in
 from abstain.question import Question
 from abstain.records import Generation, Sentence
 from abstain.rerank.reader import sigmoid
 from abstain.rerank.reading import ANSWERS_HEAD, PairLogits, as_read
-from abstain.rerank.rows import Verdict
 from abstain.text import (
     Unit,
     content_words,
@@ -109,7 +108,7 @@ class ExtractiveGenerator:
         if not any(ev.read for ev in evidence[: self.max_evidence]):
             return self.quote_overlap(question, evidence)
         answering_rows = [(n, w) for n, ev in enumerate(evidence[: self.max_evidence], 1)
-                          for w in ev.read if w.by_columns == Verdict.ANSWERS]
+                          for w in ev.read if w.by_columns == RowVerdict.ANSWERS]
         if answering_rows:  # a row lookup: the row that holds the asked column is the answer
             return Generation(
                 sentences=tuple(Sentence(s, (n,)) for n, w in answering_rows[:READ_WINDOWS_QUOTED]

@@ -23,7 +23,7 @@ from typing import Protocol
 import numpy as np
 
 from abstain.align.checks import holds
-from abstain.evidence import Evidence, ReadWindow
+from abstain.evidence import Evidence, ReadWindow, RowVerdict
 from abstain.question import Question
 from abstain.rerank import rows
 from abstain.rerank.reader import Page, sigmoid
@@ -82,7 +82,7 @@ class Reading:
     model: str
     windows: tuple[tuple[int, ReadWindow], ...] = ()
     """Every window read, with the index of its chunk in the kept evidence."""
-    by_columns: str | None = None
+    by_columns: RowVerdict | None = None
     """The best window is a table row read by its columns (:mod:`abstain.rerank.rows`):
     its verdict, which set the probability in place of the reader's; None otherwise."""
 

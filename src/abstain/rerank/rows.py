@@ -30,9 +30,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 from abstain.asked import UNITS_ONLY
+from abstain.evidence import RowVerdict
 from abstain.question import Question
 from abstain.text import content_words, fold, stem, tokens
 
@@ -82,14 +82,6 @@ _ASKS_OTHERWISE = re.compile(r"\b(?:where|when|who|whom|whose|how|called|named)\
 """A place, date, person, amount, manner or name: a column may hold it under another name."""
 
 
-class Verdict(StrEnum):
-    """What a row's columns say of the question (``Reading.by_columns``)."""
-
-    ANSWERS = "answers"
-    DOES_NOT_ANSWER = "does_not_answer"
-    ANOTHER_RECORD = "another_record"
-
-
 @dataclass(frozen=True, slots=True)
 class Row:
     """A table row as ingest writes it: its (column, value) pairs."""
@@ -122,7 +114,7 @@ def _a_column(name: str) -> bool:
             and name.count("(") == name.count(")") and name.count("[") == name.count("]"))
 
 
-def verdict(question: Question, row: Row, *, unique: bool = True) -> Verdict | None:
+def verdict(question: Question, row: Row, *, unique: bool = True) -> RowVerdict | None:
     """Whether ``row`` answers ``question`` by its columns; None where it cannot tell, or
     where the row is not the record asked about. ``unique``: no other row of its table read
     holds what keys this one (else the question is about several rows)."""
@@ -138,15 +130,15 @@ def verdict(question: Question, row: Row, *, unique: bool = True) -> Verdict | N
         return None
     ids = [m for m in question.identifiers if m.words]
     if len(ids) > 1 and not all(set(m.words) <= everything for m in ids):
-        return Verdict.DOES_NOT_ANSWER  # "is INC-1 more severe than INC-2?": one row of two
+        return RowVerdict.DOES_NOT_ANSWER  # "is INC-1 more severe than INC-2?": one row of two
     if not all(set(m.words) <= everything for m in named):
         return None
     named_columns = set().union(*column_stems)
     if any(stem(fold(w)) not in named_columns for w in _ACROSS_ROWS.findall(question.asked)):
-        return Verdict.DOES_NOT_ANSWER  # "list all …", "the highest …": many rows
+        return RowVerdict.DOES_NOT_ANSWER  # "list all …", "the highest …": many rows
     measured = {m for m in question.measure if m != UNITS_ONLY}
     if measured and (not unique or any(m in column_stems[0] for m in measured)):
-        return Verdict.DOES_NOT_ANSWER  # "how many accounts are on the Enterprise plan?"
+        return RowVerdict.DOES_NOT_ANSWER  # "how many accounts are on the Enterprise plan?"
     value_stems = {stem(t) for words in value_words for t in words}
     naming: set[int] = set()
     missing = False
@@ -161,11 +153,11 @@ def verdict(question: Question, row: Row, *, unique: bool = True) -> Verdict | N
     held = value_stems | named_columns
     asked_for = [stem(w) for w in asked_property(question)]
     if unique and naming and (not missing or (asked_for and all(w in held for w in asked_for))):
-        return Verdict.ANSWERS
+        return RowVerdict.ANSWERS
     if ids and measured and not measured <= held:
-        return Verdict.DOES_NOT_ANSWER  # "how many seats does ACME-1 have?" of an incident
+        return RowVerdict.DOES_NOT_ANSWER  # "how many seats does ACME-1 have?" of an incident
     if any(w not in held for w in asked_for) and not _ASKS_OTHERWISE.search(question.asked):
-        return Verdict.DOES_NOT_ANSWER
+        return RowVerdict.DOES_NOT_ANSWER
     return None
 
 
@@ -201,7 +193,7 @@ def _without_cell(words: list[str]) -> list[str]:
 
 
 def read(question: Question, windows: Sequence[str | None], probabilities: Sequence[float]
-         ) -> list[tuple[float, Verdict | None]]:
+         ) -> list[tuple[float, RowVerdict | None]]:
     """Each window's probability with its row's verdict applied, and the verdict. The rows
     read that hold fewer of the question's identifiers and names than another row read are
     other records: they do not answer (the reader scores every row of a table alike; "Pied
@@ -218,11 +210,11 @@ def read(question: Question, windows: Sequence[str | None], probabilities: Seque
         question, row, unique=sum(key <= other for other in tables.get(row.columns, ()))
         <= 1) for row, key in zip(parsed, keys, strict=True)]
     most = max(map(len, keys), default=0)  # the asked record holds most of what is named
-    out: list[tuple[float, Verdict | None]] = []
+    out: list[tuple[float, RowVerdict | None]] = []
     for row, key, found, p in zip(parsed, keys, verdicts, probabilities, strict=True):
         if found is None and row is not None and len(key) < most:
-            found = Verdict.ANOTHER_RECORD
-        if found is Verdict.ANSWERS:
+            found = RowVerdict.ANOTHER_RECORD
+        if found is RowVerdict.ANSWERS:
             p = max(p, P_ANSWERS)
         elif found is not None:
             p = min(p, P_DOES_NOT_ANSWER)

@@ -42,7 +42,7 @@ async def ask(request: Request, body: AskRequest, ws: Workspace) -> JSONResponse
     await known_workspace(svc, ws)
     pipe = svc.pipeline_for(ws)
     result = await answering.answer(svc, pipe, body.asked(), ws)
-    return JSONResponse(result.to_json())
+    return JSONResponse(svc.config.sources.answer_json(result.to_json()))
 
 
 _SSE_EVENT = {  # one event of the stream, as an SSE parser reads it (docs/SERVER.md)

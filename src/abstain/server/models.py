@@ -86,7 +86,9 @@ CITATION_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["n", "source", "chunk_id", "quote"],
     "properties": {"n": {"type": "integer"}, "source": {"type": "string"},
                    "chunk_id": {"type": "string"}, "quote": {"type": "string"},
-                   "title": {"type": "string"}},
+                   "title": {"type": "string"},
+                   "url": {"type": "string", "description": "The source's link, when the "
+                           "server makes one (`abstain serve --source-url`)"}},
 }
 REFUSAL_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["reason", "message"],

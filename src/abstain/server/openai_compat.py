@@ -27,6 +27,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from starlette.concurrency import run_in_threadpool
 
 from abstain.asked import follows_on
 from abstain.generate.prompts import approx_tokens
@@ -44,6 +45,7 @@ from abstain.server.state import services
 from abstain.stream import Event
 from abstain.terminology import reply_to_clarification
 from abstain.text import clean
+from abstain.validate import MAX_QUESTION_CHARS
 
 CLARIFYING = RefusalReason.UNKNOWN_TERM
 """The refusal reason whose message is a question to the user (abstain.terminology)."""
@@ -106,9 +108,11 @@ class ChatRequest(BaseModel):
                 return reply_to_clarification(turns[last - 2].text(), term, reply)
         read = [reply]
         for before in reversed(users[:-1]):  # a follow-up is read after what it follows
-            if len(read) == FOLLOW_UP_TURNS or not goes_on(read[0]):
-                break
-            read.insert(0, turns[before].text())
+            earlier = turns[before].text()
+            if (len(read) == FOLLOW_UP_TURNS or not goes_on(read[0])
+                    or len(earlier) + sum(map(len, read)) + len(read) > MAX_QUESTION_CHARS):
+                break  # never past the question limit the user's own message kept to
+            read.insert(0, earlier)
         return " ".join(read)
 
 
@@ -122,7 +126,7 @@ def goes_on(message: str) -> bool:
     names nothing (:attr:`abstain.question.Question.refers_to`) or one that opens with a
     conjunction or refers with a pronoun (:func:`abstain.asked.follows_on`)."""
     text = clean(message)
-    if not text:
+    if not text or len(text) > MAX_QUESTION_CHARS:  # refused as too long: read it no further
         return False
     question = Question.parse(text, detect_language(text))
     return question.refers_to is not None or follows_on(question.asked, question.language)
@@ -142,8 +146,6 @@ def _workspace(key: ApiKey, name: str) -> str:
 @router.get("/models", summary="The workspaces this key may ask, as OpenAI models",
             responses=error_responses(401, 429, 503))
 async def models(request: Request, key: Key) -> JSONResponse:
-    from starlette.concurrency import run_in_threadpool
-
     pipe = services(request).ready_pipeline()
     names = await run_in_threadpool(pipe.store.workspaces)
     visible = [n for n in names if key.can_access(n)]
@@ -177,14 +179,14 @@ _CHAT_200 = {"description": "A chat.completion (JSON), or with `stream: true` a 
 async def chat_completions(request: Request, body: ChatRequest, key: Key) -> Response:
     svc = services(request)
     ws = _workspace(key, body.model)
-    question = body.question()
+    question = await run_in_threadpool(body.question)  # reading follow-ups parses them
     await known_workspace(svc, ws)
     if body.stream:
         return await open_stream(svc, question, ws, ChunkEncoder(
             ws, usage_of=body.sent() if body.include_usage else None))
     pipe = svc.pipeline_for(ws)
     result = await answering.answer(svc, pipe, question, ws)
-    payload = result.to_json()
+    payload = svc.config.sources.answer_json(result.to_json())
     text = _content(payload)
     refusal = None if payload["answered"] or _clarifies(payload) else text
     return JSONResponse({

@@ -40,11 +40,11 @@ function appendCited(parent, text) {
   }
 }
 
-// A source shown as a link (abstain serve --source-url) is one; only http(s), never
-// another scheme.
-function sourceNode(source) {
-  if (/^https?:\/\//i.test(source)) {
-    return el("a", { class: "source", href: source, target: "_blank", rel: "noopener noreferrer" },
+// A source is a link only where the server made one (abstain serve --source-url: its `url`),
+// never from the source's own text, and only to http(s).
+function sourceNode(source, url) {
+  if (url && /^https?:\/\//i.test(url)) {
+    return el("a", { class: "source", href: url, target: "_blank", rel: "noopener noreferrer" },
               source);
   }
   return el("span", { class: "source" }, source);
@@ -59,7 +59,7 @@ function addCitation(c) {
     return;
   }
   const li = el("li", { id: "cite-" + c.n, value: String(c.n) });
-  li.append(el("strong", {}, c.title || c.source), " ", sourceNode(c.source));
+  li.append(el("strong", {}, c.title || c.source), " ", sourceNode(c.source, c.url));
   if (c.quote) li.append(el("blockquote", {}, c.quote));
   const items = [...$("citations").children];
   const after = items.find((x) => Number(x.value) > c.n);
@@ -92,7 +92,8 @@ const handlers = {
     // markers are numbered by first use; `sources` maps each to its evidence number
     for (const s of d.sources || []) {
       const ev = ctx.evidence[s.evidence_n - 1] || {};
-      addCitation({ n: s.n, source: ev.source || "", title: ev.title || "", quote });
+      addCitation({ n: s.n, source: ev.source || "", url: ev.url || "", title: ev.title || "",
+                    quote });
     }
     $("status").textContent = "streaming…";
   },
