@@ -136,7 +136,7 @@ def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evi
     chosen = sorted(candidates, key=lambda item: item[:3])[:windows]
     logits = reader.logits([question.text] * len(chosen),
                            [as_read(reader, item[3], evidence[item[1]]) for item in chosen])
-    read_rows = rows.read(question, [item[3] if len(item[4]) == 1 else None for item in chosen],
+    read_rows = rows.read(question, [item[3] for item in chosen],
                           [sigmoid(float(score)) for score in logits[:, ANSWERS_HEAD]])
     best = int(np.argmax([p for p, _ in read_rows]))
     probability, verdict = read_rows[best]

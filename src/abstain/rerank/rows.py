@@ -96,7 +96,8 @@ class Row:
     @classmethod
     def parse(cls, window: str) -> Row | None:
         """The row ``window`` is, when it is exactly one row of at least two named cells (its
-        list marker, which the reader's windows drop, or not)."""
+        list marker, which the reader's windows drop, or not); not several short rows joined
+        into one window, whose values hold the columns again."""
         text = window.strip().removeprefix("- ")
         cells: list[tuple[str, str]] = []
         for part in text.split("; "):
@@ -104,6 +105,9 @@ class Row:
             if match is None or not _a_column(match.group(1)):
                 return None
             cells.append((match.group(1).strip(), match.group(2).strip()))
+        names = [f"{column}: " for column, _ in cells]
+        if any(name in value for name in names for _, value in cells):
+            return None  # short rows the windows join: "carrier: DHL order_id: ORD-2"
         return cls(tuple(cells)) if len(cells) >= 2 else None
 
 
@@ -192,15 +196,14 @@ def _without_cell(words: list[str]) -> list[str]:
     return [w for w in (kept or words) if stem(w) not in _TYPE_WORDS]
 
 
-def read(question: Question, windows: Sequence[str | None], probabilities: Sequence[float]
+def read(question: Question, windows: Sequence[str], probabilities: Sequence[float]
          ) -> list[tuple[float, RowVerdict | None]]:
     """Each window's probability with its row's verdict applied, and the verdict. The rows
     read that hold fewer of the question's identifiers and names than another row read are
     other records: they do not answer (the reader scores every row of a table alike; "Pied
     Piper Media Inc" is not "Pied Piper Logistics Inc"). A row whose key another row of its
-    table read holds too is not the one record asked about. A window that is None (several
-    sentences: short rows the windows join) is no one row."""
-    parsed = [None if w is None else Row.parse(w) for w in windows]
+    table read holds too is not the one record asked about."""
+    parsed = [Row.parse(w) for w in windows]
     keys = [_keys(question, row) for row in parsed]
     tables: dict[tuple[str, ...], list[frozenset[str]]] = {}
     for row, key in zip(parsed, keys, strict=True):
