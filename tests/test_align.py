@@ -460,3 +460,14 @@ def test_a_chat_message_that_goes_on_from_the_one_before_is_told_apart(message: 
     from abstain.asked import follows_on
 
     assert follows_on(message) is goes_on
+
+
+@pytest.mark.parametrize("message", ["thanks!", "ok", "Why?", "hi there"])
+def test_a_message_that_names_nothing_is_refused_before_retrieval(message: str) -> None:
+    from abstain.validate import validate
+
+    trace = validate(message, "default", generator="extractive")
+    assert trace.outcome is not None and trace.outcome.refusal is not None
+    assert trace.outcome.refusal.reason == "needs_clarification"
+    assert trace.outcome.refusal.message.startswith("There is nothing here to look up")
+    assert [s.name for s in trace.stages] == ["validate"]

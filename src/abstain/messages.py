@@ -126,6 +126,17 @@ _REFERS = {
           "kastettiğinizi belirterek yeniden sorun.",
     "zh": "问题用“{reference}”指代某物，但没有说明是什么。请说明所指对象后再问一次。",
 }
+_ASKS_NOTHING = {
+    "en": "There is nothing here to look up in the documents: ask about something in them.",
+    "de": "Hier gibt es nichts in den Dokumenten nachzuschlagen: Fragen Sie nach etwas, das "
+          "darin steht.",
+    "fr": "Il n’y a rien ici à chercher dans les documents : posez une question sur leur "
+          "contenu.",
+    "es": "Aquí no hay nada que buscar en los documentos: pregunte por algo que contengan.",
+    "nl": "Hier valt niets in de documenten op te zoeken: vraag naar iets wat erin staat.",
+    "tr": "Burada belgelerde aranacak bir şey yok: içlerindeki bir şeyi sorun.",
+    "zh": "这里没有可以在文档中查找的内容：请询问文档里的内容。",
+}
 _CLARIFY = {
     "en": "Could you clarify what you mean by “{term}”?",
     "de": "Könnten Sie erläutern, was Sie mit „{term}“ meinen?",
@@ -160,7 +171,8 @@ def refusal_message(reason: str, language: str, **fields: object) -> str:
     for ``unknown_entity`` / ``entity_not_in_evidence``, ``low_coverage`` and
     ``answer_type_missing``; ``term`` (and ``near``, the known terms close to it) make the
     clarifying question of ``unknown_term``; ``reference`` the ``needs_clarification`` of a
-    question that refers to what it does not name."""
+    question that refers to what it does not name, ``nothing`` that of a message that names
+    nothing at all ("thanks!")."""
     lang = language if language in LANGUAGES else "en"
     if reason == RefusalReason.UNKNOWN_ENTITY and fields.get("entity"):
         return f"{_NOT_FOUND[lang].format(**fields)} {_BASE[lang]}"
@@ -181,6 +193,8 @@ def refusal_message(reason: str, language: str, **fields: object) -> str:
         return _INVALID[lang]
     if reason == RefusalReason.NEEDS_CLARIFICATION and fields.get("reference"):
         return _REFERS[lang].format(**fields)
+    if reason == RefusalReason.NEEDS_CLARIFICATION and fields.get("nothing"):
+        return _ASKS_NOTHING[lang]
     if reason == RefusalReason.QUESTION_TOO_LONG:
         return _TOO_LONG[lang].format(**fields)
     if reason in (RefusalReason.UNSUPPORTED, RefusalReason.VERIFICATION_FAILED,

@@ -5,7 +5,8 @@ refusal messages, and the question read once (:class:`abstain.question.Question`
 later stages. An
 empty question is refused ``invalid_question``, one longer than ``max_chars``
 ``question_too_long``, one that refers to something it does not name ("How do I fix it?",
-:attr:`abstain.question.Question.refers_to`) ``needs_clarification``; none reaches retrieval.
+:attr:`abstain.question.Question.refers_to`) or names nothing at all ("thanks!")
+``needs_clarification``; none reaches retrieval.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ def validate(question: str, workspace: str, *, generator: str,
         return _refuse(replace(trace, parsed=parsed), RefusalReason.NEEDS_CLARIFICATION,
                        detail=f"refers to “{parsed.refers_to}” and names nothing it could be",
                        reference=parsed.refers_to)
+    if not parsed.terms and not parsed.mentions:  # "thanks!", "ok", "Why?"
+        return _refuse(replace(trace, parsed=parsed), RefusalReason.NEEDS_CLARIFICATION,
+                       detail="no word of it names something to look up", nothing=True)
     return replace(trace, parsed=parsed)
 
 
