@@ -213,3 +213,21 @@ def test_short_rows_joined_into_one_window_are_not_read_as_one_row() -> None:
 def test_a_capitalised_word_of_many_rows_that_names_a_column_is_a_lookup() -> None:
     row = "- sku: SKU-1; product: Kettle; Total: 12"
     assert _verdict("What is the Total for SKU-1?", row) is RowVerdict.ANSWERS
+
+
+def test_an_endpoint_path_keys_its_row_though_the_grammar_reads_only_its_version() -> None:
+    orders = "- Endpoint: /v2/orders; Method: POST; Limit: 120 req/min"
+    reports = "- Endpoint: /v2/reports; Method: GET; Limit: 10 req/min"
+    asked = Question.parse("What method does /v2/reports use?")
+    assert [v for _, v in rows.read(asked, [orders, reports], [0.95, 0.5])] == [
+        RowVerdict.ANOTHER_RECORD, RowVerdict.ANSWERS]
+    missing = Question.parse("What method does /v2/exports use?")  # in no row
+    assert RowVerdict.ANSWERS not in {v for _, v in rows.read(missing, [orders], [0.95])}
+
+
+@pytest.mark.parametrize("question", ["How many SLA tiers are there?",
+                                      "What are all the storage options?"])
+def test_a_question_about_many_rows_needs_no_key(question: str) -> None:
+    tier = "- Tier: Gold; Uptime: 99.9%; First response: 1 h"
+    assert rows.read(Question.parse(question), [tier], [0.95]) == [
+        (rows.P_DOES_NOT_ANSWER, RowVerdict.DOES_NOT_ANSWER)]

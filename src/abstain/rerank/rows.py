@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from abstain.asked import UNITS_ONLY
 from abstain.evidence import RowVerdict
+from abstain.mentions import Kind, Mention
 from abstain.question import Question
 from abstain.text import content_words, fold, stem, tokens
 
@@ -66,11 +67,13 @@ _VERB = re.compile(r"\s(?:is|are|was|were|does|do|did|has|have|had|will|can|shou
 _CELL = frozenset({"value", "values"})
 """Every cell of a row is a value: "the default *value* of X" asks for the default (but
 "what *values* are allowed" asks for the allowed values)."""
+_PATH = re.compile(r"(?<![\w/.:~-])/[\w.{}~-]*[A-Za-z][\w.{}~-]*(?:/[\w.{}~-]+)*/?(?![\w/])")
+"""A path the question writes: an endpoint ("/v2/reports") or a file's ("/etc/app.toml")."""
 _TYPE_WORDS = frozenset(stem(w) for w in (
     "day date time year month week hour minute second number amount figure").split())
 """Words that ask for a type of value rather than name a column."""
 _ACROSS_ROWS = re.compile(
-    r"\b(?:list|total|sum|average|mean|median|most|least|highest|lowest|largest|smallest"
+    r"\b(?:list|all|every|total|sum|average|mean|median|most|least|highest|lowest|largest|smallest"
     r"|biggest|maximum|minimum|more|fewer|less|compare|compared|rank|ranking)\b",
     re.IGNORECASE)
 """Words of a question about many rows ("list all churned accounts", "the highest price",
@@ -90,7 +93,8 @@ class Row:
 
     @property
     def columns(self) -> tuple[str, ...]:
-        """Its column names: the rows of one table share them."""
+        """Its column names; the rows of one table share the first (a row leaves its empty
+        cells out, so the others may differ)."""
         return tuple(column for column, _ in self.cells)
 
     @classmethod
@@ -122,26 +126,28 @@ def verdict(question: Question, row: Row, *, unique: bool = True) -> RowVerdict 
     """Whether ``row`` answers ``question`` by its columns; None where it cannot tell, or
     where the row is not the record asked about. ``unique``: no other row of its table read
     holds what keys this one (else the question is about several rows)."""
-    named = question.identifiers + question.names
+    column_stems = [{stem(t) for t in tokens(column)} for column, _ in row.cells]
+    named_columns = set().union(*column_stems)
+    if any(stem(fold(w)) not in named_columns for w in _ACROSS_ROWS.findall(question.asked)):
+        return RowVerdict.DOES_NOT_ANSWER  # "list all …", "the highest …": many rows
+    measured = {m for m in question.measure if m != UNITS_ONLY}
+    if measured & column_stems[0]:  # "how many SLA tiers are there?" of a Tier column
+        return RowVerdict.DOES_NOT_ANSWER
+    named = keys_named(question)
     if not named:
         return None
-    column_stems = [{stem(t) for t in tokens(column)} for column, _ in row.cells]
     value_words = [set(tokens(value)) for _, value in row.cells]
     everything = set().union(*value_words, *(set(tokens(c)) for c, _ in row.cells))
     keyed = {i for i, words in enumerate(value_words)
              for m in named if m.words and set(m.words) <= words}
     if not keyed:
         return None
-    ids = [m for m in question.identifiers if m.words]
+    ids = [m for m in named if m.kind is Kind.IDENTIFIER and m.words]
     if len(ids) > 1 and not all(set(m.words) <= everything for m in ids):
         return RowVerdict.DOES_NOT_ANSWER  # "is INC-1 more severe than INC-2?": one row of two
     if not all(set(m.words) <= everything for m in named):
         return None
-    named_columns = set().union(*column_stems)
-    if any(stem(fold(w)) not in named_columns for w in _ACROSS_ROWS.findall(question.asked)):
-        return RowVerdict.DOES_NOT_ANSWER  # "list all …", "the highest …": many rows
-    measured = {m for m in question.measure if m != UNITS_ONLY}
-    if measured and (not unique or any(m in column_stems[0] for m in measured)):
+    if measured and not unique:
         return RowVerdict.DOES_NOT_ANSWER  # "how many accounts are on the Enterprise plan?"
     value_stems = {stem(t) for words in value_words for t in words}
     naming: set[int] = set()
@@ -163,6 +169,16 @@ def verdict(question: Question, row: Row, *, unique: bool = True) -> RowVerdict 
     if any(w not in held for w in asked_for) and not _ASKS_OTHERWISE.search(question.asked):
         return RowVerdict.DOES_NOT_ANSWER
     return None
+
+
+def keys_named(question: Question) -> tuple[Mention, ...]:
+    """What a question names that may key a row: its identifiers and names, and the paths it
+    writes ("/v2/reports": the identifier grammar reads only its "v2", which every
+    ``/v2/…`` row holds)."""
+    named = (*question.identifiers, *question.names)
+    paths = tuple(Mention(path, Kind.IDENTIFIER, "path") for path in _PATH.findall(question.text)
+                  if all(m.text != path for m in named))
+    return named + paths
 
 
 def asked_property(question: Question) -> list[str]:
@@ -205,12 +221,12 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
     table read holds too is not the one record asked about."""
     parsed = [Row.parse(w) for w in windows]
     keys = [_keys(question, row) for row in parsed]
-    tables: dict[tuple[str, ...], list[frozenset[str]]] = {}
+    tables: dict[str, list[frozenset[str]]] = {}
     for row, key in zip(parsed, keys, strict=True):
         if row is not None and key:
-            tables.setdefault(row.columns, []).append(key)
+            tables.setdefault(row.columns[0], []).append(key)
     verdicts = [None if row is None else verdict(
-        question, row, unique=sum(key <= other for other in tables.get(row.columns, ()))
+        question, row, unique=sum(key <= other for other in tables.get(row.columns[0], ()))
         <= 1) for row, key in zip(parsed, keys, strict=True)]
     most = max(map(len, keys), default=0)  # the asked record holds most of what is named
     out: list[tuple[float, RowVerdict | None]] = []
@@ -230,5 +246,5 @@ def _keys(question: Question, row: Row | None) -> frozenset[str]:
     if row is None:
         return frozenset()
     values = set().union(*(set(tokens(value)) for _, value in row.cells))
-    return frozenset(m.text for m in (*question.identifiers, *question.names)
+    return frozenset(m.text for m in keys_named(question)
                      if m.words and set(m.words) <= values)
