@@ -178,7 +178,8 @@ def keys_named(question: Question) -> tuple[Mention, ...]:
     named = (*question.identifiers, *question.names)
     paths = tuple(Mention(path, Kind.IDENTIFIER, "path") for path in _PATH.findall(question.text)
                   if all(m.text != path for m in named))
-    return named + paths
+    within = {m.text for m in named for p in paths if m.text in p.text}  # "v2" of /v2/reports
+    return tuple(m for m in named if m.text not in within) + paths
 
 
 def asked_property(question: Question) -> list[str]:
