@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable
 from enum import StrEnum
 
-from abstain.text import STOPWORDS, content_words, stem, tokens
+from abstain.text import STOPWORDS, content_words, function_words, stem, tokens
 
 
 class AnswerType(StrEnum):
@@ -109,6 +109,11 @@ _WHAT_ABOUT = {
 """A follow-up's opening: "what about …", "und was ist mit …", "et pour …"."""
 _WHAT_ABOUT_AT_START = {lang: re.compile(rf"^\W*{words}\b", re.IGNORECASE)
                         for lang, words in _WHAT_ABOUT.items()}
+_ONE = frozenset({"one", "ones"})
+_PARTICLE_AFTER = re.compile(r"\b(?:it|them|that|this)\s+(?:back|off|on|up|down|out|over"
+                             r"|away|in)\b", re.IGNORECASE)
+"""The particle of a phrasal verb around a pronoun ("roll it *back*", "turn it *off*"): part
+of the verb, it names nothing."""
 REFERRING_WORDS = 1
 """A question of at most this many content words that refers with "it" / "that" / "they"
 names nothing it could be about ("How do I fix it?"); one more word names something ("Can I
@@ -128,16 +133,20 @@ def refers_back(asked: str, content_words: int, language: str = "en") -> str | N
     if opening is None or pronoun is None:
         return None
     match = opening.search(asked)
-    if match is not None:
-        return match.group(0).strip()
+    if match is not None:  # "what about the second one?", not "what about locking migrations?"
+        said = STOPWORDS | _ONE | function_words(language)
+        named = [w for w in tokens(asked[match.end():]) if w not in said]
+        return match.group(0).strip() if len(named) <= REFERRING_WORDS else None
     match = pronoun.search(asked)
-    if match is not None and content_words <= REFERRING_WORDS:
+    particles = len(_PARTICLE_AFTER.findall(asked))  # "roll it back": "back" names nothing
+    if match is not None and content_words - particles <= REFERRING_WORDS:
         return match.group(0)
     return None
 
 
 _OPENS_ON = {
-    "en": r"and|or|but|so|also|then|plus|what\s+if|how\s+about|what\s+about",
+    "en": r"(?:(?:ok(?:ay)?|thanks|thank\s+you|great|cool|right|sure|alright)\W+)?"
+          r"(?:and|or|but|so|also|then|plus|what\s+if|how\s+about|what\s+about)",
     "de": r"und|oder|aber|also|dann|und\s+wenn",
     "fr": r"et|ou|mais|alors|donc|et\s+si",
     "es": r"y|o|pero|entonces|y\s+si",
@@ -154,14 +163,21 @@ _DUMMY_IT = re.compile(
 said before."""
 
 
-def follows_on(asked: str, language: str = "en") -> bool:
-    """Whether a chat message goes on from the one before it: it opens with a conjunction
-    ("and for the pro plan?", "what about …"; in de, fr, es, nl too) or, in English, refers
-    with "it" / "they" to what it does not say ("can I do it from the API?"; not "Is it
-    possible to export as CSV?"). Looser than :func:`refers_back`, which refuses a question
-    alone: read after the message before it, such a message loses nothing it said."""
+FOLLOW_ON_WORDS = 3
+"""A chat message of more content words than this names what it asks about itself."""
+
+
+def follows_on(asked: str, language: str = "en", content_words: int = 0) -> bool:
+    """Whether a chat message goes on from the one before it: a short one (at most
+    :data:`FOLLOW_ON_WORDS` content words) that opens with a conjunction ("and for the pro
+    plan?", "ok. and who do I tell?", "what about …"; in de, fr, es, nl too) or, in English,
+    refers with "it" / "they" to what it does not say ("can I do it from the API?"; not "Is
+    it possible to export as CSV?"). A longer message says what it asks ("How do I request
+    database access and who approves it?"). Looser than :func:`refers_back`, which refuses a
+    question alone: read after the message before it, such a message loses nothing it
+    said."""
     opening = _OPENS_ON_AT_START.get(language)
-    if opening is None:
+    if opening is None or content_words > FOLLOW_ON_WORDS:
         return False
     if opening.search(asked):
         return True

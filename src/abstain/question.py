@@ -57,6 +57,9 @@ class Question:
     """The two sides of a comparison, as stems (:func:`abstain.asked.compared`); () if none."""
     keywords: KeywordQuery
     """What the keyword arms search (:class:`abstain.query.KeywordQuery`)."""
+    content_count: int = 0
+    """How many words of it are content words, a hyphenated word counted once ("Is it
+    thread-safe?": 1): how much it says of what it asks about."""
     refers_to: str | None = None
     """The words by which it refers to something it does not name ("it" in "How do I fix
     it?", "What about" in "What about the second one?"): a follow-up read without its
@@ -85,6 +88,7 @@ class Question:
             numbers=frozenset(t for t in tokens(asked) if t.isdigit()),
             calendar=asks_a_calendar_date(asked), sides=compared(asked),
             keywords=KeywordQuery.of(text),
+            content_count=content,
             refers_to=None if named else refers_back(asked, content, language))
 
     @property

@@ -129,7 +129,8 @@ def goes_on(message: str) -> bool:
     if not text or len(text) > MAX_QUESTION_CHARS:  # refused as too long: read it no further
         return False
     question = Question.parse(text, detect_language(text))
-    return question.refers_to is not None or follows_on(question.asked, question.language)
+    return question.refers_to is not None or follows_on(question.asked, question.language,
+                                                        question.content_count)
 
 
 def _workspace(key: ApiKey, name: str) -> str:
