@@ -99,7 +99,8 @@ def test_ingest_docs_list_and_rm(tmp_path: Path) -> None:
 
 def test_errors_are_one_line_not_tracebacks(sample_db: str, tmp_path: Path) -> None:
     runner = CliRunner()
-    result = runner.invoke(cli, ["ask", "anything", "--db", sample_db, "--workspace", "nope"])
+    result = runner.invoke(cli, ["ask", "Which port does replication use?", "--db", sample_db,
+                                      "--workspace", "nope"])
     assert result.exit_code == 1
     assert "Error: workspace 'nope' has no documents" in result.output
     assert "Traceback" not in result.output

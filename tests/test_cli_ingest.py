@@ -98,7 +98,7 @@ def test_asking_an_empty_database_names_it_and_the_ingest_command(tmp_path: Path
 
     db = tmp_path / "empty.db"
     SQLiteStore(db).close()
-    result = CliRunner().invoke(cli, ["ask", "anything", "--db", str(db), "-w", "team"])
+    result = CliRunner().invoke(cli, ["ask", "Which port?", "--db", str(db), "-w", "team"])
     assert result.exit_code == 1
     assert "Error: workspace 'team' has no documents (workspaces: none yet)" in result.output
     assert (f"The store is {db}. Add documents with: abstain ingest FOLDER --db {db} "

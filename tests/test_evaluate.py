@@ -236,7 +236,7 @@ def test_contains_answer_normalises() -> None:
 
 def test_run_questions_records_a_failing_question(hashing_db: str) -> None:
     with Pipeline(SQLiteStore(hashing_db), HashingEmbedder(), workspace="nowhere") as pipe:
-        records = run_questions(pipe, [LabelledQuestion("anything?", "refuse", "off_topic")])
+        records = run_questions(pipe, [LabelledQuestion("Which port?", "refuse", "off_topic")])
     assert records[0].error is not None and records[0].reason == "error"
     assert not records[0].answered
 
