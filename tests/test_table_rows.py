@@ -231,3 +231,24 @@ def test_a_question_about_many_rows_needs_no_key(question: str) -> None:
     tier = "- Tier: Gold; Uptime: 99.9%; First response: 1 h"
     assert rows.read(Question.parse(question), [tier], [0.95]) == [
         (rows.P_DOES_NOT_ANSWER, RowVerdict.DOES_NOT_ANSWER)]
+
+
+def test_a_flag_keys_its_row_whole_and_a_heading_joined_to_a_row_is_not_quoted() -> None:
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    server = ("Global flags Flag: --server; Environment variable: QS_SERVER; Default: "
+              "http://127.0.0.1:7420; Description: URL of the server to talk to.")
+    ca_file = ("Flag: --ca-file; Environment variable: QS_CA_FILE; Default: system trust "
+               "store; Description: CA bundle used to verify the server certificate.")
+    asked = Question.parse("What is the default value of the qsctl --server flag?")
+    assert [v for _, v in rows.read(asked, [server, ca_file], [0.9, 0.99])] == [
+        RowVerdict.ANSWERS, RowVerdict.ANOTHER_RECORD]  # "server" of "server certificate"
+    line = server.removeprefix("Global flags ")
+    doc = Document("d", "default", "cli.md", "CLI", "h")
+    text = f"Global flags\n- {line}"
+    evidence = [Evidence(FusedHit("c0", 1.0), Chunk("c0", "d", ChunkKind.CHILD, text, 0), doc,
+                         text, read=(ReadWindow(server, ("Global flags", f"- {line}"), 0.9, 0,
+                                                by_columns=RowVerdict.ANSWERS),))]
+    generation = ExtractiveGenerator().generate(asked, evidence)
+    assert [s.text for s in generation.sentences] == [f"- {line}"]

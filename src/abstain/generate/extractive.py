@@ -45,6 +45,7 @@ from abstain.question import Question
 from abstain.records import Generation, Sentence
 from abstain.rerank.reader import sigmoid
 from abstain.rerank.reading import ANSWERS_HEAD, PairLogits, as_read
+from abstain.rerank.rows import Row
 from abstain.text import (
     Unit,
     content_words,
@@ -112,7 +113,7 @@ class ExtractiveGenerator:
         if answering_rows:  # a row lookup: the row that holds the asked column is the answer
             return Generation(
                 sentences=tuple(Sentence(s, (n,)) for n, w in answering_rows[:READ_WINDOWS_QUOTED]
-                                for s in w.sentences),
+                                for s in _the_row(w.sentences)),
                 model=self.name, notes=("quoted the table row(s) that answer by their "
                                         "columns",))
         read = self.quote_reading(question, evidence)
@@ -224,6 +225,13 @@ class ExtractiveGenerator:
                           model=self.name,
                           notes=(f"quoted the reader's answering window(s), best "
                                  f"{best:.2f}",) if chosen else ())
+
+
+def _the_row(sentences: tuple[str, ...]) -> tuple[str, ...]:
+    """The sentences of a row's window that are the row: not a heading the window joined
+    before it ("Core options" above "- Name: max_workers; …"); all when none alone is."""
+    rows = tuple(s for s in sentences if Row.parse(s) is not None)
+    return rows or sentences
 
 
 def quotes_agree(question: Question, evidence: Sequence[Evidence]) -> float:

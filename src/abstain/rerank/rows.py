@@ -31,6 +31,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from abstain.align.checks import holds
 from abstain.asked import UNITS_ONLY
 from abstain.evidence import RowVerdict
 from abstain.mentions import Kind, Mention
@@ -93,8 +94,7 @@ class Row:
 
     @property
     def columns(self) -> tuple[str, ...]:
-        """Its column names; the rows of one table share the first (a row leaves its empty
-        cells out, so the others may differ)."""
+        """Its column names (:func:`same_table` tells the rows of one table)."""
         return tuple(column for column, _ in self.cells)
 
     @classmethod
@@ -138,8 +138,7 @@ def verdict(question: Question, row: Row, *, unique: bool = True) -> RowVerdict 
         return None
     value_words = [set(tokens(value)) for _, value in row.cells]
     everything = set().union(*value_words, *(set(tokens(c)) for c, _ in row.cells))
-    keyed = {i for i, words in enumerate(value_words)
-             for m in named if m.words and set(m.words) <= words}
+    keyed = {i for i, (_, value) in enumerate(row.cells) for m in named if _in(m, value)}
     if not keyed:
         return None
     ids = [m for m in named if m.kind is Kind.IDENTIFIER and m.words]
@@ -222,13 +221,13 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
     table read holds too is not the one record asked about."""
     parsed = [Row.parse(w) for w in windows]
     keys = [_keys(question, row) for row in parsed]
-    tables: dict[str, list[frozenset[str]]] = {}
-    for row, key in zip(parsed, keys, strict=True):
-        if row is not None and key:
-            tables.setdefault(row.columns[0], []).append(key)
-    verdicts = [None if row is None else verdict(
-        question, row, unique=sum(key <= other for other in tables.get(row.columns[0], ()))
-        <= 1) for row, key in zip(parsed, keys, strict=True)]
+    keyed = [(row, key) for row, key in zip(parsed, keys, strict=True) if row is not None and key]
+
+    def unique(row: Row, key: frozenset[str]) -> bool:
+        return sum(key <= other for other_row, other in keyed if same_table(row, other_row)) <= 1
+
+    verdicts = [None if row is None else verdict(question, row, unique=unique(row, key))
+                for row, key in zip(parsed, keys, strict=True)]
     most = max(map(len, keys), default=0)  # the asked record holds most of what is named
     out: list[tuple[float, RowVerdict | None]] = []
     for row, key, found, p in zip(parsed, keys, verdicts, probabilities, strict=True):
@@ -242,10 +241,27 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
     return out
 
 
+def same_table(a: Row, b: Row) -> bool:
+    """Whether two rows read come from one table: they share most of their columns after the
+    first (a row leaves its empty cells out, and a window may join a heading to the first
+    column's name: "Global flags Flag")."""
+    ours, theirs = set(a.columns[1:]), set(b.columns[1:])
+    return 2 * len(ours & theirs) >= min(len(ours), len(theirs)) > 0
+
+
 def _keys(question: Question, row: Row | None) -> frozenset[str]:
     """The question's identifiers and names that ``row`` holds among its values."""
     if row is None:
         return frozenset()
-    values = set().union(*(set(tokens(value)) for _, value in row.cells))
     return frozenset(m.text for m in keys_named(question)
-                     if m.words and set(m.words) <= values)
+                     if any(_in(m, value) for _, value in row.cells))
+
+
+def _in(mention: Mention, value: str) -> bool:
+    """Whether a cell's value holds ``mention``: an identifier or a flag whole ("--server",
+    not the word "server" of "the server certificate"), a name by its words."""
+    if not mention.words:
+        return False
+    if mention.kind is Kind.IDENTIFIER or mention.why == "flag":
+        return holds(mention, value)
+    return set(mention.words) <= set(tokens(value))
