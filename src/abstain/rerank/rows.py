@@ -4,8 +4,11 @@ Ingest writes a table row (CSV, spreadsheet, Markdown/HTML/reST/Word tables) as 
 "column: value" pairs (:func:`abstain.ingest.blocks.table_row`). The reader was trained on
 sentences; it scores such a line by its words and cannot tell a row that holds the asked
 column from one that does not ("Which carrier shipped ORD-00411?" reads as answered by a row
-with no carrier). A row is a record, so it can be read as one: when it holds everything the
-question names (its identifiers and names, among the row's values), then
+with no carrier). A row is a record, so it can be read as one. A question about many rows
+("how many accounts …", "list all …", "the highest …", "more … than") is answered by no one
+row. Else, when a row holds everything the question names (its identifiers, names and
+paths, :func:`keys_named`, among its values) and no other row of its table read holds the
+same,
 
 * it **answers** when an asked word names a column other than the one the asked
   identifier sits in, and every asked word is in the row — or, for a what / which
@@ -18,8 +21,8 @@ question names (its identifiers and names, among the row's values), then
   "Which *carrier* shipped ORD-00411?", "What is the customer *satisfaction* score of …?";
 * else the reader's score stands ("How much did ORD-00411 cost?" of a ``total_eur`` column).
 
-Where one row read holds an asked identifier, the other rows read that hold none are other
-records and do not answer: the reader scores every row of a table alike.
+The rows read that hold less of what the question names than another row read are other
+records and do not answer (:func:`read`): the reader scores every row of a table alike.
 
 :func:`abstain.rerank.reading.read_evidence` applies the verdict to that window's probability;
 the audit trail's reading names the verdict (``Reading.by_columns``).
@@ -122,10 +125,12 @@ def _a_column(name: str) -> bool:
             and name.count("(") == name.count(")") and name.count("[") == name.count("]"))
 
 
-def verdict(question: Question, row: Row, *, unique: bool = True) -> RowVerdict | None:
+def verdict(question: Question, row: Row, *, unique: bool = True,
+            named: tuple[Mention, ...] | None = None) -> RowVerdict | None:
     """Whether ``row`` answers ``question`` by its columns; None where it cannot tell, or
     where the row is not the record asked about. ``unique``: no other row of its table read
-    holds what keys this one (else the question is about several rows)."""
+    holds what keys this one (else the question is about several rows); ``named``: the
+    question's :func:`keys_named`, when the caller has them."""
     column_stems = [{stem(t) for t in tokens(column)} for column, _ in row.cells]
     named_columns = set().union(*column_stems)
     if any(stem(fold(w)) not in named_columns for w in _ACROSS_ROWS.findall(question.asked)):
@@ -133,7 +138,7 @@ def verdict(question: Question, row: Row, *, unique: bool = True) -> RowVerdict 
     measured = {m for m in question.measure if m != UNITS_ONLY}
     if measured & column_stems[0]:  # "how many SLA tiers are there?" of a Tier column
         return RowVerdict.DOES_NOT_ANSWER
-    named = keys_named(question)
+    named = keys_named(question) if named is None else named
     if not named:
         return None
     value_words = [set(tokens(value)) for _, value in row.cells]
@@ -220,13 +225,15 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
     Piper Media Inc" is not "Pied Piper Logistics Inc"). A row whose key another row of its
     table read holds too is not the one record asked about."""
     parsed = [Row.parse(w) for w in windows]
-    keys = [_keys(question, row) for row in parsed]
+    named = keys_named(question)
+    keys = [_keys(named, row) for row in parsed]
     keyed = [(row, key) for row, key in zip(parsed, keys, strict=True) if row is not None and key]
 
     def unique(row: Row, key: frozenset[str]) -> bool:
         return sum(key <= other for other_row, other in keyed if same_table(row, other_row)) <= 1
 
-    verdicts = [None if row is None else verdict(question, row, unique=unique(row, key))
+    verdicts = [None if row is None else verdict(question, row, unique=unique(row, key),
+                                                 named=named)
                 for row, key in zip(parsed, keys, strict=True)]
     most = max(map(len, keys), default=0)  # the asked record holds most of what is named
     out: list[tuple[float, RowVerdict | None]] = []
@@ -249,12 +256,11 @@ def same_table(a: Row, b: Row) -> bool:
     return 2 * len(ours & theirs) >= min(len(ours), len(theirs)) > 0
 
 
-def _keys(question: Question, row: Row | None) -> frozenset[str]:
-    """The question's identifiers and names that ``row`` holds among its values."""
+def _keys(named: Sequence[Mention], row: Row | None) -> frozenset[str]:
+    """What of ``named`` (a question's :func:`keys_named`) ``row`` holds among its values."""
     if row is None:
         return frozenset()
-    return frozenset(m.text for m in keys_named(question)
-                     if any(_in(m, value) for _, value in row.cells))
+    return frozenset(m.text for m in named if any(_in(m, value) for _, value in row.cells))
 
 
 def _in(mention: Mention, value: str) -> bool:
