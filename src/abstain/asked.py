@@ -107,8 +107,14 @@ _WHAT_ABOUT = {
     "nl": r"(?:en\W+)?(?:hoe\s+zit\s+het\s+met|en\s+wat\s+met|wat\s+dacht\s+je\s+van)",
 }
 """A follow-up's opening: "what about …", "und was ist mit …", "et pour …"."""
-_WHAT_ABOUT_AT_START = {lang: re.compile(rf"^\W*{words}\b", re.IGNORECASE)
-                        for lang, words in _WHAT_ABOUT.items()}
+
+
+def _at_start(words: dict[str, str]) -> dict[str, re.Pattern[str]]:
+    """Per language, the pattern of ``words`` opening a message (after any punctuation)."""
+    return {lang: re.compile(rf"^\W*(?:{w})\b", re.IGNORECASE) for lang, w in words.items()}
+
+
+_WHAT_ABOUT_AT_START = _at_start(_WHAT_ABOUT)
 _ONE = frozenset({"one", "ones"})
 _PARTICLE_AFTER = re.compile(r"\b(?:it|them|that|this)\s+(?:back|off|on|up|down|out|over"
                              r"|away|in)\b", re.IGNORECASE)
@@ -152,8 +158,7 @@ _OPENS_ON = {
     "es": r"y|o|pero|entonces|y\s+si",
     "nl": r"en|of|maar|dus|dan|en\s+als",
 }
-_OPENS_ON_AT_START = {lang: re.compile(rf"^\W*(?:{words})\b", re.IGNORECASE)
-                      for lang, words in _OPENS_ON.items()}
+_OPENS_ON_AT_START = _at_start(_OPENS_ON)
 _DUMMY_IT = re.compile(
     r"\b(?:is|was|isn't|wasn't|would|will)\s+it\s+(?:be\s+)?(?:possible|ok|okay|safe|"
     r"necessary|required|allowed|true|better|worth|normal|expected)\b"

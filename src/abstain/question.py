@@ -63,9 +63,8 @@ class Question:
     refers_to: str | None = None
     """The words by which it refers to something it does not name ("it" in "How do I fix
     it?", "What about" in "What about the second one?"): a follow-up read without its
-    conversation (:func:`abstain.asked.refers_back`; questions in en, de, fr, es or nl that name no
-    identifier or name).
-    None when it names what it asks about."""
+    conversation (:func:`abstain.asked.refers_back`; questions in en, de, fr, es or nl that
+    name no identifier or name). None when it names what it asks about."""
 
     @classmethod
     def parse(cls, text: str, language: str = "en") -> Question:

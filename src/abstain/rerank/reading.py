@@ -126,7 +126,6 @@ def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evi
     order = named_first(question, evidence[:max(READ_FROM, chunks)])[:chunks]
     if not order or not question.text.strip():
         return None
-    read = [evidence[c] for c in order]
     asked = {stem(t) for t in question.words}
     candidates: list[tuple[int, int, int, str, tuple[str, ...]]] = []
     for c in order:
@@ -144,6 +143,6 @@ def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evi
         (c, ReadWindow(text, sentences, round(p, 4), w, by_columns=found))
         for (_, c, w, text, sentences), (p, found) in zip(chosen, read_rows, strict=True))
     return Reading(answerability=round(probability, 4), chunk=chosen[best][1],
-                   window=chosen[best][3], windows_read=len(chosen), chunks_read=len(read),
+                   window=chosen[best][3], windows_read=len(chosen), chunks_read=len(order),
                    ms=round((time.perf_counter() - started) * 1000, 1), model=reader.name,
                    windows=read_windows, by_columns=verdict)
