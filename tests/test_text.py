@@ -106,6 +106,20 @@ def test_a_name_is_a_capitalised_word_that_is_no_stopword_or_light_word() -> Non
     assert find_names(question) == ["GitHub Actions"]
 
 
+@pytest.mark.parametrize(("text", "names"), [
+    ("What is the weight of the Falcon Saucepan III?", ["Falcon Saucepan III"]),
+    ("In what year did Louis XIV's reign begin?", ["Louis XIV"]),
+    ("Who was Henry VIII.", ["Henry VIII"]),
+    ("Sold as Rocky II, then Rocky III.", ["Rocky II", "Rocky III"]),
+    ("Is Windows XP supported?", ["Windows", "XP"]),  # XP is no numeral
+    ("Did Henry VIII.1 ship?", ["Henry", "VIII"]),  # nor a dotted token
+])
+def test_a_roman_numeral_ends_the_name_before_it(text: str, names: list[str]) -> None:
+    """"Falcon Saucepan III" is one product, not "Falcon Saucepan" and "III": a row of
+    another Falcon Saucepan held every part of it, and was quoted as its answer."""
+    assert find_names(text) == names
+
+
 def test_contractions_typed_without_their_apostrophe_are_no_terms() -> None:
     asked = Question.parse("whos the owner of INC-1, my invoices wont download")
     assert {"whos", "wont"}.isdisjoint(t.word for t in asked.terms)

@@ -82,6 +82,10 @@ CONTRACTION = re.compile(r"['’](?:d|m|ve|ll|re|t)$")
 _NOT_NAMES = STOPWORDS | LIGHT_WORDS
 _NAME_FOLLOW = re.compile(r" ([A-Z][a-z]\w*)(?![\w'’.-])")
 """A second capitalised word makes one name: "GitHub Actions", "Windows Terminal"."""
+_NAME_NUMERAL = re.compile(r" ((?=[IVX]{2,}(?![\w-]|\.\w))X{0,3}(?:IX|IV|V?I{0,3}))"
+                           r"(?![\w-]|\.\w|['’](?!s\b))")
+"""A Roman numeral of two letters or more ends the name before it: "Henry VIII", "Falcon
+Saucepan III" (one name, not a name and "III")."""
 
 
 def is_name_word(word: str) -> bool:
@@ -105,7 +109,7 @@ def capitalised_words(sentence: str) -> Iterator[tuple[int, str]]:
 
 def names_in(sentence: str) -> list[tuple[int, int, str]]:
     """Capitalised names of one sentence with their spans: Kubernetes, GraphQL, Saint-Clair,
-    "GitHub Actions" (a second capitalised word joins). The first word of a sentence counts
+    "GitHub Actions" (a second capitalised word joins), "Henry VIII" (a Roman numeral too). The first word of a sentence counts
     only when it could not be an ordinary capitalised word (CamelCase, ALL CAPS, a digit)."""
     out: list[tuple[int, int, str]] = []
     lead = len(sentence) - len(sentence.lstrip("¿¡\"'“(‘ "))
@@ -120,6 +124,9 @@ def names_in(sentence: str) -> list[tuple[int, int, str]]:
         possessive = sentence[end:end + 1] in ("'", "’")
         if follow and is_name_word(follow.group(1)) and not possessive:
             word, end = f"{word} {follow.group(1)}", follow.end()
+        numeral = _NAME_NUMERAL.match(sentence, end)
+        if numeral and sentence[end - 1:end] not in ("'", "’"):
+            word, end = f"{word} {numeral.group(1)}", numeral.end()
         out.append((start, end, word))
     return out
 
