@@ -109,8 +109,9 @@ def capitalised_words(sentence: str) -> Iterator[tuple[int, str]]:
 
 def names_in(sentence: str) -> list[tuple[int, int, str]]:
     """Capitalised names of one sentence with their spans: Kubernetes, GraphQL, Saint-Clair,
-    "GitHub Actions" (a second capitalised word joins), "Henry VIII" (a Roman numeral too). The first word of a sentence counts
-    only when it could not be an ordinary capitalised word (CamelCase, ALL CAPS, a digit)."""
+    "GitHub Actions" (a second capitalised word joins), "Henry VIII" (a Roman numeral too).
+    The first word of a sentence counts only when it could not be an ordinary capitalised
+    word (CamelCase, ALL CAPS, a digit)."""
     out: list[tuple[int, int, str]] = []
     lead = len(sentence) - len(sentence.lstrip("¿¡\"'“(‘ "))
     for start, word in capitalised_words(sentence):
