@@ -68,7 +68,9 @@ def test_pdf_text_is_extracted_with_headings(sample_corpus: Path) -> None:
 
 @pytest.mark.parametrize(("name", "content", "reason"), [
     ("broken.pdf", b"%PDF-1.4 garbage", "PDF"),
-    ("sheet.xlsx", b"PK\x03\x04", "unsupported"),
+    ("sheet.xlsx", b"PK\x03\x04", "not a readable Excel workbook"),
+    ("locked.xlsx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "password-protected"),
+    ("old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "save it as .xlsx"),
     ("binary.txt", b"\x00\x01\x02" * 100, "binary"),
     ("empty.md", b"", "no text"),
     ("locked.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "password-protected"),
@@ -79,7 +81,7 @@ def test_pdf_text_is_extracted_with_headings(sample_corpus: Path) -> None:
     ("empty.csv", b"a,b\n", "no rows"),
     ("nothing.csv", b"", "the file is empty"),
     ("renamed-pdf.md", b"%PDF-1.4\n\xe9\xe9 stream", "is a PDF file (.pdf) named as text"),
-    ("report.txt", b"PK\x03\x04\x14\x00", "a ZIP container (.docx, .pptx or .zip)"),
+    ("report.txt", b"PK\x03\x04\x14\x00", "a ZIP container (.docx, .pptx, .xlsx or .zip)"),
     ("prices.csv", b"%PDF-1.7\n", "is a PDF file (.pdf) named as CSV"),
     ("latin.csv", "a,b\ncaf\xe9,1\n".encode("latin-1"), "not UTF-8"),
 ])

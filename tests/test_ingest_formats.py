@@ -274,6 +274,85 @@ def test_csv_rows_carry_their_header(tmp_path: Path) -> None:
                           ("table_row", "- supplier: Globex; country: FR")]
 
 
+def _workbook(path: Path, sheets: dict[str, list[list[object]]], *,
+              hidden: tuple[str, ...] = (), formats: dict[tuple[str, str], str] | None = None
+              ) -> Path:
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    book.remove(book.active)
+    for name, rows in sheets.items():
+        sheet = book.create_sheet(name)
+        for row in rows:
+            sheet.append(row)
+        if name in hidden:
+            sheet.sheet_state = "hidden"
+    for (name, cell), number_format in (formats or {}).items():
+        book[name][cell].number_format = number_format
+    book.save(str(path))
+    return path
+
+
+def test_a_workbook_s_visible_sheets_are_tables_read_as_excel_shows_them(
+        tmp_path: Path) -> None:
+    import datetime
+
+    f = _workbook(tmp_path / "catalogue.xlsx", {
+        "Prices": [["Price list 2026"], [], ["SKU", "Name", "Price", "Discount", "Since",
+                                            "Active", "Updated"],
+                   ["A-1", "Widget", 0.1 + 0.2, 0.15, datetime.date(2026, 1, 5), True,
+                    datetime.datetime(2026, 2, 1, 13, 30)],
+                   ["A-2", "Gadget", 12.0, None, None, False, None, None, None]],
+        "Suppliers": [["Supplier", "Terms"], ["Acme", "30 days"]],
+        "Margins": [["SKU", "Margin"], ["A-1", 0.4]]}, hidden=("Margins",),
+        formats={("Prices", "D4"): "0%"})
+    doc = parse_file(f)
+    assert doc.title == "catalogue"
+    assert [s.heading_path for s in doc.sections] == [("Prices", "rows 1–5"),
+                                                      ("Suppliers", "rows 2–2")]
+    assert kinds(doc) == [
+        ("paragraph", "Price list 2026"),  # a title above the header
+        ("table_row", "- SKU: A-1; Name: Widget; Price: 0.3; Discount: 15%; "
+                      "Since: 2026-01-05; Active: TRUE; Updated: 2026-02-01 13:30"),
+        ("table_row", "- SKU: A-2; Name: Gadget; Price: 12; Active: FALSE"),
+        ("table_row", "- Supplier: Acme; Terms: 30 days")]
+    assert [(d.kind.value, d.why, d.text) for d in doc.dropped] == [
+        ("hidden", "hidden sheet", "Margins")]  # left out, and recorded
+
+
+def test_a_hidden_sheet_never_answers(pipe: Pipeline, tmp_path: Path) -> None:
+    f = _workbook(tmp_path / "prices.xlsx", {
+        "Prices": [["SKU", "Name", "Price"], ["A-1", "Widget", 12.5]],
+        "Margins": [["SKU", "Internal margin"], ["A-1", "41 percent"]]}, hidden=("Margins",))
+    report = pipe.ingest([f])
+    assert report.added == [str(f)]
+    answer = pipe.ask("What is the internal margin of A-1?")
+    assert not answer.answered
+    assert all("41 percent" not in e.text for e in answer.evidence)
+    assert pipe.ask("What is the price of A-1?").answered
+
+
+def test_a_one_sheet_workbook_reads_as_its_csv_does(tmp_path: Path) -> None:
+    rows = [["supplier", "country", "terms"], ["Acme", "DE", "30 days"], ["Globex", "FR", None]]
+    sheet = parse_file(_workbook(tmp_path / "suppliers.xlsx", {"Sheet1": rows}))
+    (tmp_path / "suppliers.csv").write_text("supplier,country,terms\nAcme,DE,30 days\n"
+                                            "Globex,FR,\n")
+    table = parse_file(tmp_path / "suppliers.csv")
+    assert kinds(sheet) == kinds(table)
+    assert [s.heading_path for s in sheet.sections] == [("rows 2–3",)]  # no "Sheet1"
+
+
+def test_a_large_sheet_is_read_as_a_stream_on_every_pass(tmp_path: Path) -> None:
+    rows: list[list[object]] = [["sku", "name", "price"]]
+    rows += [[f"SKU-{i}", f"Widget {i}", i % 97 + 0.5] for i in range(1, 1001)]
+    parsed = parse_file(_workbook(tmp_path / "big.xlsx", {"Stock": rows}))
+    assert not isinstance(parsed.sections, tuple)  # re-read from disk, never all held
+    assert [s.heading_path[-1] for s in parsed.sections] == [
+        "rows 2–201", "rows 202–401", "rows 402–601", "rows 602–801", "rows 802–1001"]
+    assert len(parsed.sections) == 5 and parsed.sections[4].blocks[-1].text == (
+        "- sku: SKU-1000; name: Widget 1000; price: 30.5")
+    assert sum(1 for c in iter_chunks("d", parsed) if c.kind is ChunkKind.CHILD) > 5
+
+
 def test_a_missing_extra_skips_the_file_with_the_pip_install(
         pipe: Pipeline, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import builtins

@@ -82,11 +82,36 @@ def test_upload_csv_and_notebook_keep_their_units(scratch: httpx.Client) -> None
     assert _sources(scratch) == ["codes.csv", "setup.ipynb"]
 
 
+def test_upload_an_excel_workbook_and_ask_about_a_row(scratch: httpx.Client) -> None:
+    import io
+
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in (["code", "meaning", "fix"], ["E1", "disk full", "free 2 GB"],
+                ["E2", "token expired", "log in again"]):
+        sheet.append(row)
+    data = io.BytesIO()
+    book.save(data)
+    response = scratch.post(WS, files={"file": ("codes.xlsx", data.getvalue(), "application/"
+                                                "vnd.openxmlformats-officedocument.spreadsheetml"
+                                                ".sheet")})
+    assert response.status_code == 201, response.text
+    assert _sources(scratch) == ["codes.xlsx"]
+    answer = scratch.post("/v1/workspaces/scratch/ask",
+                          json={"question": "What is the fix for E2?"}).json()
+    assert answer["answered"] and "log in again" in answer["answer"]
+
+
 @pytest.mark.parametrize(("kwargs", "status", "code"), [
     ({"files": {"file": ("locked.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600),
                          "application/octet-stream")}}, 422, "unreadable_document"),
     ({"files": {"file": ("tool.exe", b"MZ\x00", "application/octet-stream")}}, 415,
      "unsupported_media_type"),
+    ({"files": {"file": ("prices.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600),
+                         "application/vnd.ms-excel")}}, 415, "unsupported_media_type"),
+    ({"files": {"file": ("prices.xlsx", b"PK\x03\x04 not a workbook",
+                         "application/octet-stream")}}, 422, "unreadable_document"),
     ({"files": {"file": ("empty.md", b"   ", "text/markdown")}}, 422, "unreadable_document"),
     ({"files": {"file": ("bad.pdf", b"%PDF-1.4 not really", "application/pdf")}}, 422,
      "unreadable_document"),

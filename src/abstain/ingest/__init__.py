@@ -34,7 +34,7 @@ from abstain.errors import IngestError, InputError, SourceConflict
 from abstain.evidence import Chunk, ChunkKind, Document
 from abstain.ingest.blocks import ParsedDocument
 from abstain.ingest.chunk import ChunkingConfig, iter_chunks, paraphrase_chunks
-from abstain.ingest.parse import SUPPORTED_SUFFIXES, parse_file, parse_string
+from abstain.ingest.parse import SUPPORTED_SUFFIXES, parse_file, parse_string, unsupported
 from abstain.ingest.screen import record, screen, summary
 from abstain.ingest.sources import FileSource, Skip, check_paths_exist, iter_sources, roots
 from abstain.stores.base import (
@@ -234,7 +234,7 @@ class Ingester:
     def _ingest_file(self, item: FileSource, report: IngestReport) -> None:
         suffix = item.path.suffix.lower()
         if suffix not in SUPPORTED_SUFFIXES:
-            raise IngestError(item.source, f"unsupported file type {suffix or '(none)'}")
+            raise unsupported(item.source, suffix)
         if not item.path.is_file():  # reading a named pipe, socket or device could block
             raise IngestError(item.source, "not a regular file (a pipe, socket or device)")
         digest = file_hash(item.path)

@@ -1,7 +1,7 @@
 """The one document model every format is parsed into: sections of typed blocks.
 
-A parser (Markdown, HTML, PDF, plain text, reStructuredText, Word, notebooks, e-mail,
-CSV) turns a file into a :class:`ParsedDocument`: sections with their heading path,
+A parser (Markdown, HTML, PDF, plain text, reStructuredText, Word, PowerPoint, notebooks,
+e-mail, CSV, Excel) turns a file into a :class:`ParsedDocument`: sections with their heading path,
 each holding typed :class:`Block` s. A block's ``text`` is the *unit* as it appears in
 a chunk, one line except code::
 

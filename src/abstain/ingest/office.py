@@ -26,7 +26,9 @@ OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _HEADING = re.compile(r"heading (\d)", re.IGNORECASE)
 
 
-def _check_not_encrypted(path: Path, kind: str, suffix: str) -> None:
+def check_not_encrypted(path: Path, kind: str, suffix: str) -> None:
+    """An Office file that is encrypted (or in the old binary format) is an error that says
+    so and how to save one that ingests."""
     with path.open("rb") as f:
         magic = f.read(len(OLE_MAGIC))
     if magic == OLE_MAGIC:
@@ -35,7 +37,7 @@ def _check_not_encrypted(path: Path, kind: str, suffix: str) -> None:
 
 
 def read_docx(path: Path) -> ParsedDocument:
-    _check_not_encrypted(path, "Word", ".docx")
+    check_not_encrypted(path, "Word", ".docx")
     import docx
     from docx.opc.exceptions import PackageNotFoundError
 
@@ -95,7 +97,7 @@ def _table(table: Any, builder: SectionBuilder) -> None:
 
 
 def read_pptx(path: Path) -> ParsedDocument:
-    _check_not_encrypted(path, "PowerPoint", ".pptx")
+    check_not_encrypted(path, "PowerPoint", ".pptx")
     import pptx
     from pptx.exc import PackageNotFoundError
 

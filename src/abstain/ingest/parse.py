@@ -2,8 +2,8 @@
 
 Every format is parsed by a well-kept library (docs/INGEST.md has the table):
 markdown-it-py (Markdown), BeautifulSoup (HTML), pypdf (PDF), PyYAML (front matter),
-docutils (reStructuredText), python-docx (Word) and python-pptx (PowerPoint) from
-the ``formats`` extra, the standard library for notebooks, e-mail and CSV. Text must be
+docutils (reStructuredText), python-docx (Word), python-pptx (PowerPoint) and openpyxl
+(Excel) from the ``formats`` extra, the standard library for notebooks, e-mail and CSV. Text must be
 UTF-8: anything else is an :class:`~abstain.errors.IngestError` that says how to convert
 it, for files given to the CLI and for HTTP uploads alike (:func:`decode_text`). A file
 whose parser is not installed is skipped with the ``pip install`` that brings it.
@@ -97,8 +97,12 @@ FORMATS = (
            f"email, mailbox {_STDLIB}"),
     Format("CSV", (".csv", ".tsv"), _lazy("abstain.ingest.tabular", "read_csv"),
            f"csv {_STDLIB}", streamed=True),
+    Format("Excel", (".xlsx", ".xlsm"), _lazy("abstain.ingest.tabular", "read_xlsx"),
+           "openpyxl", "formats", streamed=True),
 )
 _BY_SUFFIX = {suffix: f for f in FORMATS for suffix in f.suffixes}
+_OLD_OFFICE = {".doc": ".docx", ".xls": ".xlsx", ".ppt": ".pptx"}
+"""The old binary Office formats, which no parser here reads, and what to save them as."""
 SUPPORTED_SUFFIXES = tuple(_BY_SUFFIX)
 
 
@@ -106,8 +110,7 @@ def parse_file(path: Path) -> ParsedDocument:
     suffix = path.suffix.lower()
     fmt = _BY_SUFFIX.get(suffix)
     if fmt is None:
-        raise IngestError(str(path), f"unsupported file type {suffix or '(none)'}; "
-                          f"supported: {', '.join(SUPPORTED_SUFFIXES)}")
+        raise unsupported(str(path), suffix, listed=True)
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES and not fmt.streamed:
@@ -118,6 +121,16 @@ def parse_file(path: Path) -> ParsedDocument:
         raise IngestError(str(path), f"reading {fmt.name} needs {hint}") from exc
     except OSError as exc:
         raise IngestError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+
+
+def unsupported(source: str, suffix: str, *, listed: bool = False) -> IngestError:
+    """The error for a file of a type no parser reads; an old binary Office file says what
+    to save it as. ``listed``: the supported suffixes follow."""
+    if suffix in _OLD_OFFICE:
+        return IngestError(source, f"an old binary Office file ({suffix}), which is not read: "
+                                   f"save it as {_OLD_OFFICE[suffix]} and ingest that")
+    return IngestError(source, f"unsupported file type {suffix or '(none)'}" + (
+        f"; supported: {', '.join(SUPPORTED_SUFFIXES)}" if listed else ""))
 
 
 def parse_bytes(data: bytes, name: str) -> ParsedDocument:
@@ -176,8 +189,9 @@ def decode_text(data: bytes, source: str) -> str:
 
 
 _SIGNATURES = ((b"%PDF-", "a PDF file (.pdf)"),
-               (b"PK\x03\x04", "a ZIP container (.docx, .pptx or .zip)"),
-               (b"\xd0\xcf\x11\xe0", "an old Office file (.doc, .xls, .ppt: save it as .docx)"))
+               (b"PK\x03\x04", "a ZIP container (.docx, .pptx, .xlsx or .zip)"),
+               (b"\xd0\xcf\x11\xe0",
+                "an old Office file (.doc, .xls, .ppt: save it as .docx, .xlsx or .pptx)"))
 """How documents that are not text begin: what a text file that begins so really is."""
 
 

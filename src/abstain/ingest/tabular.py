@@ -1,24 +1,32 @@
-"""CSV and TSV files (the standard library's ``csv``), read as a stream.
+"""Tables kept as files, read as a stream: CSV and TSV (the standard library's ``csv``)
+and Excel workbooks (``.xlsx`` / ``.xlsm``, openpyxl from the ``formats`` extra).
 
-The first row is the header; every other row is one table-row block carrying it
-("column: value; column: value"). Rows are read from disk each time the sections are
-walked, :data:`ROWS_PER_SECTION` at a time, so a file of any size is ingested with
-flat memory. The dialect (comma, semicolon, tab …) is sniffed from the first 64 KiB.
+A table's header row is carried by every other row, each one table-row block ("column:
+value; column: value"). Rows are read from disk each time the sections are walked,
+:data:`ROWS_PER_SECTION` at a time, so a file of any size is ingested with flat memory.
+CSV: the first row is the header; the dialect (comma, semicolon, tab …) is sniffed from
+the first 64 KiB. A workbook: each visible sheet is a table whose header is its first row
+of two or more filled cells (a title above it is a paragraph); cells read as Excel shows
+them where that matters (dates, percentages, TRUE / FALSE), formulas as the value Excel
+last saved; hidden sheets are left out and recorded.
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
+import datetime
 import sys
+import zipfile
 from collections.abc import Iterator, Sequence
 from itertools import islice
 from pathlib import Path
-from typing import overload
+from typing import Any, overload
 
 from abstain.errors import IngestError
-from abstain.ingest.blocks import Block, ParsedDocument, Section, table_row
+from abstain.ingest.blocks import Block, ParsedDocument, Section, paragraph, table_row
 from abstain.ingest.parse import convert_hint, signed_as
+from abstain.ingest.visibility import DropKind, dropped
 
 ROWS_PER_SECTION = 200
 """Rows per section: a section is a parent chunk's worth of rows, never the whole file."""
@@ -33,7 +41,33 @@ def read_csv(path: Path) -> ParsedDocument:
     return ParsedDocument(title=path.stem, sections=sections)
 
 
-class CsvSections(Sequence[Section]):
+class _Streamed(Sequence[Section]):
+    """Sections re-read from disk on each pass (:meth:`__iter__`), never all held."""
+
+    _count: int | None = None
+
+    def __iter__(self) -> Iterator[Section]:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        if self._count is None:
+            self._count = sum(1 for _ in self)
+        return self._count
+
+    def __bool__(self) -> bool:
+        return next(iter(self), None) is not None
+
+    @overload
+    def __getitem__(self, index: int) -> Section: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Section]: ...
+
+    def __getitem__(self, index: int | slice) -> Section | Sequence[Section]:
+        return list(self)[index]
+
+
+class CsvSections(_Streamed):
     """The rows of a CSV file as sections, re-read from disk on each pass."""
 
     def __init__(self, path: Path) -> None:
@@ -55,7 +89,6 @@ class CsvSections(Sequence[Section]):
         if path.suffix.lower() != ".tsv":
             with contextlib.suppress(csv.Error):  # one column, or no delimiter: plain CSV
                 self.dialect = csv.Sniffer().sniff(sample, delimiters=",;\t|")
-        self._count: int | None = None
 
     def __iter__(self) -> Iterator[Section]:
         csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
@@ -77,19 +110,114 @@ class CsvSections(Sequence[Section]):
         except (csv.Error, UnicodeDecodeError) as exc:
             raise IngestError(str(self.path), f"not readable CSV ({exc})") from exc
 
-    def __len__(self) -> int:
-        if self._count is None:
-            self._count = sum(1 for _ in self)
-        return self._count
 
-    def __bool__(self) -> bool:
-        return next(iter(self), None) is not None
+# -- Excel workbooks -------------------------------------------------------------------------
 
-    @overload
-    def __getitem__(self, index: int) -> Section: ...
+def read_xlsx(path: Path) -> ParsedDocument:
+    from abstain.ingest.office import check_not_encrypted
 
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Section]: ...
+    check_not_encrypted(path, "Excel", ".xlsx")
+    with _workbook(path) as book:
+        names = [(ws.title, ws.sheet_state) for ws in book.worksheets]
+        title = str(book.properties.title or "").strip()
+    hidden = tuple(dropped(DropKind.HIDDEN, f"{state} sheet", name)
+                   for name, state in names if state != "visible")
+    sections = SheetSections(path, [name for name, state in names if state == "visible"])
+    if not sections:
+        raise IngestError(str(path), "no filled cells in its visible sheets" if hidden
+                          else "no filled cells")
+    return ParsedDocument(title=title or path.stem, sections=sections, dropped=hidden)
 
-    def __getitem__(self, index: int | slice) -> Section | Sequence[Section]:
-        return list(self)[index]
+
+@contextlib.contextmanager
+def _workbook(path: Path) -> Iterator[Any]:
+    import openpyxl
+    from openpyxl.utils.exceptions import InvalidFileException
+
+    try:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, TypeError,
+            SyntaxError) as exc:  # SyntaxError: the XML parsers' errors derive from it
+        raise IngestError(str(path), f"not a readable Excel workbook ({exc})") from exc
+    try:
+        yield book
+    finally:
+        book.close()
+
+
+class SheetSections(_Streamed):
+    """The visible sheets of a workbook as sections, re-read from disk on each pass: each
+    sheet's rows :data:`ROWS_PER_SECTION` at a time, headed by the sheet's name (when the
+    workbook has several) and the rows' numbers as Excel shows them."""
+
+    def __init__(self, path: Path, sheets: Sequence[str]) -> None:
+        self.path = path
+        self.sheets = tuple(sheets)
+
+    def __iter__(self) -> Iterator[Section]:
+        with _workbook(self.path) as book:
+            for name in self.sheets:
+                above = (name,) if len(self.sheets) > 1 else ()
+                try:
+                    yield from _sheet_sections(book[name], above)
+                except (zipfile.BadZipFile, KeyError, ValueError, TypeError, SyntaxError) as exc:
+                    raise IngestError(str(self.path), f"sheet {name!r} is not readable "
+                                                      f"({exc})") from exc
+
+
+def _sheet_sections(sheet: Any, above: tuple[str, ...]) -> Iterator[Section]:
+    header: list[str] | None = None
+    blocks: list[Block] = []
+    first = last = 0
+    for number, row in enumerate(sheet.iter_rows(), start=sheet.min_row or 1):
+        cells = _trimmed([_cell_text(c) for c in row])
+        if not cells:
+            continue
+        if header is None and sum(1 for c in cells if c) >= 2:
+            header = cells
+            continue
+        block = table_row(header, cells) if header is not None else paragraph(" ".join(
+            c for c in cells if c))
+        if block is None:
+            continue
+        first = first or number
+        last = number
+        blocks.append(block)
+        if len(blocks) == ROWS_PER_SECTION:
+            yield Section((*above, f"rows {first}–{last}"), tuple(blocks))
+            blocks, first = [], 0
+    if blocks:
+        yield Section((*above, f"rows {first}–{last}"), tuple(blocks))
+
+
+def _trimmed(cells: list[str]) -> list[str]:
+    while cells and not cells[-1]:
+        cells.pop()
+    return cells
+
+
+def _cell_text(cell: Any) -> str:
+    """A cell's value as a reader of the sheet sees it: dates without a midnight time,
+    percentages as percentages, numbers without binary noise (0.30000000000000004 → 0.3)."""
+    value = getattr(cell, "value", None)
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, datetime.datetime):
+        if value.time() == datetime.time():
+            return value.date().isoformat()
+        return value.isoformat(sep=" ", timespec="seconds" if value.second else "minutes")
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, int | float):
+        if "%" in str(getattr(cell, "number_format", "") or ""):
+            return f"{_number(value * 100)}%"
+        return _number(value)
+    return str(value)
+
+
+def _number(value: float) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"{value:.15g}" if isinstance(value, float) else str(value)

@@ -21,7 +21,7 @@ from starlette.datastructures import UploadFile
 from abstain.errors import IngestError, SourceConflict
 from abstain.ingest import IngestReport, document_id
 from abstain.ingest.blocks import BlockKind, ParsedDocument
-from abstain.ingest.parse import SUPPORTED_SUFFIXES, decode_text, parse_bytes
+from abstain.ingest.parse import SUPPORTED_SUFFIXES, decode_text, parse_bytes, unsupported
 from abstain.ingest.screen import summary
 from abstain.ingest.visibility import Dropped
 from abstain.server.auth import Workspace
@@ -180,8 +180,7 @@ def _decode(source: str, data: bytes) -> tuple[TextDocument, tuple[Dropped, ...]
     suffix = PurePosixPath(source).suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
         raise ApiError(415, "unsupported_media_type",
-                       f"{source}: unsupported file type {suffix or '(none)'}; "
-                       f"supported: {', '.join(SUPPORTED_SUFFIXES)}")
+                       f"{source}: {unsupported(source, suffix, listed=True).reason}")
     if suffix not in _FORMATS:  # PDF, reST, Word, notebooks, mail, CSV: parsed here
         parsed = parse_bytes(data, source)
         return TextDocument(text=_as_markdown(parsed), source=source, format="md",
