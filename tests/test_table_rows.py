@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from abstain.embed import HashingEmbedder
+from abstain.embed import Embedder, HashingEmbedder
 from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit, RowVerdict
 from abstain.pipeline import Pipeline
 from abstain.question import Question
@@ -81,6 +81,32 @@ def test_the_reader_decides_where_the_columns_cannot_tell(question: str) -> None
     assert _verdict(question) is None
 
 
+PRODUCT = ("- SKU: SKU-00170; product_name: Cedar Saucepan M; category: Kitchen; "
+           "price_usd: 305.87; stock_qty: 70; Supplier: Meridian Wholesale; weight_kg: 1.73")
+SERVER = ("- hostname: web-14.prod; IP Address: 10.16.52.213; OS: RHEL 8.9; RAM GB: 32; "
+          "rack: R07-U08; owner_team: data-eng")
+
+
+@pytest.mark.parametrize(("question", "row", "column"), [
+    ("how heavy is SKU-00170", PRODUCT, "weight_kg"),
+    ("which operating system does web-14.prod run", SERVER, "OS"),
+    ("Which carrier shipped SKU-00170?", PRODUCT, None),  # no column is near enough
+    ("What is the serial number of web-14.prod?", SERVER, None),
+    ("When was SKU-00170 restocked?", PRODUCT, None),
+    ("What is the insurance expiry date of SKU-00170?", PRODUCT, None),  # not any date
+    ("What is the supplier rating of SKU-00170?", PRODUCT, None),  # its words decide
+])
+def test_which_column_a_question_asks_for_is_read_by_meaning(
+        minilm: Embedder, question: str, row: str, column: str | None) -> None:
+    parsed = Row.parse(row)
+    assert parsed is not None
+    asked = Question.parse(question)
+    assert rows.column_by_meaning(asked, parsed.columns[1:], minilm) == column
+    found = rows.verdict(asked, parsed, embedder=minilm)
+    assert (found is RowVerdict.ANSWERS) is (column is not None)
+    assert rows.verdict(asked, parsed) is not RowVerdict.ANSWERS  # words alone cannot tell
+
+
 def test_a_documentation_table_row_is_not_judged_by_the_words_around_the_asked_thing() -> None:
     """A docs table of commands: "what does X do if …" names no property; its other words
     ("dependency group") describe, they are not a column the row lacks."""
@@ -138,6 +164,26 @@ def test_a_csv_question_about_a_column_it_lacks_is_refused(tmp_path: Path) -> No
         assert answered.confidence >= rows.ANSWERED_RIGHT
         decided = next(c for c in answered.checks if c.name == "calibrated_confidence")
         assert "a table row that answers by its columns" in decided.detail
+
+
+def test_a_question_that_names_its_column_by_another_word_is_answered_from_the_row(
+        tmp_path: Path, minilm: Embedder) -> None:
+    """End to end with the shipped reader and embedder: "who drives FL-1013?" asks for the
+    ``Driver`` column; the row answers by its columns."""
+    (tmp_path / "fleet.csv").write_text(
+        "vehicle_id,Make,fuel_type,Tank Capacity (L),Driver,Last Service Date\n"
+        + "".join(f"FL-{1000 + i},{('Volvo', 'Iveco', 'MAN')[i % 3]},"
+                  f"{('diesel', 'petrol')[i % 2]},{40 + i % 30},Driver {i % 9},"
+                  f"2026-0{1 + i % 9}-1{i % 10}\n" for i in range(80)))
+    with Pipeline(SQLiteStore(tmp_path / "kb.db"), minilm) as pipe:
+        pipe.ingest([tmp_path / "fleet.csv"])
+        asked = pipe.ask("who drives FL-1013?")
+        assert asked.answered, asked.refusal
+        assert "FL-1013" in asked.text and "Driver: Driver 4" in asked.text
+        reading = next(c for c in asked.checks if c.name == "answerability")
+        assert "answers" in reading.detail
+        absent = pipe.ask("What is the insurance expiry date of FL-1013?")
+        assert not absent.answered
 
 
 ACCOUNT = ("- account_id: ACME-0042; company_name: Pied Piper Logistics Inc; plan: Enterprise; "

@@ -58,6 +58,7 @@ from abstain.trace import Outcome, Trace, ms_since
 
 if TYPE_CHECKING:
     from abstain.confidence import Calibration
+    from abstain.embed import Embedder
     from abstain.rerank.reading import PairLogits, Reading
 
 
@@ -433,8 +434,7 @@ class Gate:
         are reused but for the checks that read the reading (:attr:`GateCheck.reads`)."""
         t = self.thresholds
         scene = _Scene(data, t, curated_match(data.question.text, data.evidence))
-        waive = (data.reading is not None and t.waive_lexical_at is not None
-                 and data.reading.answerability >= t.waive_lexical_at)
+        waived = _waived_by(data.reading, t)
         reused = dict(earlier.findings) if earlier is not None else {}
         ran: list[tuple[CheckName, Finding | None]] = []
         findings: list[Finding] = []
@@ -447,11 +447,8 @@ class Gate:
             check = finding.check
             if row.curated_exempt and scene.curated and not check.passed:
                 check = replace(check, passed=True, detail=check.detail + CURATED)
-            elif row.waivable and waive and not check.passed:
-                assert data.reading is not None and t.waive_lexical_at is not None
-                check = replace(check, passed=True, detail=(
-                    f"{check.detail} (waived: the reader reads an answer, answerability "
-                    f"{data.reading.answerability:.2f} >= {t.waive_lexical_at:g})"))
+            elif row.waivable and waived and not check.passed:
+                check = replace(check, passed=True, detail=f"{check.detail} (waived: {waived})")
             findings.append(replace(finding, check=check))
         for name, rule in self.rules:
             result = rule(data)
@@ -469,6 +466,21 @@ class Gate:
         return GateResult(failed is None, checks, failed, suggestions, missing, tuple(ran))
 
 
+def _waived_by(reading: Reading | None, t: GateThresholds) -> str | None:
+    """Why the word-level checks of whether the evidence answers are waived, or None: the
+    reader reads an answer (answerability at ``waive_lexical_at``), or the best window is a
+    table row whose columns answer — which column a question asks for is read there, by
+    name or by meaning, better than by the words it shares with the row."""
+    if reading is None:
+        return None
+    if reading.by_columns == RowVerdict.ANSWERS:
+        return "the best window is a table row that answers by its columns"
+    if t.waive_lexical_at is not None and reading.answerability >= t.waive_lexical_at:
+        return (f"the reader reads an answer, answerability {reading.answerability:.2f} >= "
+                f"{t.waive_lexical_at:g}")
+    return None
+
+
 def row_lookup(reading: Reading | None) -> tuple[float, str] | None:
     """What an answer whose best window is a table row that answers by its columns states
     at least (:data:`abstain.rerank.rows.ANSWERED_RIGHT`), and why; None otherwise."""
@@ -480,7 +492,8 @@ def row_lookup(reading: Reading | None) -> tuple[float, str] | None:
 
 
 def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: PairLogits | None,
-                      data: GateInput) -> tuple[GateResult, GateInput]:
+                      data: GateInput, *, embedder: Embedder | None = None
+                      ) -> tuple[GateResult, GateInput]:
     """The gate's verdict, with the reader's reading when it can matter.
 
     A question the gate refuses on a check no reading overturns (nothing retrieved, nothing
@@ -498,7 +511,7 @@ def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: Pa
         return result, data
     from abstain.rerank.reading import read_evidence  # numpy: only when a reader runs
 
-    reading = read_evidence(reader, data.question, data.evidence)
+    reading = read_evidence(reader, data.question, data.evidence, embedder=embedder)
     if reading is None:
         return result, data
     features = replace(data.features, answerability=reading.answerability)
@@ -517,7 +530,7 @@ def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: Pa
 def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
          known_identifiers: Callable[[], list[str]], reader: PairLogits | None = None,
          reading_calibration: Calibration | None = None,
-         answering_first: bool | None = None) -> Trace:
+         answering_first: bool | None = None, embedder: Embedder | None = None) -> Trace:
     """The gate stage: the scored trace passes (its evidence goes to the generator) or ends
     in the refusal of the first failing check; an ended trace passes through.
 
@@ -537,7 +550,7 @@ def gate(trace: Trace, checker: Gate, *, min_confidence: float | None,
     result, gated = gate_with_reading(checker, reading_calibration, reader, GateInput(
         question=trace.parsed, evidence=trace.evidence, retrieved=trace.retrieved,
         features=trace.features, confidence=trace.confidence, min_confidence=min_confidence,
-        known_identifiers=known_identifiers, focus=trace.focus))
+        known_identifiers=known_identifiers, focus=trace.focus), embedder=embedder)
     result, confidence = checker.weigh(result, gated)
     timings: tuple[tuple[str, float], ...] = (("gate_ms", ms_since(started)),)
     trace = replace(trace, confidence=confidence)

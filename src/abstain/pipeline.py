@@ -282,7 +282,8 @@ class Pipeline:
                      known_identifiers=lambda: self.store.identifiers(ws),
                      reader=self.reader, reading_calibration=self.reading_calibration,
                      answering_first=(self.gate.thresholds.reading_decides
-                                      or self.generator.uses_llm))
+                                      or self.generator.uses_llm),
+                     embedder=self.embedder)
         trace = clarify(trace, self.terminology)  # an unknown term: ask, don't guess
         if self.clarify_on_empty and self.generator.uses_llm:
             trace = ask_to_clarify(trace, self.generator)

@@ -23,6 +23,7 @@ from typing import Protocol
 import numpy as np
 
 from abstain.align.checks import holds
+from abstain.embed import Embedder
 from abstain.evidence import Evidence, ReadWindow, RowVerdict
 from abstain.question import Question
 from abstain.rerank import rows
@@ -120,8 +121,10 @@ def named_first(question: Question, evidence: Sequence[Evidence]) -> list[int]:
 
 
 def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evidence], *,
-                  chunks: int = READ_CHUNKS, windows: int = READ_WINDOWS) -> Reading | None:
-    """The reading of the first ``chunks`` kept chunks; None when there is nothing to read."""
+                  chunks: int = READ_CHUNKS, windows: int = READ_WINDOWS,
+                  embedder: Embedder | None = None) -> Reading | None:
+    """The reading of the first ``chunks`` kept chunks; None when there is nothing to read.
+    ``embedder``: a table row's columns are also read by meaning (:mod:`abstain.rerank.rows`)."""
     started = time.perf_counter()
     order = named_first(question, evidence[:max(READ_FROM, chunks)])[:chunks]
     if not order or not question.text.strip():
@@ -136,7 +139,8 @@ def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evi
     logits = reader.logits([question.text] * len(chosen),
                            [as_read(reader, item[3], evidence[item[1]]) for item in chosen])
     read_rows = rows.read(question, [item[3] for item in chosen],
-                          [sigmoid(float(score)) for score in logits[:, ANSWERS_HEAD]])
+                          [sigmoid(float(score)) for score in logits[:, ANSWERS_HEAD]],
+                          embedder=embedder)
     best = int(np.argmax([p for p, _ in read_rows]))
     probability, verdict = read_rows[best]
     read_windows = tuple(
