@@ -107,6 +107,30 @@ def test_which_column_a_question_asks_for_is_read_by_meaning(
     assert rows.verdict(asked, parsed) is not RowVerdict.ANSWERS  # words alone cannot tell
 
 
+CONTRACT = "- Contract No: CT-2022-0215; Vendor: Acme; Start: 2022-03-01; End: 2024-02-28"
+TICKET = "- ticket_id: TKT-55441; Customer: Bo; Opened At: 2024-03-21 17:05; Status: open"
+
+
+@pytest.mark.parametrize(("question", "row"), [
+    ("What is the Start date of CT-2022-0215?", CONTRACT),
+    ("What is the Opened At timestamp of TKT-55441?", TICKET),
+    ("What is the Odometer (km) reading for FL-4814?",
+     "- vehicle_id: FL-4814; Make: MAN; Odometer (km): 123000; Driver: Bo"),
+])
+def test_a_column_named_as_its_header_writes_it_is_asked_for_not_a_key(
+        question: str, row: str) -> None:
+    """A capitalised column name reads as a name; it is the column asked for, not the
+    record asked about (it keyed nothing, and cut what the question asks for short)."""
+    assert _verdict(question, row) is RowVerdict.ANSWERS
+
+
+def test_a_column_named_in_part_is_not_the_column_asked_for() -> None:
+    assert _verdict("What is the vendor contact email for CT-2022-0215?", CONTRACT) is (
+        RowVerdict.DOES_NOT_ANSWER)
+    assert _verdict("What is the Vendor Contact Email for CT-2022-0215?", CONTRACT) is not (
+        RowVerdict.ANSWERS)
+
+
 def test_a_documentation_table_row_is_not_judged_by_the_words_around_the_asked_thing() -> None:
     """A docs table of commands: "what does X do if …" names no property; its other words
     ("dependency group") describe, they are not a column the row lacks."""

@@ -13,7 +13,9 @@ same,
 * it **answers** when an asked word names a column other than the one the asked
   identifier sits in, and every asked word is in the row — or, for a what / which
   question, every word of what it asks for ("Which *city* was ORD-00411 shipped to?" of
-  ``order_id: ORD-00411; city: Tartu; status: pending``: "shipped" is the question's verb);
+  ``order_id: ORD-00411; city: Tartu; status: pending``: "shipped" is the question's verb),
+  or when the question writes a column's name as its header does ("What is the *Opened At*
+  timestamp of TKT-55441?": a capitalised name that is a column, not a key);
 * it also **answers** when no asked word names a column but the question reads, by meaning,
   as asking for one column of the row and clearly not another (:func:`column_by_meaning`:
   "how heavy is SKU-00170?" of ``weight_kg``, "which operating system does web-14 run?" of
@@ -82,7 +84,7 @@ _CELL = frozenset({"value", "values"})
 _PATH = re.compile(r"(?<![\w/.:~-])/[\w.{}~-]*[A-Za-z][\w.{}~-]*(?:/[\w.{}~-]+)*/?(?![\w/])")
 """A path the question writes: an endpoint ("/v2/reports") or a file's ("/etc/app.toml")."""
 _TYPE_WORDS = frozenset(stem(w) for w in (
-    "day date time year month week hour minute second number amount figure").split())
+    "day date time timestamp year month week hour minute second number amount figure").split())
 """Words that ask for a type of value rather than name a column."""
 _ACROSS_ROWS = re.compile(
     r"\b(?:list|all|every|total|sum|average|mean|median|most|least|highest|lowest|largest|smallest"
@@ -160,6 +162,8 @@ def verdict(question: Question, row: Row, *, unique: bool = True,
     if measured & column_stems[0]:  # "how many SLA tiers are there?" of a Tier column
         return RowVerdict.DOES_NOT_ANSWER
     named = keys_named(question) if named is None else named
+    columns_named = [m for m in named if _a_column_named(m, row.columns, row)]
+    named = tuple(m for m in named if m not in columns_named)
     if not named:
         return None
     value_words = [set(tokens(value)) for _, value in row.cells]
@@ -186,9 +190,10 @@ def verdict(question: Question, row: Row, *, unique: bool = True,
         elif term.stem not in value_stems and not columns:
             missing = True
     held = value_stems | named_columns
-    asked_for = [stem(w) for w in asked_property(question)]
-    if unique and naming and (not missing or (asked_for and all(w in held for w in asked_for))):
-        return RowVerdict.ANSWERS
+    asked_for = [stem(w) for w in asked_property(question, row.columns)]
+    if unique and (columns_named or naming and (
+            not missing or (asked_for and all(w in held for w in asked_for)))):
+        return RowVerdict.ANSWERS  # a column named as its header writes it answers outright
     if unique and embedder is not None and column_by_meaning(
             question, [c for i, (c, _) in enumerate(row.cells) if i not in keyed],
             embedder) is not None:
@@ -213,9 +218,10 @@ def column_by_meaning(question: Question, columns: Sequence[str], embedder: Embe
     contact email" for no Vendor."""
     if not columns:
         return None
-    asked = " ".join(asked_property(question)) or question.text
+    asked = " ".join(asked_property(question, columns)) or question.text
     for key in keys_named(question):
-        asked = asked.replace(key.text, " ")
+        if not _a_column_named(key, columns):
+            asked = asked.replace(key.text, " ")
     column_stems = {stem(t) for column in columns for t in tokens(column)}
     if any(stem(w) in column_stems for w in content_words(asked)):
         return None  # its words decide: "purchase cost" is not the Purchase Date column
@@ -241,13 +247,26 @@ def keys_named(question: Question) -> tuple[Mention, ...]:
     return tuple(m for m in named if m.text not in within) + paths
 
 
-def asked_property(question: Question) -> list[str]:
+def _a_column_named(mention: Mention, columns: Sequence[str], row: Row | None = None) -> bool:
+    """Whether ``mention`` is a column's name written capitalised, not a key ("the *Start*
+    date of CT-2022-0215", "the *Opened At* timestamp of TKT-1"): a name whose words are all
+    in one of ``columns`` (and in none of ``row``'s values)."""
+    if mention.kind is not Kind.NAME or not mention.words:
+        return False
+    if row is not None and any(_in(mention, value) for _, value in row.cells):
+        return False
+    return any(set(mention.words) <= set(tokens(column)) for column in columns)
+
+
+def asked_property(question: Question, columns: Sequence[str] = ()) -> list[str]:
     """The content words of what a "what / which" question asks for, up to the first thing
     it names or its verb, less the word just before the name that says what kind of thing
     that is: "carrier" of "Which carrier shipped ORD-00411?", "date birth" of "What's the
     date of birth of Sven Lindqvist?", "status" of "What is the status of order ORD-1?",
     "home address" of "What is X's home address?"; [] for a question that asks otherwise
-    ("What does `pdm install --prod` do if …?")."""
+    ("What does `pdm install --prod` do if …?"). A name that is one of ``columns``, written
+    capitalised, is part of what is asked, not the thing it ends at ("start date" of "What
+    is the Start date of CT-2022-0215?")."""
     asked = question.asked
     match = _POSSESSED.search(asked)
     if match is None:
@@ -255,7 +274,8 @@ def asked_property(question: Question) -> list[str]:
         if match is None:
             return []
     text = _VERB.split(match.group(1), maxsplit=1)[0]  # "which owner team | is listed for"
-    ends = [text.find(m.text) for m in question.mentions if m.text in text]
+    ends = [text.find(m.text) for m in question.mentions
+            if m.text in text and not _a_column_named(m, columns)]
     if not ends:
         return _without_cell(content_words(text))[:PROPERTY_WORDS]
     words = content_words(text[:min(ends)])
