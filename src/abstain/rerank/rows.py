@@ -191,8 +191,8 @@ def verdict(question: Question, row: Row, *, unique: bool = True,
             missing = True
     held = value_stems | named_columns
     asked_for = [stem(w) for w in asked_property(question, row.columns)]
-    if unique and (columns_named or naming and (
-            not missing or (asked_for and all(w in held for w in asked_for)))):
+    if unique and (columns_named or (naming and (
+            not missing or (asked_for and all(w in held for w in asked_for))))):
         return RowVerdict.ANSWERS  # a column named as its header writes it answers outright
     if unique and embedder is not None and column_by_meaning(
             question, [c for i, (c, _) in enumerate(row.cells) if i not in keyed],
