@@ -71,6 +71,8 @@ def test_pdf_text_is_extracted_with_headings(sample_corpus: Path) -> None:
     ("sheet.xlsx", b"PK\x03\x04", "not a readable Excel workbook"),
     ("locked.xlsx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "password-protected"),
     ("old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "save it as .xlsx"),
+    ("budget.ods", b"PK\x03\x04", "an OpenDocument file (.ods), which is not read: save it as "
+                                  ".xlsx"),
     ("binary.txt", b"\x00\x01\x02" * 100, "binary"),
     ("empty.md", b"", "no text"),
     ("locked.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "password-protected"),

@@ -319,6 +319,21 @@ def test_a_workbook_s_visible_sheets_are_tables_read_as_excel_shows_them(
         ("hidden", "hidden sheet", "Margins")]  # left out, and recorded
 
 
+def test_a_cell_reads_with_the_decimals_and_zeros_its_format_shows(tmp_path: Path) -> None:
+    import datetime
+
+    f = _workbook(tmp_path / "office.xlsx", {"Sites": [
+        ["Site", "ZIP", "Share", "Cost", "Opens", "Travel", "Ratio"],
+        ["Dresden", 1097, 0.325537294563843, -1299.5, datetime.time(9, 30),
+         datetime.timedelta(hours=30, minutes=15), 3.5]]},
+        formats={("Sites", "B2"): "00000", ("Sites", "C2"): "0.0%",
+                 ("Sites", "D2"): '"$"#,##0.00;[Red]-"$"#,##0.00', ("Sites", "E2"): "hh:mm",
+                 ("Sites", "F2"): "[h]:mm", ("Sites", "G2"): "# ?/?"})
+    assert kinds(parse_file(f)) == [("table_row", "- Site: Dresden; ZIP: 01097; Share: 32.6%; "
+                                                  "Cost: -1299.50; Opens: 09:30; Travel: 30:15; "
+                                                  "Ratio: 3.5")]
+
+
 def test_a_hidden_sheet_never_answers(pipe: Pipeline, tmp_path: Path) -> None:
     f = _workbook(tmp_path / "prices.xlsx", {
         "Prices": [["SKU", "Name", "Price"], ["A-1", "Widget", 12.5]],

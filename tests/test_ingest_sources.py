@@ -177,7 +177,7 @@ def test_iter_files_walks_in_sorted_order_without_hidden_files(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from abstain.ingest import iter_files
 
-    for rel in ("b.md", "a/z.md", "a/.x.md", ".git/config.md", "c.txt"):
+    for rel in ("b.md", "a/z.md", "a/.x.md", ".git/config.md", "c.txt", "a/~$budget.xlsx"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("x")
     got = [Path(s).relative_to(tmp_path).as_posix() for s, _ in iter_files([tmp_path])]

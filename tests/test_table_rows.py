@@ -150,6 +150,29 @@ def test_rows_of_other_records_do_not_answer_once_the_asked_record_is_read() -> 
     assert alone == [(0.95, None)]
 
 
+PETER = ("- Emp #: 10235; Full name: Peter Brandt; Dept: Finance; Mobile: 01709876543; "
+         "Manager: Maria Lopez")
+ANNA = ("- Emp #: 10234; Full name: Anna Kowalski; Dept: Finance; Mobile: 01701234567; "
+        "Manager: Peter Brandt")
+
+
+def test_the_record_is_the_row_that_holds_its_key_in_an_earlier_column() -> None:
+    """"What is Peter Brandt's mobile?" was answered from Anna's row, where Peter is her
+    manager: both rows hold the name, and the reader read Anna's higher."""
+    question = Question.parse("What is Peter Brandt's mobile?")
+    read = rows.read(question, [ANNA, PETER], [0.95, 0.4])
+    assert read == [(rows.P_DOES_NOT_ANSWER, RowVerdict.ANOTHER_RECORD),
+                    (rows.P_ANSWERS, RowVerdict.ANSWERS)]
+
+
+def test_two_copies_of_one_row_are_one_record() -> None:
+    """A folder holds budget.xlsx and budget_final.xlsx: the same row read twice is not two
+    records of which neither can be the one asked about."""
+    question = Question.parse("What is the mobile of Peter Brandt?")
+    read = rows.read(question, [PETER, PETER], [0.9, 0.9])
+    assert [v for _, v in read] == [RowVerdict.ANSWERS, RowVerdict.ANSWERS]
+
+
 def test_the_reading_names_the_row_it_chose_and_why() -> None:
     doc = Document("d", "default", "orders.csv", "orders", "h")
     text = f"{OTHER}\n{ORDER}"

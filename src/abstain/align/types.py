@@ -17,6 +17,7 @@ from abstain.text import (
     stem,
 )
 from abstain.text.grammar import capitalised_words
+from abstain.text.words import MONTHS, WEEKDAYS
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +52,7 @@ TYPE_STEMS = frozenset(stem(w) for w in (
     "year date day month time release released many much long large big number size timeout "
     "limit count length version percentage").split())
 
-_MONTHS = ("jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april"
-           "|june|july|august|september|october|november|december")
+_MONTHS = "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|" + "|".join(MONTHS)
 _YEAR = (
     r"(?:\b(?:in|since|until|till|by|from|before|after|during|circa|around|year|early|late|mid"
     r"|copyright|released|founded|launched|published|introduced|added|deprecated|removed"
@@ -65,13 +65,12 @@ row's "Opened: 2022"); a bare number that looks like one ("The timeout is 2000 m
 date."""
 _MONTH_NAMED = (r"\b(?:in|by|until|till|from|since|before|after|during|of|every|each|next|last"
                 r"|this)\s+(?:(?:early|mid|late|the\s+end\s+of|the\s+start\s+of)[\s-]+)?"
-                r"(?:january|february|march|april|may|june|july|august|september|october"
-                r"|november|december)\b")
+                rf"(?:{'|'.join(MONTHS)})\b")
 """A month named after a preposition ("replaced in June", "by early March"): a date without
 a day or a year is still the answer to "when"."""
 _DATE = re.compile(
     rf"{_YEAR}|{_MONTH_NAMED}|\b\d{{4}}-\d\d(?:-\d\d)?\b|\b(?:{_MONTHS})\.?\s+\d|\b\d{{1,2}}\s+"
-    rf"(?:{_MONTHS})\b|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
+    rf"(?:{_MONTHS})\b|\b(?:{'|'.join(WEEKDAYS)})s?\b"
     r"|\b\d{1,2}:\d\d\b|\b\d{1,2}\s?(?:am|pm)\b|\b(?:yesterday|today|tomorrow|ago|daily"
     r"|nightly|weekly|monthly|yearly|annually|hourly|quarterly)\b", re.IGNORECASE)
 _VERSION_DATE = re.compile(r"\b(?:version|release|in|since|until|from|before|after)\s+v?\d+"

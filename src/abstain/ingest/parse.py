@@ -103,6 +103,8 @@ FORMATS = (
 _BY_SUFFIX = {suffix: f for f in FORMATS for suffix in f.suffixes}
 _OLD_OFFICE = {".doc": ".docx", ".xls": ".xlsx", ".ppt": ".pptx"}
 """The old binary Office formats, which no parser here reads, and what to save them as."""
+_OPEN_DOCUMENT = {".odt": ".docx", ".ods": ".xlsx", ".odp": ".pptx"}
+"""LibreOffice's formats, which no parser here reads, and what to save them as."""
 SUPPORTED_SUFFIXES = tuple(_BY_SUFFIX)
 
 
@@ -129,6 +131,9 @@ def unsupported(source: str, suffix: str, *, listed: bool = False) -> IngestErro
     if suffix in _OLD_OFFICE:
         return IngestError(source, f"an old binary Office file ({suffix}), which is not read: "
                                    f"save it as {_OLD_OFFICE[suffix]} and ingest that")
+    if suffix in _OPEN_DOCUMENT:
+        return IngestError(source, f"an OpenDocument file ({suffix}), which is not read: save "
+                                   f"it as {_OPEN_DOCUMENT[suffix]} and ingest that")
     return IngestError(source, f"unsupported file type {suffix or '(none)'}" + (
         f"; supported: {', '.join(SUPPORTED_SUFFIXES)}" if listed else ""))
 

@@ -73,6 +73,11 @@ def roots(paths: Iterable[str | Path]) -> list[Path]:
     return [Path(p).expanduser().resolve() for p in paths if Path(p).expanduser().is_dir()]
 
 
+_NOT_DOCUMENTS = (".", "~$")
+"""How the names of files a folder holds but no one wrote begin: hidden files, and the lock
+files Office leaves beside an open document (``~$budget.xlsx``)."""
+
+
 def _walk(root: Path, follow_symlinks: bool) -> Iterator[FileSource | Skip]:
     visited = {root}
     for folder, dirs, files in os.walk(root, followlinks=follow_symlinks):
@@ -95,7 +100,7 @@ def _walk(root: Path, follow_symlinks: bool) -> Iterator[FileSource | Skip]:
             kept.append(name)
         dirs[:] = kept
         for name in sorted(files):
-            if not name.startswith("."):
+            if not name.startswith(_NOT_DOCUMENTS):
                 yield _one(root, here / name, follow_symlinks)
 
 

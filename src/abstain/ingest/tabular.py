@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import datetime
+import re
 import sys
 import zipfile
 from collections.abc import Iterator, Sequence
@@ -197,8 +198,11 @@ def _trimmed(cells: list[str]) -> list[str]:
 
 
 def _cell_text(cell: Any) -> str:
-    """A cell's value as a reader of the sheet sees it: dates without a midnight time,
-    percentages as percentages, numbers without binary noise (0.30000000000000004 → 0.3)."""
+    """A cell's value as a reader of the sheet sees it: dates without a midnight time, times
+    as hours and minutes, durations as Excel's ``[h]:mm`` (30:15), numbers with the decimals
+    and leading zeros their format shows (``0.0%`` → 32.6%, ``00000`` → 01097, ``#,##0.00``
+    → 1299.50; currency symbols and thousands separators are not written), else without
+    binary noise (0.30000000000000004 → 0.3)."""
     value = getattr(cell, "value", None)
     if value is None:
         return ""
@@ -208,13 +212,38 @@ def _cell_text(cell: Any) -> str:
         if value.time() == datetime.time():
             return value.date().isoformat()
         return value.isoformat(sep=" ", timespec="seconds" if value.second else "minutes")
-    if isinstance(value, datetime.date | datetime.time):
+    if isinstance(value, datetime.date):
         return value.isoformat()
+    if isinstance(value, datetime.time):
+        return value.isoformat(timespec="seconds" if value.second else "minutes")
+    if isinstance(value, datetime.timedelta):
+        minutes, seconds = divmod(round(value.total_seconds()), 60)
+        hours, minutes = divmod(minutes, 60)
+        return f"{hours}:{minutes:02d}" + (f":{seconds:02d}" if seconds else "")
     if isinstance(value, int | float):
-        if "%" in str(getattr(cell, "number_format", "") or ""):
-            return f"{_number(value * 100)}%"
-        return _number(value)
+        return _formatted(value, str(getattr(cell, "number_format", "") or ""))
     return str(value)
+
+
+_LITERALS = re.compile(r'"[^"]*"|\[[^\]]*\]|\\.|_.|\*.')
+"""What a number format writes around the number: quoted text, [$€-407] and [Red], escaped
+and padding characters."""
+
+
+def _formatted(value: float, number_format: str) -> str:
+    """``value`` with the decimals, percent sign and leading zeros of its number format (its
+    first section, for positive numbers); General as :func:`_number` writes it."""
+    shape = _LITERALS.sub("", number_format.split(";")[0])
+    if not re.search(r"[0#?]", shape) or re.search(r"[/Ee]", shape):
+        return _number(value)  # General, a format of no digits, a fraction or scientific
+    fraction = re.search(r"\.([0#?]+)", shape)
+    decimals = len(fraction.group(1)) if fraction else 0
+    if "%" in shape:
+        return f"{value * 100:.{decimals}f}%"
+    padded = re.fullmatch(r"0{2,}", shape.strip())
+    if padded and float(value).is_integer() and value >= 0:
+        return str(int(value)).zfill(len(padded.group(0)))
+    return f"{value:.{decimals}f}"
 
 
 def _number(value: float) -> str:

@@ -297,15 +297,27 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
     """Each window's probability with its row's verdict applied, and the verdict. The rows
     read that hold fewer of the question's identifiers and names than another row read are
     other records: they do not answer (the reader scores every row of a table alike; "Pied
-    Piper Media Inc" is not "Pied Piper Logistics Inc"). A row whose key another row of its
-    table read holds too is not the one record asked about."""
+    Piper Media Inc" is not "Pied Piper Logistics Inc"). Of the rows of one table that hold
+    the same key, the record asked about is the one that holds it in an earlier column
+    ("Full name: Peter Brandt" before "… Manager: Peter Brandt": the others name it as a
+    reference), and two rows alike in every cell (a copy of a workbook) are one record;
+    else none of them is the one record asked about."""
     parsed = [Row.parse(w) for w in windows]
     named = keys_named(question)
     keys = [_keys(named, row) for row in parsed]
     keyed = [(row, key) for row, key in zip(parsed, keys, strict=True) if row is not None and key]
 
+    def rivals(row: Row, key: frozenset[str]) -> list[Row]:
+        return [other_row for other_row, other in keyed if other_row.cells != row.cells
+                and same_table(row, other_row) and key <= other]
+
     def unique(row: Row, key: frozenset[str]) -> bool:
-        return sum(key <= other for other_row, other in keyed if same_table(row, other_row)) <= 1
+        return all(_held_at(row, key, named) < _held_at(other, key, named)
+                   for other in rivals(row, key))
+
+    def referenced(row: Row, key: frozenset[str]) -> bool:
+        return bool(key) and any(_held_at(other, key, named) < _held_at(row, key, named)
+                                 for other in rivals(row, key))
 
     verdicts = [None if row is None else verdict(question, row, unique=unique(row, key),
                                                  named=named, embedder=embedder)
@@ -313,7 +325,8 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
     most = max(map(len, keys), default=0)  # the asked record holds most of what is named
     out: list[tuple[float, RowVerdict | None]] = []
     for row, key, found, p in zip(parsed, keys, verdicts, probabilities, strict=True):
-        if found is None and row is not None and len(key) < most:
+        if row is not None and found in (None, RowVerdict.ANSWERS) and (
+                len(key) < most or referenced(row, key)):
             found = RowVerdict.ANOTHER_RECORD
         if found is RowVerdict.ANSWERS:
             p = max(p, P_ANSWERS)
@@ -329,6 +342,12 @@ def same_table(a: Row, b: Row) -> bool:
     column's name: "Global flags Flag")."""
     ours, theirs = set(a.columns[1:]), set(b.columns[1:])
     return 2 * len(ours & theirs) >= min(len(ours), len(theirs)) > 0
+
+
+def _held_at(row: Row, key: frozenset[str], named: Sequence[Mention]) -> int:
+    """The first column of ``row`` whose value holds one of ``key`` (texts of ``named``)."""
+    return min((i for i, (_, value) in enumerate(row.cells)
+                for m in named if m.text in key and _in(m, value)), default=len(row.cells))
 
 
 def _keys(named: Sequence[Mention], row: Row | None) -> frozenset[str]:

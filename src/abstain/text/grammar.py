@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 
 from abstain.text.sentences import split_sentences
-from abstain.text.words import LIGHT_WORDS, STOPWORDS, fold
+from abstain.text.words import LIGHT_WORDS, MONTHS, STOPWORDS, WEEKDAYS, fold
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("flag", re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")),
@@ -80,8 +80,11 @@ NAME = re.compile(r"(?<![\w'’.-])[A-Z][\w]*(?:[-'’][\w]+)*")
 CONTRACTION = re.compile(r"['’](?:d|m|ve|ll|re|t)$")
 """The contracted ending of a word ("I'd", "we've", "don't": "do" or "don", "can't", "won't")."""
 _NOT_NAMES = STOPWORDS | LIGHT_WORDS
-_NAME_FOLLOW = re.compile(r" ([A-Z][a-z]\w*)(?![\w'’.-])")
-"""A second capitalised word makes one name: "GitHub Actions", "Windows Terminal"."""
+_CALENDAR = frozenset(MONTHS + WEEKDAYS)
+"""A month or a weekday alone is no name ("April Ludgate" is)."""
+_NAME_FOLLOW = re.compile(r" ([A-Z][a-z]\w*)(?![\w.-]|['’](?!s\b|\s|$))")
+"""A second capitalised word makes one name: "GitHub Actions", "Windows Terminal", also
+possessive ("Peter Brandt's mobile": one name, not "Peter" and "Brandt")."""
 _NAME_NUMERAL = re.compile(r" ((?=[IVX]{2,}(?![\w-]|\.\w))X{0,3}(?:IX|IV|V?I{0,3}))"
                            r"(?![\w-]|\.\w|['’](?!s\b))")
 """A Roman numeral of two letters or more ends the name before it: "Henry VIII", "Falcon
@@ -128,6 +131,8 @@ def names_in(sentence: str) -> list[tuple[int, int, str]]:
         numeral = _NAME_NUMERAL.match(sentence, end)
         if numeral and sentence[end - 1:end] not in ("'", "’"):
             word, end = f"{word} {numeral.group(1)}", numeral.end()
+        if fold(word) in _CALENDAR:
+            continue  # "on 14 January", "in March", "on Monday": a date, not a name
         out.append((start, end, word))
     return out
 

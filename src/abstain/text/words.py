@@ -136,6 +136,10 @@ LIGHT_WORDS = frozenset(
 """Words that say how a question is asked, not what about: they never count as terms, and a
 capitalised one is no name ("Please", "Roughly"); contractions typed without their
 apostrophe ("whats", "wont") among them."""
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+          "september", "october", "november", "december")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+"""The calendar's words (English): a date's, not a name's ("on 14 January", "on Monday")."""
 _REPEATED = re.compile(r"([a-z])\1+")
 """``vv`` of ``-vv``: a count, not a word."""
 
