@@ -319,6 +319,27 @@ def test_a_workbook_s_visible_sheets_are_tables_read_as_excel_shows_them(
         ("hidden", "hidden sheet", "Margins")]  # left out, and recorded
 
 
+def test_tables_side_by_side_and_one_below_another_are_read_apart(tmp_path: Path) -> None:
+    """A carrier table beside the sites table was read as one table: "Which carrier does the
+    Hamburg site use?" was answered with an invented link."""
+    f = _workbook(tmp_path / "ops.xlsx", {"Sites": [
+        ["Site", "City", None, "Carrier", "Cut-off"],
+        ["WH-01", "Hamburg", None, "DHL Freight", "16:00"],
+        ["WH-02", "Leipzig", None, "Schenker", "15:30"],
+        [], ["Forklift fleet"], ["Unit", "Site", "Next inspection"],
+        ["FL-7", "WH-01", "2026-03-12"]]})
+    doc = parse_file(f)
+    assert [s.heading_path for s in doc.sections] == [
+        ("columns A–B", "rows 2–3"), ("columns D–E", "rows 2–3"), ("rows 5–7",)]
+    assert kinds(doc) == [
+        ("table_row", "- Site: WH-01; City: Hamburg"),
+        ("table_row", "- Site: WH-02; City: Leipzig"),
+        ("table_row", "- Carrier: DHL Freight; Cut-off: 16:00"),
+        ("table_row", "- Carrier: Schenker; Cut-off: 15:30"),
+        ("paragraph", "Forklift fleet"),
+        ("table_row", "- Unit: FL-7; Site: WH-01; Next inspection: 2026-03-12")]
+
+
 def test_a_cell_reads_with_the_decimals_and_zeros_its_format_shows(tmp_path: Path) -> None:
     import datetime
 

@@ -5,10 +5,11 @@ A table's header row is carried by every other row, each one table-row block ("c
 value; column: value"). Rows are read from disk each time the sections are walked,
 :data:`ROWS_PER_SECTION` at a time, so a file of any size is ingested with flat memory.
 CSV: the first row is the header; the dialect (comma, semicolon, tab …) is sniffed from
-the first 64 KiB. A workbook: each visible sheet is a table whose header is its first row
-of two or more filled cells (a title above it is a paragraph); cells read as Excel shows
-them where that matters (dates, percentages, TRUE / FALSE), formulas as the value Excel
-last saved; hidden sheets are left out and recorded.
+the first 64 KiB. A workbook: each visible sheet holds tables, whose header is the first row
+of two or more filled cells (a title above it is a paragraph; tables side by side and one
+below another are read apart, :func:`_sheet_sections`); cells read as Excel shows them
+where that matters (dates, times, the decimals and zeros of a number's format, TRUE /
+FALSE), formulas as the value Excel last saved; hidden sheets are left out and recorded.
 """
 
 from __future__ import annotations
@@ -167,28 +168,84 @@ class SheetSections(_Streamed):
 
 
 def _sheet_sections(sheet: Any, above: tuple[str, ...]) -> Iterator[Section]:
+    """A sheet's tables as sections. The first row of two or more filled cells is the header;
+    a header whose filled cells fall in runs of two or more apart (an empty column between)
+    heads tables side by side, each read under its own run; after an empty row, a row of one
+    filled cell is the title of a table below, whose header is the next row of two or more.
+    Rows before a header are paragraphs."""
+    from openpyxl.utils import get_column_letter
+
     header: list[str] | None = None
-    blocks: list[Block] = []
-    first = last = 0
+    tables = [_Rows(above)]
+    spans: list[tuple[int, int]] = []
+    after_blank = False
     for number, row in enumerate(sheet.iter_rows(), start=sheet.min_row or 1):
         cells = _trimmed([_cell_text(c) for c in row])
         if not cells:
+            after_blank = True
             continue
-        if header is None and sum(1 for c in cells if c) >= 2:
-            header = cells
+        filled = sum(1 for c in cells if c)
+        if header is not None and after_blank and filled == 1:
+            for table in tables:  # a title below a table: the next table begins
+                yield from table.rest()
+            header, tables = None, [_Rows(above)]
+        after_blank = False
+        if header is None and filled >= 2:
+            header, spans = cells, _side_by_side(cells)
+            if len(spans) > 1:
+                lead = tables[0].blocks
+                tables = [_Rows((*above, f"columns {get_column_letter(start + 1)}–"
+                                          f"{get_column_letter(end)}")) for start, end in spans]
+                tables[0].blocks.extend(lead)
             continue
-        block = table_row(header, cells) if header is not None else paragraph(" ".join(
-            c for c in cells if c))
+        if header is None:
+            yield from tables[0].add(paragraph(" ".join(c for c in cells if c)), number)
+            continue
+        for table, (start, end) in zip(tables, spans, strict=True):
+            stop = end if end < len(header) else len(cells)  # the last run takes the rest
+            yield from table.add(table_row(header[start:end], cells[start:stop]), number)
+    for table in tables:
+        yield from table.rest()
+
+
+def _side_by_side(header: list[str]) -> list[tuple[int, int]]:
+    """The column spans of the tables a header heads: each run of filled cells between empty
+    ones, when every run has two or more; else the whole header, one table."""
+    runs: list[tuple[int, int]] = []
+    start: int | None = None
+    for i, cell in enumerate([*header, ""]):
+        if cell and start is None:
+            start = i
+        elif not cell and start is not None:
+            runs.append((start, i))
+            start = None
+    if len(runs) > 1 and all(end - begin >= 2 for begin, end in runs):
+        return runs
+    return [(0, len(header))]
+
+
+class _Rows:
+    """The rows of one table of a sheet as they are read, :data:`ROWS_PER_SECTION` to a
+    section headed by ``above`` and the rows' numbers."""
+
+    def __init__(self, above: tuple[str, ...]) -> None:
+        self.above = above
+        self.blocks: list[Block] = []
+        self.first = self.last = 0
+
+    def add(self, block: Block | None, number: int) -> Iterator[Section]:
         if block is None:
-            continue
-        first = first or number
-        last = number
-        blocks.append(block)
-        if len(blocks) == ROWS_PER_SECTION:
-            yield Section((*above, f"rows {first}–{last}"), tuple(blocks))
-            blocks, first = [], 0
-    if blocks:
-        yield Section((*above, f"rows {first}–{last}"), tuple(blocks))
+            return
+        self.first = self.first or number
+        self.last = number
+        self.blocks.append(block)
+        if len(self.blocks) == ROWS_PER_SECTION:
+            yield from self.rest()
+
+    def rest(self) -> Iterator[Section]:
+        if self.blocks:
+            yield Section((*self.above, f"rows {self.first}–{self.last}"), tuple(self.blocks))
+        self.blocks, self.first = [], 0
 
 
 def _trimmed(cells: list[str]) -> list[str]:
