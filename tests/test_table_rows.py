@@ -165,6 +165,20 @@ def test_the_record_is_the_row_that_holds_its_key_in_an_earlier_column() -> None
                     (rows.P_ANSWERS, RowVerdict.ANSWERS)]
 
 
+def test_of_rows_that_share_a_key_the_record_holds_more_of_the_question_s_words() -> None:
+    """CC-200 has a Travel row and a Training row: "the Q2 budget for training" is the
+    Training row's Q2 (a column named by its header, "Q2", not a key)."""
+    training = "- Cost centre: CC-200; Item: Training; Q1: 2500; Q2: 0; Q3: 3000"
+    travel = "- Cost centre: CC-200; Item: Travel; Q1: 3500; Q2: 4200; Q3: 1500"
+    read = rows.read(Question.parse("What is the Q2 budget for training in cost centre "
+                                    "CC-200?"), [travel, training], [0.9, 0.9])
+    assert read[1] == (rows.P_ANSWERS, RowVerdict.ANSWERS)
+    assert read[0][1] is not RowVerdict.ANSWERS
+    both = rows.read(Question.parse("What is the Q2 budget of CC-200?"), [travel, training],
+                     [0.9, 0.9])
+    assert RowVerdict.ANSWERS not in [v for _, v in both]  # two records: neither is the one
+
+
 def test_two_copies_of_one_row_are_one_record() -> None:
     """A folder holds budget.xlsx and budget_final.xlsx: the same row read twice is not two
     records of which neither can be the one asked about."""

@@ -248,10 +248,11 @@ def keys_named(question: Question) -> tuple[Mention, ...]:
 
 
 def _a_column_named(mention: Mention, columns: Sequence[str], row: Row | None = None) -> bool:
-    """Whether ``mention`` is a column's name written capitalised, not a key ("the *Start*
-    date of CT-2022-0215", "the *Opened At* timestamp of TKT-1"): a name whose words are all
-    in one of ``columns`` (and in none of ``row``'s values)."""
-    if mention.kind is not Kind.NAME or not mention.words:
+    """Whether ``mention`` is a column's name written as its header writes it, not a key
+    ("the *Start* date of CT-2022-0215", "the *Opened At* timestamp of TKT-1", "the *Q2*
+    budget"): a name or an identifier whose words are all in one of ``columns`` (and in none
+    of ``row``'s values)."""
+    if mention.kind not in (Kind.NAME, Kind.IDENTIFIER) or not mention.words:
         return False
     if row is not None and any(_in(mention, value) for _, value in row.cells):
         return False
@@ -300,8 +301,10 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
     Piper Media Inc" is not "Pied Piper Logistics Inc"). Of the rows of one table that hold
     the same key, the record asked about is the one that holds it in an earlier column
     ("Full name: Peter Brandt" before "… Manager: Peter Brandt": the others name it as a
-    reference), and two rows alike in every cell (a copy of a workbook) are one record;
-    else none of them is the one record asked about."""
+    reference), else the one whose values hold more of the question's words ("the Q2
+    budget for training in CC-200": the Training row of CC-200's, not Travel's); two rows
+    alike in every cell (a copy of a workbook) are one record; else none of them is the one
+    record asked about."""
     parsed = [Row.parse(w) for w in windows]
     named = keys_named(question)
     keys = [_keys(named, row) for row in parsed]
@@ -311,12 +314,19 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
         return [other_row for other_row, other in keyed if other_row.cells != row.cells
                 and same_table(row, other_row) and key <= other]
 
+    asked = {stem(w) for w in content_words(question.text)}
+
+    def rank(row: Row, key: frozenset[str]) -> tuple[int, int]:
+        """Lower first: where the row holds its key, then how few asked words its values
+        hold ("the Q2 budget for *training* in CC-200": the Training row, not Travel's)."""
+        held = {stem(t) for _, value in row.cells for t in tokens(value)}
+        return _held_at(row, key, named), -len(asked & held)
+
     def unique(row: Row, key: frozenset[str]) -> bool:
-        return all(_held_at(row, key, named) < _held_at(other, key, named)
-                   for other in rivals(row, key))
+        return all(rank(row, key) < rank(other, key) for other in rivals(row, key))
 
     def referenced(row: Row, key: frozenset[str]) -> bool:
-        return bool(key) and any(_held_at(other, key, named) < _held_at(row, key, named)
+        return bool(key) and any(rank(other, key) < rank(row, key)
                                  for other in rivals(row, key))
 
     verdicts = [None if row is None else verdict(question, row, unique=unique(row, key),
