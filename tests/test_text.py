@@ -90,14 +90,17 @@ def test_documents_and_questions_read_identifiers_with_one_grammar() -> None:
 
 
 @pytest.mark.parametrize("code", ["INV-2024-00727", "CVE-2023-48795", "LAB-S-3391",
-                                  "inv-2024-00595", "ISO-8859-1"])
+                                  "inv-2024-00595", "ISO-8859-1", "6204-2RS", "3M-9001"])
 def test_a_code_of_several_dashed_parts_is_one_identifier(code: str) -> None:
-    """A ticket, invoice or CVE number is one identifier, in a document and in a question
-    (it was a capitalised name, and its rows were not searched as an identifier's)."""
+    """A ticket, invoice, CVE or part number is one identifier, in a document and in a
+    question (it was a capitalised name, or for "6204-2RS" nothing, and its rows were not
+    searched as an identifier's: "Is the Bearing 6204-2RS in stock?" quoted the 6205's row
+    too)."""
     assert find_identifiers(f"See {code} for the details.") == [code]
     assert [m.text for m in Question.parse(f"What is the status of {code}?").identifiers] == [
         code]
     assert find_identifiers("a state-of-the-art x-forwarded-for header") == []
+    assert find_identifiers("24-7 support, 1-2 days, a 3D-printed part, 2023-08-03T23:24") == []
 
 
 def test_a_name_is_a_capitalised_word_that_is_no_stopword_or_light_word() -> None:

@@ -30,6 +30,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("code", re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9]{0,9}(?:-[A-Z0-9]{1,10})*-\d{1,6}"
                         r"(?![\w-])")),
     ("code", re.compile(r"(?<![\w.-])[A-Za-z]+\d+[A-Za-z0-9]*(?![\w-])")),
+    ("code", re.compile(r"(?<![\w.-])(?!\d{4}-\d\d-\d)(?=[0-9A-Z-]*[A-Z])\d[0-9A-Z]*"
+                        r"(?:-[0-9A-Z]+)+(?![\w-])")),
     ("env", re.compile(r"(?<![\w.-])_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w-])")),
     ("snake", re.compile(r"(?<![\w.-])_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])")),
     ("camel", re.compile(r"(?<![\w.-])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?![\w-])")),
