@@ -340,19 +340,98 @@ def test_tables_side_by_side_and_one_below_another_are_read_apart(tmp_path: Path
         ("table_row", "- Unit: FL-7; Site: WH-01; Next inspection: 2026-03-12")]
 
 
+def test_a_label_row_within_a_table_is_no_new_table(tmp_path: Path) -> None:
+    """"Europe" above its countries: a one-cell row after an empty row that a row of values,
+    not a header of text, follows (it read France as a header and lost Japan)."""
+    f = _workbook(tmp_path / "countries.xlsx", {"Countries": [
+        ["Country", "Capital", "Population (m)"], [], ["Europe"], ["France", "Paris", 67],
+        ["Germany", "Berlin", 83], [], ["Asia"], ["Japan", "Tokyo", 125]]})
+    assert kinds(parse_file(f)) == [
+        ("paragraph", "Europe"), ("table_row", "- Country: France; Capital: Paris; "
+                                               "Population (m): 67"),
+        ("table_row", "- Country: Germany; Capital: Berlin; Population (m): 83"),
+        ("paragraph", "Asia"), ("table_row", "- Country: Japan; Capital: Tokyo; "
+                                             "Population (m): 125")]
+
+
+def test_a_merged_header_cell_keeps_one_table_and_titles_are_no_header(
+        tmp_path: Path) -> None:
+    def merge(path: Path) -> None:
+        openpyxl = pytest.importorskip("openpyxl")
+        book = openpyxl.load_workbook(path)
+        book["People"].merge_cells("B1:C1")
+        book.save(path)
+
+    f = _workbook(tmp_path / "people.xlsx", {"People": [
+        ["Name", "Address", None, "Phone", "Mobile"],
+        ["Bo", "Main St 1", "Springfield", "555", "0170"]]})
+    merge(f)
+    assert [s.heading_path for s in parse_file(f).sections] == [("rows 2–2",)]
+    g = _workbook(tmp_path / "ops.xlsx", {"Ops": [
+        ["Sites", None, None, "Carriers"], ["Site", "City", None, "Carrier", "Cut-off"],
+        ["WH-01", "Hamburg", None, "DHL", "16:00"]]})
+    assert kinds(parse_file(g))[:2] == [("paragraph", "Sites Carriers"),
+                                        ("table_row", "- Site: WH-01; City: Hamburg")]
+
+
+def test_a_sheet_s_stated_size_and_first_row_do_not_cut_or_shift_it(tmp_path: Path) -> None:
+    import io
+    import re
+    import zipfile
+
+    openpyxl = pytest.importorskip("openpyxl")
+    f = _workbook(tmp_path / "stock.xlsx", {"Stock": [["SKU", "Name"]] + [
+        [f"S-{i}", f"Item {i}"] for i in range(1, 8)]})
+    source = zipfile.ZipFile(io.BytesIO(f.read_bytes()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as target:  # a program that writes the size as "A1"
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename.endswith("sheet1.xml"):
+                data = re.sub(rb'<dimension ref="[^"]*"/>', b'<dimension ref="A1"/>', data)
+            target.writestr(item, data)
+    f.write_bytes(out.getvalue())
+    doc = parse_file(f)
+    assert [s.heading_path for s in doc.sections] == [("rows 2–8",)]
+    assert len(doc.sections[0].blocks) == 7
+    book = openpyxl.Workbook()
+    book.active["A3"], book.active["B3"], book.active["A4"], book.active["B4"] = (
+        "SKU", "Name", "S-1", "One")
+    book.save(str(tmp_path / "low.xlsx"))
+    assert [s.heading_path for s in parse_file(tmp_path / "low.xlsx").sections] == [
+        ("rows 4–4",)]
+
+
+def test_a_damaged_workbook_is_an_ingest_error(tmp_path: Path) -> None:
+    import io
+    import zipfile
+
+    f = _workbook(tmp_path / "damaged.xlsx", {"Stock": [[f"S-{i}", f"Item {i}", i]
+                                                        for i in range(300)]})
+    raw = bytearray(f.read_bytes())
+    info = zipfile.ZipFile(io.BytesIO(bytes(raw))).getinfo("xl/worksheets/sheet1.xml")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    for k in range(start + 20, start + 60):  # its compressed stream, garbled
+        raw[k] ^= 0xFF
+    f.write_bytes(bytes(raw))
+    with pytest.raises(IngestError, match="not a readable Excel workbook"):
+        list(parse_file(f).sections)
+
+
 def test_a_cell_reads_with_the_decimals_and_zeros_its_format_shows(tmp_path: Path) -> None:
     import datetime
 
     f = _workbook(tmp_path / "office.xlsx", {"Sites": [
-        ["Site", "ZIP", "Share", "Cost", "Opens", "Travel", "Ratio"],
+        ["Site", "ZIP", "Share", "Cost", "Opens", "Travel", "Ratio", "Delta", "Secret"],
         ["Dresden", 1097, 0.325537294563843, -1299.5, datetime.time(9, 30),
-         datetime.timedelta(hours=30, minutes=15), 3.5]]},
+         datetime.timedelta(hours=30, minutes=15), 3.5, -5, 42]]},
         formats={("Sites", "B2"): "00000", ("Sites", "C2"): "0.0%",
                  ("Sites", "D2"): '"$"#,##0.00;[Red]-"$"#,##0.00', ("Sites", "E2"): "hh:mm",
-                 ("Sites", "F2"): "[h]:mm", ("Sites", "G2"): "# ?/?"})
+                 ("Sites", "F2"): "[h]:mm", ("Sites", "G2"): "# ?/?",
+                 ("Sites", "H2"): "0.00;[Red]-0.000", ("Sites", "I2"): ";;;"})
     assert kinds(parse_file(f)) == [("table_row", "- Site: Dresden; ZIP: 01097; Share: 32.6%; "
                                                   "Cost: -1299.50; Opens: 09:30; Travel: 30:15; "
-                                                  "Ratio: 3.5")]
+                                                  "Ratio: 3.5; Delta: -5.000")]
 
 
 def test_a_hidden_sheet_never_answers(pipe: Pipeline, tmp_path: Path) -> None:
@@ -381,7 +460,7 @@ def test_a_large_sheet_is_read_as_a_stream_on_every_pass(tmp_path: Path) -> None
     rows: list[list[object]] = [["sku", "name", "price"]]
     rows += [[f"SKU-{i}", f"Widget {i}", i % 97 + 0.5] for i in range(1, 1001)]
     parsed = parse_file(_workbook(tmp_path / "big.xlsx", {"Stock": rows}))
-    assert not isinstance(parsed.sections, tuple)  # re-read from disk, never all held
+    assert type(parsed.sections).__name__ == "SheetSections"  # re-read from disk each pass
     assert [s.heading_path[-1] for s in parsed.sections] == [
         "rows 2–201", "rows 202–401", "rows 402–601", "rows 602–801", "rows 802–1001"]
     assert len(parsed.sections) == 5 and parsed.sections[4].blocks[-1].text == (

@@ -114,14 +114,23 @@ TICKET = "- ticket_id: TKT-55441; Customer: Bo; Opened At: 2024-03-21 17:05; Sta
 @pytest.mark.parametrize(("question", "row"), [
     ("What is the Start date of CT-2022-0215?", CONTRACT),
     ("What is the Opened At timestamp of TKT-55441?", TICKET),
-    ("What is the Odometer (km) reading for FL-4814?",
-     "- vehicle_id: FL-4814; Make: MAN; Odometer (km): 123000; Driver: Bo"),
 ])
 def test_a_column_named_as_its_header_writes_it_is_asked_for_not_a_key(
         question: str, row: str) -> None:
     """A capitalised column name reads as a name; it is the column asked for, not the
     record asked about (it keyed nothing, and cut what the question asks for short)."""
     assert _verdict(question, row) is RowVerdict.ANSWERS
+
+
+@pytest.mark.parametrize("question", [
+    "What is the Vendor rating for CT-2022-0215?",  # a column named, and a word it lacks
+    "What is the Start fee of CT-2022-0215?",
+    "What is the Odometer (km) reading for FL-4814?",  # the price: "reading" is not held
+])
+def test_a_column_named_with_a_word_the_row_lacks_does_not_answer(question: str) -> None:
+    row = "- vehicle_id: FL-4814; Make: MAN; Odometer (km): 123000; Driver: Bo"
+    assert _verdict(question, CONTRACT if "CT-" in question else row) is (
+        RowVerdict.DOES_NOT_ANSWER)
 
 
 def test_a_column_named_in_part_is_not_the_column_asked_for() -> None:
@@ -171,11 +180,12 @@ def test_of_rows_that_share_a_key_the_record_holds_more_of_the_question_s_words(
     training = "- Cost centre: CC-200; Item: Training; Q1: 2500; Q2: 0; Q3: 3000"
     travel = "- Cost centre: CC-200; Item: Travel; Q1: 3500; Q2: 4200; Q3: 1500"
     read = rows.read(Question.parse("What is the Q2 budget for training in cost centre "
-                                    "CC-200?"), [travel, training], [0.9, 0.9])
+                                    "CC-200?"), [travel, training], [0.9, 0.9],
+                     contexts=["Budget 2026 rows 2–7"] * 2)  # "budget": the sheet's word
     assert read[1] == (rows.P_ANSWERS, RowVerdict.ANSWERS)
     assert read[0][1] is not RowVerdict.ANSWERS
     both = rows.read(Question.parse("What is the Q2 budget of CC-200?"), [travel, training],
-                     [0.9, 0.9])
+                     [0.9, 0.9], contexts=["Budget 2026 rows 2–7"] * 2)
     assert RowVerdict.ANSWERS not in [v for _, v in both]  # two records: neither is the one
 
 

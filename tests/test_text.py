@@ -121,7 +121,8 @@ def test_a_name_is_a_capitalised_word_that_is_no_stopword_or_light_word() -> Non
     ("Who is on call on 14 January 2026, or on Monday?", []),  # a date, which no name is
     ("Is April Ludgate the manager?", ["April Ludgate"]),
 ])
-def test_a_roman_numeral_ends_the_name_before_it(text: str, names: list[str]) -> None:
+def test_a_name_takes_its_numeral_and_possessive_and_no_calendar_word(
+        text: str, names: list[str]) -> None:
     """"Falcon Saucepan III" is one product, not "Falcon Saucepan" and "III": a row of
     another Falcon Saucepan held every part of it, and was quoted as its answer. "Peter
     Brandt's" is one person: "Peter" and "Brandt" were found in a row that held both."""

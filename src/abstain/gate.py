@@ -115,7 +115,9 @@ class GateThresholds:
     waive_lexical_at: float | None = None
     """With a reader: at and above this answerability the word-level proxies of "the evidence
     answers it" (term, informative and passage coverage, answer type) are waived, since the
-    reader read the evidence; None never waives. Existence and retrieval checks stay."""
+    reader read the evidence; None: the reader's answerability never waives them. (A best
+    window that is a table row answering by its columns waives them whatever this is:
+    :func:`_waived_by`.) Existence and retrieval checks stay."""
 
     @property
     def reading_decides(self) -> bool:
@@ -220,7 +222,7 @@ class GateCheck:
     question)."""
     waivable: bool = False
     """A word-level stand-in for "the evidence answers the question", which a confident
-    reading outranks."""
+    reading, or a table row that answers by its columns, outranks (:func:`_waived_by`)."""
     settled_without_reading: bool = False
     """A refusal no reading could overturn: the gate decides it before the reader runs."""
     reads: bool = False
@@ -362,7 +364,8 @@ it by a test); user rules run after them."""
 
 WAIVABLE = frozenset(c.name for c in CHECKS if c.waivable)
 """Word-level stand-ins for "the evidence answers the question", which a confident reader
-outranks; the checks that something exists, or was retrieved closely enough, are not."""
+or a table row answering by its columns outranks; the checks that something exists, or was
+retrieved closely enough, are not."""
 SETTLED_WITHOUT_READING = frozenset(c.name for c in CHECKS if c.settled_without_reading)
 """Refusals a reading could not overturn: the gate decides them before the reader runs, so
 they cost nothing extra."""

@@ -98,7 +98,7 @@ FORMATS = (
     Format("CSV", (".csv", ".tsv"), _lazy("abstain.ingest.tabular", "read_csv"),
            f"csv {_STDLIB}", streamed=True),
     Format("Excel", (".xlsx", ".xlsm"), _lazy("abstain.ingest.tabular", "read_xlsx"),
-           "openpyxl", "formats", streamed=True),
+           "openpyxl", "formats"),
 )
 _BY_SUFFIX = {suffix: f for f in FORMATS for suffix in f.suffixes}
 _OLD_OFFICE = {".doc": ".docx", ".xls": ".xlsx", ".ppt": ".pptx"}
@@ -195,8 +195,8 @@ def decode_text(data: bytes, source: str) -> str:
 
 _SIGNATURES = ((b"%PDF-", "a PDF file (.pdf)"),
                (b"PK\x03\x04", "a ZIP container (.docx, .pptx, .xlsx or .zip)"),
-               (b"\xd0\xcf\x11\xe0",
-                "an old Office file (.doc, .xls, .ppt: save it as .docx, .xlsx or .pptx)"))
+               (b"\xd0\xcf\x11\xe0", "an old Office file ({}: save it as {})".format(
+                   ", ".join(_OLD_OFFICE), ", ".join(_OLD_OFFICE.values()))))
 """How documents that are not text begin: what a text file that begins so really is."""
 
 

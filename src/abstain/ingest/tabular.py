@@ -20,8 +20,9 @@ import datetime
 import re
 import sys
 import zipfile
+import zlib
 from collections.abc import Iterator, Sequence
-from itertools import islice
+from itertools import islice, pairwise
 from pathlib import Path
 from typing import Any, overload
 
@@ -122,13 +123,20 @@ def read_xlsx(path: Path) -> ParsedDocument:
     with _workbook(path) as book:
         names = [(ws.title, ws.sheet_state) for ws in book.worksheets]
         title = str(book.properties.title or "").strip()
-    hidden = tuple(dropped(DropKind.HIDDEN, f"{state} sheet", name)
+    hidden = tuple(dropped(DropKind.HIDDEN, "very hidden sheet" if state == "veryHidden"
+                           else "hidden sheet", name)
                    for name, state in names if state != "visible")
     sections = SheetSections(path, [name for name, state in names if state == "visible"])
     if not sections:
         raise IngestError(str(path), "no filled cells in its visible sheets" if hidden
                           else "no filled cells")
     return ParsedDocument(title=title or path.stem, sections=sections, dropped=hidden)
+
+
+_UNREADABLE = (zipfile.BadZipFile, zlib.error, EOFError, KeyError, IndexError, ValueError,
+               TypeError, SyntaxError)
+"""What reading a damaged workbook raises: its ZIP container, its compressed streams, its
+XML (whose parsers' errors derive from SyntaxError) or the values in it."""
 
 
 @contextlib.contextmanager
@@ -138,8 +146,7 @@ def _workbook(path: Path) -> Iterator[Any]:
 
     try:
         book = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, TypeError,
-            SyntaxError) as exc:  # SyntaxError: the XML parsers' errors derive from it
+    except (InvalidFileException, *_UNREADABLE) as exc:
         raise IngestError(str(path), f"not a readable Excel workbook ({exc})") from exc
     try:
         yield book
@@ -162,66 +169,149 @@ class SheetSections(_Streamed):
                 above = (name,) if len(self.sheets) > 1 else ()
                 try:
                     yield from _sheet_sections(book[name], above)
-                except (zipfile.BadZipFile, KeyError, ValueError, TypeError, SyntaxError) as exc:
+                except _UNREADABLE as exc:
                     raise IngestError(str(self.path), f"sheet {name!r} is not readable "
                                                       f"({exc})") from exc
 
 
 def _sheet_sections(sheet: Any, above: tuple[str, ...]) -> Iterator[Section]:
-    """A sheet's tables as sections. The first row of two or more filled cells is the header;
-    a header whose filled cells fall in runs of two or more apart (an empty column between)
-    heads tables side by side, each read under its own run; after an empty row, a row of one
-    filled cell is the title of a table below, whose header is the next row of two or more.
-    Rows before a header are paragraphs."""
-    from openpyxl.utils import get_column_letter
-
-    header: list[str] | None = None
-    tables = [_Rows(above)]
-    spans: list[tuple[int, int]] = []
-    after_blank = False
-    for number, row in enumerate(sheet.iter_rows(), start=sheet.min_row or 1):
+    """A sheet's tables as sections (:class:`_SheetReader`), its rows numbered as Excel
+    numbers them; the size a sheet states of itself is not trusted (some programs write a
+    wrong one, and read-only reading would stop there)."""
+    sheet.reset_dimensions()
+    reader = _SheetReader(above)
+    for row in sheet.iter_rows():
+        number = next((c.row for c in row if getattr(c, "row", None)), None)
         cells = _trimmed([_cell_text(c) for c in row])
-        if not cells:
-            after_blank = True
+        if number is None or not cells:
+            reader.blank()
             continue
+        yield from reader.row(number, cells, all(
+            isinstance(c.value, str) for c in row if getattr(c, "value", None) is not None))
+    yield from reader.end()
+
+
+SPLIT_AFTER = 20
+"""Rows a header of tables side by side waits for before they are read apart: none of them
+may hold a value in a column between the tables (else it is one table whose header has a
+merged or empty cell)."""
+
+
+class _SheetReader:
+    """The tables of one sheet as its rows come. The first row of two or more filled cells is
+    a header (a row whose filled cells all stand apart, "Sites … Carriers", is titles);
+    a header whose filled cells fall in runs of two or more with an empty column between
+    heads tables side by side, each read under its own run, when no row of the first
+    :data:`SPLIT_AFTER` holds a value between them. After an empty row, a row of one filled
+    cell followed by a row of text in two or more cells is the title and header of a table
+    below; followed by anything else it is a label within the table ("Europe" above its
+    countries). Rows before a header are paragraphs."""
+
+    def __init__(self, above: tuple[str, ...]) -> None:
+        self.above = above
+        self.header: list[str] | None = None
+        self.spans: list[tuple[int, int]] = []
+        self.tables = [_Rows(above)]
+        self.after_blank = False
+        self.title: tuple[int, str] | None = None
+        self.waiting: list[tuple[int, list[str]]] = []
+        """Data rows held while a side-by-side header waits to be confirmed."""
+
+    def blank(self) -> None:
+        self.after_blank = True
+
+    def row(self, number: int, cells: list[str], all_text: bool) -> Iterator[Section]:
         filled = sum(1 for c in cells if c)
-        if header is not None and after_blank and filled == 1:
-            for table in tables:  # a title below a table: the next table begins
-                yield from table.rest()
-            header, tables = None, [_Rows(above)]
-        after_blank = False
-        if header is None and filled >= 2:
-            header, spans = cells, _side_by_side(cells)
-            if len(spans) > 1:
-                lead = tables[0].blocks
-                tables = [_Rows((*above, f"columns {get_column_letter(start + 1)}–"
-                                          f"{get_column_letter(end)}")) for start, end in spans]
-                tables[0].blocks.extend(lead)
-            continue
-        if header is None:
-            yield from tables[0].add(paragraph(" ".join(c for c in cells if c)), number)
-            continue
-        for table, (start, end) in zip(tables, spans, strict=True):
-            stop = end if end < len(header) else len(cells)  # the last run takes the rest
-            yield from table.add(table_row(header[start:end], cells[start:stop]), number)
-    for table in tables:
-        yield from table.rest()
+        after_blank, self.after_blank = self.after_blank, False
+        if self.title is not None:
+            title, self.title = self.title, None
+            if filled >= 2 and all_text and not _titles(cells):  # a table below begins
+                yield from self.end()
+                self.header, self.spans, self.tables = None, [], [_Rows(self.above)]
+                yield from self.tables[0].add(paragraph(title[1]), title[0])
+            else:  # a label within the table
+                yield from self.tables[0].add(paragraph(title[1]), title[0])
+        elif self.header is not None and after_blank and filled == 1:
+            self.title = (number, next(c for c in cells if c))
+            return
+        if self.header is None:
+            if filled >= 2 and not _titles(cells):
+                self.header, self.spans = cells, _side_by_side(cells)
+                return
+            yield from self.tables[0].add(paragraph(" ".join(c for c in cells if c)), number)
+            return
+        if len(self.spans) > 1 and len(self.tables) == 1:
+            self.waiting.append((number, cells))
+            if any(_between(cells, self.spans)):
+                self.spans = [(0, len(self.header))]  # one table after all
+            if len(self.waiting) >= SPLIT_AFTER or len(self.spans) == 1:
+                yield from self._flush_waiting()
+            return
+        yield from self._add(number, cells)
+
+    def end(self) -> Iterator[Section]:
+        if self.title is not None:
+            yield from self.tables[0].add(paragraph(self.title[1]), self.title[0])
+            self.title = None
+        yield from self._flush_waiting()
+        for table in self.tables:
+            yield from table.rest()
+
+    def _flush_waiting(self) -> Iterator[Section]:
+        if not self.waiting:
+            return
+        if len(self.spans) > 1 and len(self.tables) == 1:
+            from openpyxl.utils import get_column_letter
+
+            lead = self.tables[0]
+            self.tables = [_Rows((*self.above, f"columns {get_column_letter(start + 1)}–"
+                                               f"{get_column_letter(end)}"))
+                           for start, end in self.spans]
+            self.tables[0].take(lead)
+        waiting, self.waiting = self.waiting, []
+        for number, cells in waiting:
+            yield from self._add(number, cells)
+
+    def _add(self, number: int, cells: list[str]) -> Iterator[Section]:
+        assert self.header is not None
+        for table, (start, end) in zip(self.tables, self.spans, strict=False):
+            stop = end if end < len(self.header) else len(cells)  # the last run takes the rest
+            yield from table.add(table_row(self.header[start:end], cells[start:stop]), number)
 
 
-def _side_by_side(header: list[str]) -> list[tuple[int, int]]:
-    """The column spans of the tables a header heads: each run of filled cells between empty
-    ones, when every run has two or more; else the whole header, one table."""
+def _runs(cells: list[str]) -> list[tuple[int, int]]:
+    """The spans of filled cells between empty ones."""
     runs: list[tuple[int, int]] = []
     start: int | None = None
-    for i, cell in enumerate([*header, ""]):
+    for i, cell in enumerate([*cells, ""]):
         if cell and start is None:
             start = i
         elif not cell and start is not None:
             runs.append((start, i))
             start = None
-    if len(runs) > 1 and all(end - begin >= 2 for begin, end in runs):
+    return runs
+
+
+def _titles(cells: list[str]) -> bool:
+    """Whether a row's filled cells all stand apart ("Sites" in A1, "Carriers" in D1): the
+    titles of tables side by side, not a header."""
+    runs = _runs(cells)
+    return len(runs) > 1 and all(end - start == 1 for start, end in runs)
+
+
+def _side_by_side(header: list[str]) -> list[tuple[int, int]]:
+    """The column spans of the tables a header heads: each run of filled cells between empty
+    ones, when every run has two or more; else the whole header, one table."""
+    runs = _runs(header)
+    if len(runs) > 1 and all(end - start >= 2 for start, end in runs):
         return runs
     return [(0, len(header))]
+
+
+def _between(cells: list[str], spans: list[tuple[int, int]]) -> list[str]:
+    """The values of ``cells`` in the columns between ``spans``."""
+    return [c for (_, end), (start, _) in pairwise(spans)
+            for c in cells[end:start] if c]
 
 
 class _Rows:
@@ -246,6 +336,12 @@ class _Rows:
         if self.blocks:
             yield Section((*self.above, f"rows {self.first}–{self.last}"), tuple(self.blocks))
         self.blocks, self.first = [], 0
+
+    def take(self, other: _Rows) -> None:
+        """``other``'s rows (a title above tables side by side) before this table's."""
+        self.blocks[:0] = other.blocks
+        self.first = other.first or self.first
+        self.last = self.last or other.last
 
 
 def _trimmed(cells: list[str]) -> list[str]:
@@ -274,9 +370,11 @@ def _cell_text(cell: Any) -> str:
     if isinstance(value, datetime.time):
         return value.isoformat(timespec="seconds" if value.second else "minutes")
     if isinstance(value, datetime.timedelta):
-        minutes, seconds = divmod(round(value.total_seconds()), 60)
+        total = round(value.total_seconds())
+        minutes, seconds = divmod(abs(total), 60)
         hours, minutes = divmod(minutes, 60)
-        return f"{hours}:{minutes:02d}" + (f":{seconds:02d}" if seconds else "")
+        sign = "-" if total < 0 else ""
+        return f"{sign}{hours}:{minutes:02d}" + (f":{seconds:02d}" if seconds else "")
     if isinstance(value, int | float):
         return _formatted(value, str(getattr(cell, "number_format", "") or ""))
     return str(value)
@@ -288,9 +386,15 @@ and padding characters."""
 
 
 def _formatted(value: float, number_format: str) -> str:
-    """``value`` with the decimals, percent sign and leading zeros of its number format (its
-    first section, for positive numbers); General as :func:`_number` writes it."""
-    shape = _LITERALS.sub("", number_format.split(";")[0])
+    """``value`` with the decimals, percent sign and leading zeros of its number format (the
+    section for its sign: a negative number's is the second, when there is one); General as
+    :func:`_number` writes it; nothing for a format that hides the cell (``;;;``)."""
+    sections = number_format.split(";")
+    if len(sections) >= 3 and not any(_LITERALS.sub("", s).strip() for s in sections[:3]):
+        return ""  # ;;; hides the cell from a reader of the sheet
+    if value < 0 and len(sections) >= 2 and sections[1].strip():
+        return "-" + _formatted(-value, sections[1])
+    shape = _LITERALS.sub("", sections[0])
     if not re.search(r"[0#?]", shape) or re.search(r"[/Ee]", shape):
         return _number(value)  # General, a format of no digits, a fraction or scientific
     fraction = re.search(r"\.([0#?]+)", shape)

@@ -140,7 +140,9 @@ def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evi
                            [as_read(reader, item[3], evidence[item[1]]) for item in chosen])
     read_rows = rows.read(question, [item[3] for item in chosen],
                           [sigmoid(float(score)) for score in logits[:, ANSWERS_HEAD]],
-                          embedder=embedder)
+                          embedder=embedder,
+                          contexts=[" ".join((t, *h)) for t, h in
+                                    (page(evidence[item[1]]) for item in chosen)])
     best = int(np.argmax([p for p, _ in read_rows]))
     probability, verdict = read_rows[best]
     read_windows = tuple(

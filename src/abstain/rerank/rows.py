@@ -147,13 +147,14 @@ def _a_column(name: str) -> bool:
 
 def verdict(question: Question, row: Row, *, unique: bool = True,
             named: tuple[Mention, ...] | None = None,
-            embedder: Embedder | None = None) -> RowVerdict | None:
+            embedder: Embedder | None = None, context: str = "") -> RowVerdict | None:
     """Whether ``row`` answers ``question`` by its columns; None where it cannot tell, or
     where the row is not the record asked about. ``unique``: no other row of its table read
     holds what keys this one (else the question is about several rows); ``named``: the
     question's :func:`keys_named`, when the caller has them; ``embedder``: reads which
     column the question asks for by meaning when its words do not say
-    (:func:`column_by_meaning`; None: by words alone)."""
+    (:func:`column_by_meaning`; None: by words alone); ``context``: the row's page title and
+    headings, whose words the row holds too ("the Q2 *budget*" of a budget sheet's row)."""
     column_stems = [{stem(t) for t in tokens(column)} for column, _ in row.cells]
     named_columns = set().union(*column_stems)
     if any(stem(fold(w)) not in named_columns for w in _ACROSS_ROWS.findall(question.asked)):
@@ -189,11 +190,12 @@ def verdict(question: Question, row: Row, *, unique: bool = True,
             naming |= columns - keyed
         elif term.stem not in value_stems and not columns:
             missing = True
-    held = value_stems | named_columns
+    held = value_stems | named_columns | {stem(t) for t in tokens(context)}
     asked_for = [stem(w) for w in asked_property(question, row.columns)]
-    if unique and (columns_named or (naming and (
-            not missing or (asked_for and all(w in held for w in asked_for))))):
-        return RowVerdict.ANSWERS  # a column named as its header writes it answers outright
+    if unique and columns_named and all(w in held for w in asked_for):
+        return RowVerdict.ANSWERS  # a column named as its header writes it, nothing else
+    if unique and naming and (not missing or (asked_for and all(w in held for w in asked_for))):
+        return RowVerdict.ANSWERS
     if unique and embedder is not None and column_by_meaning(
             question, [c for i, (c, _) in enumerate(row.cells) if i not in keyed],
             embedder) is not None:
@@ -294,7 +296,8 @@ def _without_cell(words: list[str]) -> list[str]:
 
 
 def read(question: Question, windows: Sequence[str], probabilities: Sequence[float], *,
-         embedder: Embedder | None = None) -> list[tuple[float, RowVerdict | None]]:
+         embedder: Embedder | None = None, contexts: Sequence[str] = ()
+         ) -> list[tuple[float, RowVerdict | None]]:
     """Each window's probability with its row's verdict applied, and the verdict. The rows
     read that hold fewer of the question's identifiers and names than another row read are
     other records: they do not answer (the reader scores every row of a table alike; "Pied
@@ -329,9 +332,10 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
         return bool(key) and any(rank(other, key) < rank(row, key)
                                  for other in rivals(row, key))
 
+    pages = [*contexts, *[""] * (len(windows) - len(contexts))]
     verdicts = [None if row is None else verdict(question, row, unique=unique(row, key),
-                                                 named=named, embedder=embedder)
-                for row, key in zip(parsed, keys, strict=True)]
+                                                 named=named, embedder=embedder, context=page)
+                for row, key, page in zip(parsed, keys, pages, strict=True)]
     most = max(map(len, keys), default=0)  # the asked record holds most of what is named
     out: list[tuple[float, RowVerdict | None]] = []
     for row, key, found, p in zip(parsed, keys, verdicts, probabilities, strict=True):

@@ -90,7 +90,7 @@ possessive ("Peter Brandt's mobile": one name, not "Peter" and "Brandt")."""
 _NAME_NUMERAL = re.compile(r" ((?=[IVX]{2,}(?![\w-]|\.\w))X{0,3}(?:IX|IV|V?I{0,3}))"
                            r"(?![\w-]|\.\w|['’](?!s\b))")
 """A Roman numeral of two letters or more ends the name before it: "Henry VIII", "Falcon
-Saucepan III" (one name, not a name and "III")."""
+Saucepan III" (one name, not a name and "III"); not after an acronym ("AES IV": an IV)."""
 
 
 def is_name_word(word: str) -> bool:
@@ -131,7 +131,7 @@ def names_in(sentence: str) -> list[tuple[int, int, str]]:
         if follow and is_name_word(follow.group(1)) and not possessive:
             word, end = f"{word} {follow.group(1)}", follow.end()
         numeral = _NAME_NUMERAL.match(sentence, end)
-        if numeral and sentence[end - 1:end] not in ("'", "’"):
+        if numeral and sentence[end - 1:end] not in ("'", "’") and not word.split()[-1].isupper():
             word, end = f"{word} {numeral.group(1)}", numeral.end()
         if fold(word) in _CALENDAR:
             continue  # "on 14 January", "in March", "on Monday": a date, not a name
