@@ -434,6 +434,19 @@ def test_a_cell_reads_with_the_decimals_and_zeros_its_format_shows(tmp_path: Pat
                                                   "Ratio: 3.5; Delta: -5.000")]
 
 
+def test_formulas_saved_without_their_values_are_counted_and_reported(tmp_path: Path) -> None:
+    """openpyxl, pandas and the like write formulas without computing them: the cells read
+    as empty, which a user is told (it was silent)."""
+    f = _workbook(tmp_path / "budget.xlsx", {"Budget": [
+        ["Item", "Q1", "Q2", "Total"], ["Travel", 100, 200, "=B2+C2"], ["Rent", 50, 50, "=B3+C3"]]})
+    doc = parse_file(f)
+    assert kinds(doc) == [("table_row", "- Item: Travel; Q1: 100; Q2: 200"),
+                          ("table_row", "- Item: Rent; Q1: 50; Q2: 50")]
+    assert [(d.kind.value, d.why, d.text) for d in doc.dropped] == [
+        ("uncalculated_formulas", "2 formula cells without a saved value, read as empty: open "
+                                  "and save the workbook in a spreadsheet program", "Budget")]
+
+
 def test_a_hidden_sheet_never_answers(pipe: Pipeline, tmp_path: Path) -> None:
     f = _workbook(tmp_path / "prices.xlsx", {
         "Prices": [["SKU", "Name", "Price"], ["A-1", "Widget", 12.5]],

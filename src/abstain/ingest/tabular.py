@@ -29,7 +29,7 @@ from typing import Any, overload
 from abstain.errors import IngestError
 from abstain.ingest.blocks import Block, ParsedDocument, Section, paragraph, table_row
 from abstain.ingest.parse import convert_hint, signed_as
-from abstain.ingest.visibility import DropKind, dropped
+from abstain.ingest.visibility import DropKind, Dropped, dropped
 
 ROWS_PER_SECTION = 200
 """Rows per section: a section is a parent chunk's worth of rows, never the whole file."""
@@ -126,11 +126,36 @@ def read_xlsx(path: Path) -> ParsedDocument:
     hidden = tuple(dropped(DropKind.HIDDEN, "very hidden sheet" if state == "veryHidden"
                            else "hidden sheet", name)
                    for name, state in names if state != "visible")
-    sections = SheetSections(path, [name for name, state in names if state == "visible"])
+    visible = [name for name, state in names if state == "visible"]
+    sections = SheetSections(path, visible)
     if not sections:
         raise IngestError(str(path), "no filled cells in its visible sheets" if hidden
                           else "no filled cells")
-    return ParsedDocument(title=title or path.stem, sections=sections, dropped=hidden)
+    return ParsedDocument(title=title or path.stem, sections=sections,
+                          dropped=hidden + _uncalculated(path, visible))
+
+
+def _uncalculated(path: Path, sheets: Sequence[str]) -> tuple[Dropped, ...]:
+    """The visible sheets' formula cells saved without a value, counted per sheet: the
+    workbook read a second time, its formulas this time, beside the values."""
+    found: list[Dropped] = []
+    with _workbook(path) as values, _workbook(path, formulas=True) as formulas:
+        for name in sheets:
+            try:
+                count = sum(
+                    1 for saved, written in zip(values[name].iter_rows(values_only=True),
+                                                formulas[name].iter_rows(values_only=True),
+                                                strict=False)
+                    for value, formula in zip(saved, written, strict=False)
+                    if value is None and isinstance(formula, str) and formula.startswith("="))
+            except _UNREADABLE as exc:
+                raise IngestError(str(path), f"sheet {name!r} is not readable ({exc})") from exc
+            if count:
+                found.append(dropped(DropKind.UNCALCULATED, f"{count} formula cell"
+                                     f"{'s' if count != 1 else ''} without a saved value, read "
+                                     "as empty: open and save the workbook in a spreadsheet "
+                                     "program", name))
+    return tuple(found)
 
 
 _UNREADABLE = (zipfile.BadZipFile, zlib.error, EOFError, KeyError, IndexError, ValueError,
@@ -140,12 +165,13 @@ XML (whose parsers' errors derive from SyntaxError) or the values in it."""
 
 
 @contextlib.contextmanager
-def _workbook(path: Path) -> Iterator[Any]:
+def _workbook(path: Path, *, formulas: bool = False) -> Iterator[Any]:
+    """The workbook opened to read its cells' saved values (``formulas``: their formulas)."""
     import openpyxl
     from openpyxl.utils.exceptions import InvalidFileException
 
     try:
-        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        book = openpyxl.load_workbook(path, read_only=True, data_only=not formulas)
     except (InvalidFileException, *_UNREADABLE) as exc:
         raise IngestError(str(path), f"not a readable Excel workbook ({exc})") from exc
     try:

@@ -30,6 +30,9 @@ class DropKind(StrEnum):
     """Zero-width, bidirectional-control or tag characters (stripped, counted)."""
     STUFFING = "keyword_stuffing"
     """A paragraph that repeats a few words over and over."""
+    UNCALCULATED = "uncalculated_formulas"
+    """Formula cells of a workbook saved without the values they compute (written by a
+    program, never opened in a spreadsheet program since): they read as empty."""
 
 
 @dataclass(frozen=True, slots=True)
