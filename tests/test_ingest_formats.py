@@ -330,7 +330,8 @@ def test_tables_side_by_side_and_one_below_another_are_read_apart(tmp_path: Path
         ["FL-7", "WH-01", "2026-03-12"]]})
     doc = parse_file(f)
     assert [s.heading_path for s in doc.sections] == [
-        ("columns A–B", "rows 2–3"), ("columns D–E", "rows 2–3"), ("rows 5–7",)]
+        ("Sites", "columns A–B", "rows 2–3"), ("Sites", "columns D–E", "rows 2–3"),
+        ("Sites", "rows 5–7")]
     assert kinds(doc) == [
         ("table_row", "- Site: WH-01; City: Hamburg"),
         ("table_row", "- Site: WH-02; City: Leipzig"),
@@ -366,7 +367,7 @@ def test_a_merged_header_cell_keeps_one_table_and_titles_are_no_header(
         ["Name", "Address", None, "Phone", "Mobile"],
         ["Bo", "Main St 1", "Springfield", "555", "0170"]]})
     merge(f)
-    assert [s.heading_path for s in parse_file(f).sections] == [("rows 2–2",)]
+    assert [s.heading_path for s in parse_file(f).sections] == [("People", "rows 2–2")]
     g = _workbook(tmp_path / "ops.xlsx", {"Ops": [
         ["Sites", None, None, "Carriers"], ["Site", "City", None, "Carrier", "Cut-off"],
         ["WH-01", "Hamburg", None, "DHL", "16:00"]]})
@@ -392,7 +393,7 @@ def test_a_sheet_s_stated_size_and_first_row_do_not_cut_or_shift_it(tmp_path: Pa
             target.writestr(item, data)
     f.write_bytes(out.getvalue())
     doc = parse_file(f)
-    assert [s.heading_path for s in doc.sections] == [("rows 2–8",)]
+    assert [s.heading_path for s in doc.sections] == [("Stock", "rows 2–8")]
     assert len(doc.sections[0].blocks) == 7
     book = openpyxl.Workbook()
     book.active["A3"], book.active["B3"], book.active["A4"], book.active["B4"] = (

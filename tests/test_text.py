@@ -90,7 +90,7 @@ def test_documents_and_questions_read_identifiers_with_one_grammar() -> None:
 
 
 @pytest.mark.parametrize("code", ["INV-2024-00727", "CVE-2023-48795", "LAB-S-3391",
-                                  "inv-2024-00595", "ISO-8859-1", "6204-2RS", "3M-9001"])
+                                  "inv-2024-00595", "ISO-8859-1", "6204-2RS", "3M-9001", "B-1.07"])
 def test_a_code_of_several_dashed_parts_is_one_identifier(code: str) -> None:
     """A ticket, invoice, CVE or part number is one identifier, in a document and in a
     question (it was a capitalised name, or for "6204-2RS" nothing, and its rows were not

@@ -180,10 +180,17 @@ def _workbook(path: Path, *, formulas: bool = False) -> Iterator[Any]:
         book.close()
 
 
+_DEFAULT_SHEET_NAME = re.compile(
+    r"(?:sheet|tabelle|feuil|hoja|foglio|planilha|blad|arkusz|list|лист|工作表)\s*\d*",
+    re.IGNORECASE)
+"""The name a spreadsheet program gives a new sheet ("Sheet1", "Tabelle1", "Feuil1"), which
+says nothing: every other sheet name ("FY2026", "Prices") heads its sheet's chunks."""
+
+
 class SheetSections(_Streamed):
     """The visible sheets of a workbook as sections, re-read from disk on each pass: each
-    sheet's rows :data:`ROWS_PER_SECTION` at a time, headed by the sheet's name (when the
-    workbook has several) and the rows' numbers as Excel shows them."""
+    sheet's rows :data:`ROWS_PER_SECTION` at a time, headed by the sheet's name (unless a
+    default one, :data:`_DEFAULT_SHEET_NAME`) and the rows' numbers as Excel shows them."""
 
     def __init__(self, path: Path, sheets: Sequence[str]) -> None:
         self.path = path
@@ -192,7 +199,7 @@ class SheetSections(_Streamed):
     def __iter__(self) -> Iterator[Section]:
         with _workbook(self.path) as book:
             for name in self.sheets:
-                above = (name,) if len(self.sheets) > 1 else ()
+                above = () if _DEFAULT_SHEET_NAME.fullmatch(name.strip()) else (name,)
                 try:
                     yield from _sheet_sections(book[name], above)
                 except _UNREADABLE as exc:

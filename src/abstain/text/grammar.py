@@ -26,6 +26,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("flag", re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")),
     ("call", re.compile(r"(?<![\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\([^()]{0,80}\)")),
     ("dotted", re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w(])")),
+    ("code", re.compile(r"(?<![\w.-])[A-Z][A-Z0-9]{0,9}-\d{1,6}\.\d{1,4}(?![\w-]|\.\w)")),
     ("version", re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.]+)?(?![\w.]*\w)")),
     ("code", re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9]{0,9}(?:-[A-Z0-9]{1,10})*-\d{1,6}"
                         r"(?![\w-])")),
