@@ -82,6 +82,21 @@ def test_upload_csv_and_notebook_keep_their_units(scratch: httpx.Client) -> None
     assert _sources(scratch) == ["codes.csv", "setup.ipynb"]
 
 
+def test_a_file_of_an_unsupported_type_in_a_batch_is_skipped_like_a_broken_one(
+        scratch: httpx.Client) -> None:
+    """One .xls among good files rejected the whole upload (415), while a corrupt file in
+    the same batch was skipped: the CLI skips both."""
+    response = scratch.post(WS, files=[
+        ("file", ("prices.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600),
+                  "application/vnd.ms-excel")),
+        ("file", ("hours.txt", b"The office opens at nine.", "text/plain"))])
+    assert response.status_code == 201, response.text
+    body = response.json()
+    assert body["added"] == ["hours.txt"]
+    assert body["skipped"][0]["source"] == "prices.xls"
+    assert "save it as .xlsx" in body["skipped"][0]["reason"]
+
+
 def test_upload_an_excel_workbook_and_ask_about_a_row(scratch: httpx.Client) -> None:
     import io
 

@@ -130,7 +130,8 @@ async def _files(request: Request) -> tuple[list[TextDocument], list[tuple[str, 
                                            list[tuple[str, str]]]:
     """The readable files, (source, reason) for each unreadable one, as the CLI
     reports them, and (source, what was left out) for PDFs with hidden text. Two files
-    with one name reject the whole upload."""
+    with one name reject the whole upload; so do files of types no parser reads, when every
+    file is one (415: one ``.exe``), else they are skipped as the CLI skips them."""
     try:
         form = await request.form(max_files=MAX_FILES, max_fields=MAX_FILES)
     except ApiError:
@@ -151,15 +152,24 @@ async def _files(request: Request) -> tuple[list[TextDocument], list[tuple[str, 
         docs: list[TextDocument] = []
         skipped: list[tuple[str, str]] = []
         screened: list[tuple[str, str]] = []
+        unsupported_types: list[ApiError] = []
         for name, upload in zip(names, uploads, strict=True):
             try:
                 doc, left_out = _decode(name, await upload.read())
             except IngestError as exc:
                 skipped.append((name, exc.reason))
                 continue
+            except ApiError as exc:
+                if exc.code != "unsupported_media_type":
+                    raise
+                unsupported_types.append(exc)
+                skipped.append((name, exc.message.removeprefix(f"{name}: ")))
+                continue
             docs.append(doc)
             if left_out:
                 screened.append((name, summary(left_out)))
+        if unsupported_types and len(unsupported_types) == len(uploads):
+            raise unsupported_types[0]
         return docs, skipped, screened
     finally:
         await form.close()
