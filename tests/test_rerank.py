@@ -295,6 +295,22 @@ def test_the_answer_quotes_the_window_the_reader_found_answering(tmp_path: Path,
     assert any("answering window" in note for note in answer.notes)
 
 
+def test_an_answer_quotes_one_row_of_a_table_wherever_the_chunks_cut_it() -> None:
+    """"Who is primary on call in week 6?" quoted week 8's row too, found in another chunk
+    of the same table; rows that match alike both stay (the question does not tell them
+    apart)."""
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    week6 = "- Week: 6; From: 2026-02-09; Primary: Lena Fischer; Secondary: Priya Shah"
+    week8 = "- Week: 8; From: 2026-02-23; Primary: Marco Rossi; Secondary: Jonas Weber"
+    quoted = ExtractiveGenerator().quote_overlap(
+        Question.parse("Who is primary on call in week 6?"), _evidence([week8, week6]))
+    assert [s.text for s in quoted.sentences] == [week6.removeprefix("- ")]
+    alike = ExtractiveGenerator().quote_overlap(
+        Question.parse("Who is primary on call?"), _evidence([week8, week6]))
+    assert len(alike.sentences) == 2
+
+
 def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> None:
     """same_pages (the default pipeline): the reader's window replaces word overlap's quote
     when it is on the same page, never when it is on another one."""

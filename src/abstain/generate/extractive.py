@@ -45,7 +45,7 @@ from abstain.question import Question
 from abstain.records import Generation, Sentence
 from abstain.rerank.reader import sigmoid
 from abstain.rerank.reading import ANSWERS_HEAD, PairLogits, as_read
-from abstain.rerank.rows import Row
+from abstain.rerank.rows import Row, same_table
 from abstain.text import (
     Unit,
     content_words,
@@ -192,6 +192,8 @@ class ExtractiveGenerator:
                 break
             if candidate[5] and any(kept[5] and kept[2] == candidate[2] for kept in best):
                 continue  # a neighbouring row / item: its values are not this answer's
+            if candidate[5] and any(_another_row(candidate, kept) for kept in best):
+                continue  # a row of the same table, found elsewhere, that matches less
             if not any(_redundant(candidate[4], kept[4]) for kept in best):
                 best.append(candidate)
         chosen = sorted(best, key=lambda s: (s[2], s[3]))
@@ -294,6 +296,24 @@ def _about_the_asked(question: Question, evidence: Sequence[Evidence], candidate
                    for m in mentions_in(text))
 
     return [c for c in candidates if not another(c)]
+
+
+def _another_row(candidate: tuple[float, bool, int, int, str, bool],
+                 kept: tuple[float, bool, int, int, str, bool]) -> bool:
+    """Whether ``candidate`` is a row of the table a kept row is of, that holds less of what
+    is asked (its overlap before the evidence's rank is weighed): another record ("week 8"
+    beside "week 6"), wherever the chunks cut the table. Rows that match alike both stay:
+    the question does not tell them apart."""
+    if not kept[5]:
+        return False
+    ours, theirs = Row.parse(candidate[4]), Row.parse(kept[4])
+    if ours is None or theirs is None or not same_table(ours, theirs):
+        return False
+
+    def unweighted(s: tuple[float, bool, int, int, str, bool]) -> float:
+        return s[0] * (1 + RANK_DECAY * (s[2] - 1))
+
+    return unweighted(candidate) < unweighted(kept) - 1e-9
 
 
 def _one_unit_each(question: Question, evidence: Sequence[Evidence],
