@@ -448,6 +448,17 @@ def test_formulas_saved_without_their_values_are_counted_and_reported(tmp_path: 
                                   "and save the workbook in a spreadsheet program", "Budget")]
 
 
+def test_a_file_s_bytes_ingest_as_the_file_does(pipe: Pipeline, tmp_path: Path) -> None:
+    f = _workbook(tmp_path / "prices.xlsx", {"Prices": [["SKU", "Price"], ["A-1", 12.5]]})
+    report = pipe.ingest_bytes(f.read_bytes(), source="prices.xlsx")
+    assert report.added == ["prices.xlsx"]
+    assert pipe.ingest_bytes(f.read_bytes(), source="prices.xlsx").unchanged == ["prices.xlsx"]
+    assert pipe.ask("What is the price of A-1?").answered
+    with pytest.raises(IngestError, match=r"broken\.docx: not a readable Word file") as caught:
+        pipe.ingest_bytes(b"PK\x03\x04 nothing", source="broken.docx")
+    assert "abstain-upload" not in str(caught.value)  # no temporary path of the server's
+
+
 def test_a_hidden_sheet_never_answers(pipe: Pipeline, tmp_path: Path) -> None:
     f = _workbook(tmp_path / "prices.xlsx", {
         "Prices": [["SKU", "Name", "Price"], ["A-1", "Widget", 12.5]],

@@ -208,6 +208,19 @@ class Pipeline:
         return self._ingester(workspace, None).ingest_text(text, source=source, fmt=fmt,
                                                            title=title)
 
+    def ingest_bytes(self, data: bytes, *, source: str,
+                     workspace: str | None = None) -> IngestReport:
+        """Ingest a file's bytes (an upload, an object from a bucket) as the document
+        ``source``, parsed by its suffix as :meth:`ingest` parses a file of that name
+        (``"prices.xlsx"``: its sheets' rows). An unreadable file is an IngestError."""
+        from abstain.errors import InputError
+
+        if not isinstance(data, bytes | bytearray):
+            raise InputError(f"the document's bytes must be bytes, not {type(data).__name__}")
+        if not isinstance(source, str) or not source.strip():
+            raise InputError("a document needs a source: a non-empty name (source=\"prices.xlsx\")")
+        return self._ingester(workspace, None).ingest_bytes(bytes(data), source=source)
+
     def documents(self, *, workspace: str | None = None) -> list[DocumentInfo]:
         """The workspace's documents: id, source, title, chunk count, flags, update time."""
         return self.store.list_documents(self._workspace(workspace))

@@ -97,6 +97,22 @@ def test_a_file_of_an_unsupported_type_in_a_batch_is_skipped_like_a_broken_one(
     assert "save it as .xlsx" in body["skipped"][0]["reason"]
 
 
+def test_an_uploaded_table_keeps_its_text_as_the_cli_reads_it(scratch: httpx.Client) -> None:
+    """Uploads were rewritten as Markdown and read again: a UNC path lost a backslash, a
+    <group> vanished as an HTML tag, __name__ lost its underscores — and the fix was
+    answered confidently, wrong."""
+    table = (b"code,fix\n"
+             b"NW-3100,Install the driver from \\\\print01\\drivers\n"
+             b"NW-3101,Add the user to the <helpdesk-admins> group\n"
+             b"NW-3102,Set __proxy_host__ in C:\\Temp\\*.ini\n")
+    assert scratch.post(WS, files={"file": ("codes.csv", table, "text/csv")}).status_code == 201
+    for code, fix in (("NW-3100", "\\\\print01\\drivers"), ("NW-3101", "<helpdesk-admins>"),
+                      ("NW-3102", "__proxy_host__ in C:\\Temp\\*.ini")):
+        answer = scratch.post("/v1/workspaces/scratch/ask",
+                              json={"question": f"What is the fix for {code}?"}).json()
+        assert answer["answered"] and fix in answer["answer"], (code, answer)
+
+
 def test_upload_an_excel_workbook_and_ask_about_a_row(scratch: httpx.Client) -> None:
     import io
 

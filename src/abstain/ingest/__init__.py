@@ -34,7 +34,13 @@ from abstain.errors import IngestError, InputError, SourceConflict
 from abstain.evidence import Chunk, ChunkKind, Document
 from abstain.ingest.blocks import ParsedDocument
 from abstain.ingest.chunk import ChunkingConfig, iter_chunks, paraphrase_chunks
-from abstain.ingest.parse import SUPPORTED_SUFFIXES, parse_file, parse_string, unsupported
+from abstain.ingest.parse import (
+    SUPPORTED_SUFFIXES,
+    parse_bytes,
+    parse_file,
+    parse_string,
+    unsupported,
+)
 from abstain.ingest.screen import record, screen, summary
 from abstain.ingest.sources import FileSource, Skip, check_paths_exist, iter_sources, roots
 from abstain.stores.base import (
@@ -211,6 +217,21 @@ class Ingester:
         parsed = parse_string(text, name=title or source, fmt=fmt)
         if title:
             parsed = dataclasses.replace(parsed, title=title)
+        self._write(source, digest, parsed, report, origin="text", existed=existing is not None)
+        return report
+
+    def ingest_bytes(self, data: bytes, *, source: str) -> IngestReport:
+        """A file's bytes (an upload), parsed by ``source``'s suffix as :meth:`ingest_paths`
+        parses a file — a workbook's sheets, a Word table's rows — and stored as the text
+        document ``source`` (its identity, as for :meth:`ingest_text`)."""
+        report = IngestReport()
+        digest = hashlib.sha256(data).hexdigest()
+        existing = self.store.document(self.workspace, source)
+        _check_origin(existing, source, "text", self.workspace)
+        if existing is not None and existing.content_hash == digest:
+            report.unchanged.append(source)
+            return report
+        parsed = parse_bytes(data, source)
         self._write(source, digest, parsed, report, origin="text", existed=existing is not None)
         return report
 

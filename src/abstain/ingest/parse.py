@@ -150,8 +150,9 @@ def parse_bytes(data: bytes, name: str) -> ParsedDocument:
         try:
             parsed = parse_file(path)
             return replace(parsed, sections=tuple(parsed.sections))
-        except IngestError as exc:
-            raise IngestError(name, exc.reason) from exc
+        except IngestError as exc:  # the temporary file's path is no business of the sender's
+            raise IngestError(name, exc.reason.replace(str(path), name)
+                              .replace(folder, "")) from exc
 
 
 def parse_string(text: str, *, name: str = "text", fmt: str = "md") -> ParsedDocument:

@@ -20,10 +20,7 @@ from starlette.datastructures import UploadFile
 
 from abstain.errors import IngestError, SourceConflict
 from abstain.ingest import IngestReport, document_id
-from abstain.ingest.blocks import BlockKind, ParsedDocument
-from abstain.ingest.parse import SUPPORTED_SUFFIXES, decode_text, parse_bytes, unsupported
-from abstain.ingest.screen import summary
-from abstain.ingest.visibility import Dropped
+from abstain.ingest.parse import SUPPORTED_SUFFIXES, decode_text, unsupported
 from abstain.server.auth import Workspace
 from abstain.server.errors import ApiError, error_responses
 from abstain.server.models import (
@@ -58,9 +55,9 @@ async def upload(request: Request, ws: Workspace) -> JSONResponse:
     "title"}`. Re-sending a source replaces that document; an unchanged one is a no-op."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     skipped: list[tuple[str, str]] = []
-    screened: list[tuple[str, str]] = []  # hidden text of PDFs, left out when parsed
+    items: list[TextDocument | _Upload]
     if content_type == "multipart/form-data":
-        items, skipped, screened = await _files(request)
+        items, skipped = await _files(request)
     elif content_type == "application/json" or content_type.endswith("+json"):
         items = [_text_document(await request.body())]
     else:
@@ -72,18 +69,25 @@ async def upload(request: Request, ws: Workspace) -> JSONResponse:
     pipe = services(request).ready_pipeline()
 
     def ingest() -> IngestReport:
-        report = IngestReport(skipped=list(skipped), screened=list(screened))
+        report = IngestReport(skipped=list(skipped))
         for doc in items:
-            report.merge(pipe.ingest_text(doc.text, source=doc.source, fmt=doc.format,
-                                          title=doc.title, workspace=ws))
+            try:
+                if isinstance(doc, _Upload):
+                    report.merge(pipe.ingest_bytes(doc.data, source=doc.source, workspace=ws))
+                else:
+                    report.merge(pipe.ingest_text(doc.text, source=doc.source, fmt=doc.format,
+                                                  title=doc.title, workspace=ws))
+            except IngestError as exc:
+                report.skipped.append((doc.source, exc.reason))
         return report
 
     try:
         report = await run_in_threadpool(ingest)
-    except IngestError as exc:
-        raise ApiError(422, "unreadable_document", str(exc)) from exc
     except SourceConflict as exc:
         raise ApiError(409, "source_conflict", str(exc)) from exc
+    if not (report.added or report.updated or report.unchanged):  # every file unreadable
+        raise ApiError(422, "unreadable_document",
+                       "; ".join(f"{source}: {reason}" for source, reason in report.skipped))
     sources = [*report.added, *report.updated, *report.unchanged]
     return JSONResponse({
         "added": report.added, "updated": report.updated, "unchanged": report.unchanged,
@@ -126,10 +130,11 @@ def _text_document(raw: bytes) -> TextDocument:
         raise ApiError(422, "invalid_request", f"{where}: {first['msg']}") from exc
 
 
-async def _files(request: Request) -> tuple[list[TextDocument], list[tuple[str, str]],
+async def _files(request: Request) -> tuple[list[TextDocument | _Upload],
                                            list[tuple[str, str]]]:
-    """The readable files, (source, reason) for each unreadable one, as the CLI
-    reports them, and (source, what was left out) for PDFs with hidden text. Two files
+    """The files to ingest and (source, reason) for each that cannot be, as the CLI
+    reports them (a file whose format is parsed from its bytes is judged when it is
+    ingested). Two files
     with one name reject the whole upload; so do files of types no parser reads, when every
     file is one (415: one ``.exe``), else they are skipped as the CLI skips them."""
     try:
@@ -149,13 +154,12 @@ async def _files(request: Request) -> tuple[list[TextDocument], list[tuple[str, 
                            f"{', '.join(twice)}: sent more than once in one upload; a name "
                            "identifies a document in its workspace, so nothing was ingested. "
                            "Rename the files or upload them separately.")
-        docs: list[TextDocument] = []
+        docs: list[TextDocument | _Upload] = []
         skipped: list[tuple[str, str]] = []
-        screened: list[tuple[str, str]] = []
         unsupported_types: list[ApiError] = []
         for name, upload in zip(names, uploads, strict=True):
             try:
-                doc, left_out = _decode(name, await upload.read())
+                doc = _decode(name, await upload.read())
             except IngestError as exc:
                 skipped.append((name, exc.reason))
                 continue
@@ -166,11 +170,9 @@ async def _files(request: Request) -> tuple[list[TextDocument], list[tuple[str, 
                 skipped.append((name, exc.message.removeprefix(f"{name}: ")))
                 continue
             docs.append(doc)
-            if left_out:
-                screened.append((name, summary(left_out)))
         if unsupported_types and len(unsupported_types) == len(uploads):
             raise unsupported_types[0]
-        return docs, skipped, screened
+        return docs, skipped
     finally:
         await form.close()
 
@@ -185,31 +187,25 @@ def _source_name(filename: str | None) -> str:
     return name or "upload"
 
 
-def _decode(source: str, data: bytes) -> tuple[TextDocument, tuple[Dropped, ...]]:
-    """The upload as text to ingest, and what parsing a PDF left out (hidden text)."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Upload:
+    """A file whose format is parsed from its bytes (PDF, reST, Word, PowerPoint, Excel,
+    notebooks, mail, CSV): ingested as the CLI ingests the file, structure and all."""
+
+    source: str
+    data: bytes
+
+
+def _decode(source: str, data: bytes) -> TextDocument | _Upload:
+    """The upload as text to ingest, or as bytes to parse by its suffix."""
     suffix = PurePosixPath(source).suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
         raise ApiError(415, "unsupported_media_type",
                        f"{source}: {unsupported(source, suffix, listed=True).reason}")
-    if suffix not in _FORMATS:  # PDF, reST, Word, notebooks, mail, CSV: parsed here
-        parsed = parse_bytes(data, source)
-        return TextDocument(text=_as_markdown(parsed), source=source, format="md",
-                            title=parsed.title), parsed.dropped
+    if suffix not in _FORMATS:
+        return _Upload(source, data)
     text = decode_text(data, source)  # the CLI's decoder: UTF-8 or a reported skip
     if not text.strip():
         raise IngestError(source, "the document is empty")
     fmt = _FORMATS[suffix]
-    return TextDocument(text=text, source=source, format=fmt), ()  # type: ignore[arg-type]
-
-
-def _as_markdown(parsed: ParsedDocument) -> str:
-    """A parsed file as Markdown, keeping its headings and blocks, for ``ingest_text``."""
-    parts: list[str] = []
-    for section in parsed.sections:
-        for block in section.blocks:
-            if block.kind is BlockKind.HEADING and block.text in section.heading_path:
-                level = section.heading_path.index(block.text) + 2
-                parts.append(f"{'#' * min(level, 6)} {block.text}")
-            else:
-                parts.append(block.text)
-    return "\n\n".join(parts)
+    return TextDocument(text=text, source=source, format=fmt)  # type: ignore[arg-type]
