@@ -311,6 +311,25 @@ def test_an_answer_quotes_one_row_of_a_table_wherever_the_chunks_cut_it() -> Non
     assert len(alike.sentences) == 2
 
 
+def test_a_how_to_question_gets_the_whole_procedure_not_one_step() -> None:
+    """"How do I reset a password?" was answered with step 4 of 5: the identity check that
+    comes first was left out."""
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    steps = ["Verify the caller's identity with their employee ID.",
+             "Open the Active Directory console.", "Find the user account.",
+             "Reset the password and tick 'User must change password at next logon'.",
+             "Tell the caller the temporary password by phone, never by email."]
+    text = "To reset a password:\n" + "\n".join(f"- {s}" for s in steps)
+    quoted = ExtractiveGenerator().quote_overlap(
+        Question.parse("How do I reset a password?"), _evidence([text]))
+    assert [s.text for s in quoted.sentences] == ["To reset a password:", *steps]
+    one = ExtractiveGenerator().quote_overlap(
+        Question.parse("Where do I tick 'User must change password at next logon'?"),
+        _evidence([text]))
+    assert len(one.sentences) == 1  # not a how-to question: the step that answers
+
+
 def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> None:
     """same_pages (the default pipeline): the reader's window replaces word overlap's quote
     when it is on the same page, never when it is on another one."""

@@ -34,6 +34,12 @@ _HOW_MANY = re.compile(
     r"|\b(?:what|which)(?:'s|\s+is)?\s+(?:the\s+)?(?:\w+\s+){0,2}(?:size|timeout|limit|port"
     r"|count|length|threshold|interval|delay|capacity|version)\b(?!\s+v?\d)", re.IGNORECASE)
 """A number asked for; not where the question gives it ("What's new in version 4.2?")."""
+HOW_TO = re.compile(
+    r"^\W*(?:how\s+(?:do|can|should|would|could|shall|must)\s+(?:i|we|you|one|they|users?)\b"
+    r"|how\s+to\b|what\s+(?:are|is)\s+the\s+(?:steps|procedure|process)\b"
+    r"|(?:what\s+are\s+the\s+)?steps?\s+(?:to|for)\b)", re.IGNORECASE)
+"""A question that asks how to do something: its answer is a procedure, whose steps are
+quoted together (:mod:`abstain.generate.extractive`)."""
 _WHO = re.compile(r"^\W*(?:who|whom)\b|\bwho\s+(?:is|are|was|were|wrote|made|created|maintains"
                   r"|won|owns|runs|built|founded|invented)\b", re.IGNORECASE)
 _CALENDAR = re.compile(r"\b(?:what|which)\s+(?:year|date|day|month)\b", re.IGNORECASE)

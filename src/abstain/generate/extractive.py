@@ -39,6 +39,7 @@ from dataclasses import replace
 from typing import TypeVar
 
 from abstain.align import AskedType, holds
+from abstain.asked import HOW_TO
 from abstain.evidence import Evidence, RowVerdict
 from abstain.mentions import Mention, mentions_in
 from abstain.question import Question
@@ -198,6 +199,8 @@ class ExtractiveGenerator:
                 best.append(candidate)
         chosen = sorted(best, key=lambda s: (s[2], s[3]))
         quoted_units = [(s[2], s[3], s[4]) for s in chosen]
+        if HOW_TO.search(question.asked):
+            quoted_units = _whole_lists(quoted_units, units_of)
         return Generation(
             sentences=tuple(Sentence(text, (n,)) for n, _, text in
                             _with_what_they_introduce(quoted_units, units_of)),
@@ -359,6 +362,37 @@ def _with_what_they_introduce(chosen: list[tuple[int, int, str]],
                     out.append((n, at, units[at].text))
                     taken.add((n, at))
     return sorted(out, key=lambda c: (c[0], c[1]))
+
+
+def _whole_lists(chosen: list[tuple[int, int, str]],
+                 units_of: list[list[Unit]]) -> list[tuple[int, int, str]]:
+    """For a how-to question: each chosen list item with the rest of its list (up to
+    :data:`LIST_ITEMS_QUOTED` items) and the sentence that introduces it when it ends on a
+    colon — the steps of a procedure together ("How do I reset a password?" was answered
+    with step 4 of 5, its identity check left out). Table rows are records, not steps."""
+    out = list(chosen)
+    taken = {(n, position) for n, position, _ in chosen}
+    for n, position, _ in chosen:
+        units = units_of[n - 1]
+        if not _step(units[position]):
+            continue
+        start = end = position
+        while start > 0 and _step(units[start - 1]) and end - start < LIST_ITEMS_QUOTED - 1:
+            start -= 1
+        while (end + 1 < len(units) and _step(units[end + 1])
+               and end - start < LIST_ITEMS_QUOTED - 1):
+            end += 1
+        lead = [start - 1] if start > 0 and units[start - 1].text.rstrip().endswith(":") else []
+        for at in [*lead, *range(start, end + 1)]:
+            if (n, at) not in taken:
+                out.append((n, at, units[at].text))
+                taken.add((n, at))
+    return sorted(out, key=lambda c: (c[0], c[1]))
+
+
+def _step(unit: Unit) -> bool:
+    """A list item that is not a table row."""
+    return _item(unit) and Row.parse(unit.text) is None
 
 
 def _item(unit: Unit) -> bool:
