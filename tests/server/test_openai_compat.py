@@ -125,3 +125,26 @@ def test_a_follow_up_is_read_after_the_message_before_it(server: Env) -> None:
         {"role": "user", "content": "Is that safe?"}])
     assert (chained.model_extra or {})["abstain"]["question"] == (
         "What does error E1207 mean? And how do I fix it? Is that safe?")
+    swapped = client.chat.completions.create(model="docs", messages=[
+        {"role": "user", "content": "What does error E1207 mean?"},
+        {"role": "assistant", "content": "…"},
+        {"role": "user", "content": "and for E1208?"}])  # the question again, of E1208
+    assert (swapped.model_extra or {})["abstain"]["question"] == "What does error E1208 mean?"
+
+
+@pytest.mark.parametrize(("earlier", "follow_up", "asked"), [
+    ("What is the resolution target for P3?", "and for P1?",
+     "What is the resolution target for P1?"),
+    ("What is Peter Brandt's mobile?", "And for Lena Fischer?", "What is Lena Fischer's mobile?"),
+    ("What does TF-4013 mean?", "what about TF-4014?", "What does TF-4014 mean?"),
+    ("What is the resolution target for P3?", "And how do I fix P1?", None),  # asks more
+    ("What does TF-4013 mean?", "and for E1207?", None),  # not one of its kind
+    ("How do I reset a password?", "and for Lena Fischer?", None),  # named nothing before
+])
+def test_a_follow_up_that_names_another_of_its_kind_asks_the_question_again(
+        earlier: str, follow_up: str, asked: str | None) -> None:
+    """"and for P1?" after a question about P3 was read joined ("… for P3? and for P1?"):
+    about both, and refused."""
+    from abstain.server.openai_compat import asked_again
+
+    assert asked_again(earlier, follow_up) == asked

@@ -31,6 +31,7 @@ from starlette.concurrency import run_in_threadpool
 
 from abstain.asked import follows_on
 from abstain.generate.prompts import approx_tokens
+from abstain.mentions import Kind
 from abstain.messages import clarified_term, detect_language
 from abstain.question import Question
 from abstain.records import RefusalReason
@@ -45,6 +46,7 @@ from abstain.server.state import services
 from abstain.stream import Event
 from abstain.terminology import reply_to_clarification
 from abstain.text import clean
+from abstain.text.grammar import number_pattern
 from abstain.validate import MAX_QUESTION_CHARS
 
 CLARIFYING = RefusalReason.UNKNOWN_TERM
@@ -106,6 +108,10 @@ class ChatRequest(BaseModel):
             term = clarified_term(turns[last - 1].text())
             if term is not None:
                 return reply_to_clarification(turns[last - 2].text(), term, reply)
+        if len(users) > 1 and goes_on(reply):
+            again = asked_again(turns[users[-2]].text(), reply)
+            if again is not None:  # "and for P1?" after "… for P3?": the question, of P1
+                return again
         read = [reply]
         for before in reversed(users[:-1]):  # a follow-up is read after what it follows
             earlier = turns[before].text()
@@ -131,6 +137,27 @@ def goes_on(message: str) -> bool:
     question = Question.parse(text, detect_language(text))
     return question.refers_to is not None or follows_on(question.asked, question.language,
                                                         question.content_count)
+
+
+def asked_again(earlier: str, follow_up: str) -> str | None:
+    """The earlier question asked of what a follow-up names in place of what it named:
+    "What is the resolution target for P3?" then "and for P1?" is "What is the resolution
+    target for P1?" (read joined, it asked about both and was refused). Only when the
+    follow-up names one thing and nothing else, and the earlier question one thing of its
+    kind (an identifier of the same pattern, P3 / P1; or a name); else None."""
+    follow = Question.parse(clean(follow_up), detect_language(follow_up))
+    before = Question.parse(clean(earlier), detect_language(earlier))
+    if len(follow.mentions) != 1 or len(before.mentions) != 1:
+        return None
+    new, old = follow.mentions[0], before.mentions[0]
+    if len(follow.words) != len(new.words) or new.kind is not old.kind:
+        return None  # the follow-up asks something more ("and how do I fix P1?")
+    if new.kind is Kind.IDENTIFIER and (number_pattern(new.text) is None
+                                        or number_pattern(new.text) != number_pattern(old.text)):
+        return None
+    if new.kind not in (Kind.IDENTIFIER, Kind.NAME) or old.text not in before.text:
+        return None
+    return before.text.replace(old.text, new.text, 1)
 
 
 def _workspace(key: ApiKey, name: str) -> str:
