@@ -368,6 +368,8 @@ def test_a_merged_header_cell_keeps_one_table_and_titles_are_no_header(
         ["Bo", "Main St 1", "Springfield", "555", "0170"]]})
     merge(f)
     assert [s.heading_path for s in parse_file(f).sections] == [("People", "rows 2–2")]
+    listed = _workbook(tmp_path / "list.xlsx", {"List": [["Name", "Phone"], ["Bo", "555"]]})
+    assert parse_file(listed).sections[0].heading_path == ("List", "rows 2–2")  # a real name
     g = _workbook(tmp_path / "ops.xlsx", {"Ops": [
         ["Sites", None, None, "Carriers"], ["Site", "City", None, "Carrier", "Cut-off"],
         ["WH-01", "Hamburg", None, "DHL", "16:00"]]})
@@ -446,6 +448,33 @@ def test_formulas_saved_without_their_values_are_counted_and_reported(tmp_path: 
     assert [(d.kind.value, d.why, d.text) for d in doc.dropped] == [
         ("uncalculated_formulas", "2 formula cells without a saved value, read as empty: open "
                                   "and save the workbook in a spreadsheet program", "Budget")]
+
+
+def test_a_formula_saved_as_an_empty_text_is_no_uncalculated_one(tmp_path: Path) -> None:
+    """=IF(B2>500,"over","") saved by Excel holds an empty text, which reads as empty too:
+    the workbook was calculated, and "open and save it" would be wrong advice."""
+    import io
+    import re
+    import zipfile
+
+    f = _workbook(tmp_path / "flags.xlsx", {"Budget": [
+        ["Item", "Q1", "Flag"], ["Travel", 100, '=IF(B2>500,"over","")']]})
+    source = zipfile.ZipFile(io.BytesIO(f.read_bytes()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as target:  # as Excel saves it: t="str", an empty value
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename.endswith("sheet1.xml"):
+                data = re.sub(rb'<c r="C2"[^>]*>(<f>.*?</f>)(?:<v>[^<]*</v>)?</c>',
+                              rb'<c r="C2" t="str">\1<v></v></c>', data)
+            target.writestr(item, data)
+    f.write_bytes(out.getvalue())
+    assert parse_file(f).dropped == ()
+
+
+def test_a_long_upload_name_is_no_server_error(pipe: Pipeline) -> None:
+    name = "é" * 200 + ".csv"  # 400 bytes: longer than a file name may be
+    assert pipe.ingest_bytes(b"a,b\n1,2\n", source=name).added == [name]
 
 
 def test_a_file_s_bytes_ingest_as_the_file_does(pipe: Pipeline, tmp_path: Path) -> None:

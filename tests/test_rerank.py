@@ -309,6 +309,11 @@ def test_an_answer_quotes_one_row_of_a_table_wherever_the_chunks_cut_it() -> Non
     alike = ExtractiveGenerator().quote_overlap(
         Question.parse("Who is primary on call?"), _evidence([week8, week6]))
     assert len(alike.sentences) == 2
+    [other_team, ours] = _evidence([week8, week6])
+    rotas = [replace(other_team, document=Document("b", "default", "team-b.md", "B", "h")), ours]
+    both = ExtractiveGenerator().quote_overlap(
+        Question.parse("Who is primary on call in week 6?"), rotas)
+    assert len(both.sentences) == 2  # another team's rota is no other record of this one
 
 
 def test_a_how_to_question_gets_the_whole_procedure_not_one_step() -> None:
@@ -328,6 +333,18 @@ def test_a_how_to_question_gets_the_whole_procedure_not_one_step() -> None:
         Question.parse("Where do I tick 'User must change password at next logon'?"),
         _evidence([text]))
     assert len(one.sentences) == 1  # not a how-to question: the step that answers
+    facts = ("Account policies:\n- Passwords expire after 90 days.\n- Locked accounts unlock "
+             "by themselves after 30 minutes.\n- Guest accounts are deleted monthly.")
+    unlock = ExtractiveGenerator().quote_overlap(
+        Question.parse("How do I unlock a locked account?"), _evidence([facts]))
+    assert [s.text for s in unlock.sentences] == [
+        "Locked accounts unlock by themselves after 30 minutes."]  # a list of facts stays one
+    long = "Follow these steps:\n" + "\n".join(f"- Step {i}: press key {i}." for i in range(1, 13))
+    eleventh = ExtractiveGenerator().quote_overlap(
+        Question.parse("How do I press key 11?"), _evidence([long]))
+    quoted = [s.text for s in eleventh.sentences]
+    assert quoted[:2] == ["Follow these steps:", "Step 1: press key 1."]  # from its start
+    assert "Step 11: press key 11." in quoted
 
 
 def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> None:

@@ -35,8 +35,10 @@ _HOW_MANY = re.compile(
     r"|count|length|threshold|interval|delay|capacity|version)\b(?!\s+v?\d)", re.IGNORECASE)
 """A number asked for; not where the question gives it ("What's new in version 4.2?")."""
 HOW_TO = re.compile(
-    r"^\W*(?:how\s+(?:do|can|should|would|could|shall|must)\s+(?:i|we|you|one|they|users?)\b"
-    r"|how\s+to\b|what\s+(?:are|is)\s+the\s+(?:steps|procedure|process)\b"
+    r"^\W*(?:how\s+(?:do|can|should|would|could|shall|must)\s+(?:i|we|you|one|they|users?)\s+"
+    r"(?!know\b|tell\b|spell\b|say\b|pronounce\b|name\b|call\b|feel\b|find\s+out\b)"
+    r"|how\s+to\b(?!\s+(?:know|tell|spell|say|pronounce)\b)"
+    r"|what\s+(?:are|is)\s+the\s+(?:steps|procedure|process)\b"
     r"|(?:what\s+are\s+the\s+)?steps?\s+(?:to|for)\b)", re.IGNORECASE)
 """A question that asks how to do something: its answer is a procedure, whose steps are
 quoted together (:mod:`abstain.generate.extractive`)."""

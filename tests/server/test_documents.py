@@ -113,6 +113,15 @@ def test_an_uploaded_table_keeps_its_text_as_the_cli_reads_it(scratch: httpx.Cli
         assert answer["answered"] and fix in answer["answer"], (code, answer)
 
 
+def test_a_file_after_the_same_bytes_sent_as_text_is_read_as_the_file(
+        scratch: httpx.Client) -> None:
+    table = b"code,fix\nNW-3100,Reboot the printer\nNW-3101,Reset the spooler\n"
+    sent = scratch.post(WS, json={"text": table.decode(), "source": "codes.csv"})
+    assert sent.json()["added"] == ["codes.csv"]
+    uploaded = scratch.post(WS, files={"file": ("codes.csv", table, "text/csv")}).json()
+    assert uploaded["updated"] == ["codes.csv"]  # not "unchanged": now read as rows
+
+
 def test_upload_an_excel_workbook_and_ask_about_a_row(scratch: httpx.Client) -> None:
     import io
 

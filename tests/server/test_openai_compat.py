@@ -130,6 +130,13 @@ def test_a_follow_up_is_read_after_the_message_before_it(server: Env) -> None:
         {"role": "assistant", "content": "…"},
         {"role": "user", "content": "and for E1208?"}])  # the question again, of E1208
     assert (swapped.model_extra or {})["abstain"]["question"] == "What does error E1208 mean?"
+    again = client.chat.completions.create(model="docs", messages=[
+        {"role": "user", "content": "What does error E1207 mean?"},
+        {"role": "assistant", "content": "…"},
+        {"role": "user", "content": "and for E1208?"},
+        {"role": "assistant", "content": "…"},
+        {"role": "user", "content": "and E1209?"}])  # a follow-up of a follow-up
+    assert (again.model_extra or {})["abstain"]["question"] == "What does error E1209 mean?"
 
 
 @pytest.mark.parametrize(("earlier", "follow_up", "asked"), [
@@ -140,6 +147,8 @@ def test_a_follow_up_is_read_after_the_message_before_it(server: Env) -> None:
     ("What is the resolution target for P3?", "And how do I fix P1?", None),  # asks more
     ("What does TF-4013 mean?", "and for E1207?", None),  # not one of its kind
     ("How do I reset a password?", "and for Lena Fischer?", None),  # named nothing before
+    ("Who owns TF-4013 (see TF-4013 notes)?", "what about TF-4014?",
+     "Who owns TF-4014 (see TF-4014 notes)?"),  # every place it is named, whole
 ])
 def test_a_follow_up_that_names_another_of_its_kind_asks_the_question_again(
         earlier: str, follow_up: str, asked: str | None) -> None:

@@ -34,6 +34,7 @@ block, a sentence), or by the list it introduces, whole up to :data:`LIST_ITEMS_
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TypeVar
@@ -193,14 +194,14 @@ class ExtractiveGenerator:
                 break
             if candidate[5] and any(kept[5] and kept[2] == candidate[2] for kept in best):
                 continue  # a neighbouring row / item: its values are not this answer's
-            if candidate[5] and any(_another_row(candidate, kept) for kept in best):
+            if candidate[5] and any(_another_row(candidate, kept, evidence) for kept in best):
                 continue  # a row of the same table, found elsewhere, that matches less
             if not any(_redundant(candidate[4], kept[4]) for kept in best):
                 best.append(candidate)
         chosen = sorted(best, key=lambda s: (s[2], s[3]))
         quoted_units = [(s[2], s[3], s[4]) for s in chosen]
         if HOW_TO.search(question.asked):
-            quoted_units = _whole_lists(quoted_units, units_of)
+            quoted_units = _whole_procedures(quoted_units, units_of)
         return Generation(
             sentences=tuple(Sentence(text, (n,)) for n, _, text in
                             _with_what_they_introduce(quoted_units, units_of)),
@@ -302,12 +303,15 @@ def _about_the_asked(question: Question, evidence: Sequence[Evidence], candidate
 
 
 def _another_row(candidate: tuple[float, bool, int, int, str, bool],
-                 kept: tuple[float, bool, int, int, str, bool]) -> bool:
-    """Whether ``candidate`` is a row of the table a kept row is of, that holds less of what
-    is asked (its overlap before the evidence's rank is weighed): another record ("week 8"
-    beside "week 6"), wherever the chunks cut the table. Rows that match alike both stay:
-    the question does not tell them apart."""
-    if not kept[5]:
+                 kept: tuple[float, bool, int, int, str, bool],
+                 evidence: Sequence[Evidence]) -> bool:
+    """Whether ``candidate`` is a row of the table a kept row is of, in the same document,
+    that holds less of what is asked (its overlap before the evidence's rank is weighed):
+    another record ("week 8" beside "week 6"), wherever the chunks cut the table. Rows that
+    match alike both stay: the question does not tell them apart; so do rows of another
+    document's table of the same columns (another team's rota)."""
+    if not kept[5] or (evidence[candidate[2] - 1].document.id
+                       != evidence[kept[2] - 1].document.id):
         return False
     ours, theirs = Row.parse(candidate[4]), Row.parse(kept[4])
     if ours is None or theirs is None or not same_table(ours, theirs):
@@ -364,26 +368,36 @@ def _with_what_they_introduce(chosen: list[tuple[int, int, str]],
     return sorted(out, key=lambda c: (c[0], c[1]))
 
 
-def _whole_lists(chosen: list[tuple[int, int, str]],
-                 units_of: list[list[Unit]]) -> list[tuple[int, int, str]]:
-    """For a how-to question: each chosen list item with the rest of its list (up to
-    :data:`LIST_ITEMS_QUOTED` items) and the sentence that introduces it when it ends on a
-    colon — the steps of a procedure together ("How do I reset a password?" was answered
-    with step 4 of 5, its identity check left out). Table rows are records, not steps."""
+PROCEDURE_LEAD = re.compile(
+    r"(?:^|\b)(?:to\s+\w+|steps?|follow(?:ing|\s+these)?|procedure|instructions?|how\s+to|"
+    r"do\s+the\s+following|as\s+follows)\b[^:]*:\s*$|^\s*(?:steps?|procedure)\b", re.IGNORECASE)
+"""A sentence that introduces a procedure: "To reset a password:", "Follow these steps:",
+"Do the following:" (not "Account policies:")."""
+
+
+def _whole_procedures(chosen: list[tuple[int, int, str]],
+                      units_of: list[list[Unit]]) -> list[tuple[int, int, str]]:
+    """For a how-to question: each chosen step of a procedure — a list item under a sentence
+    that introduces a procedure (:data:`PROCEDURE_LEAD`) — with that sentence and the
+    procedure's steps from its first (up to :data:`LIST_ITEMS_QUOTED`, the chosen one always):
+    "How do I reset a password?" was answered with step 4 of 5, its identity check left out.
+    A list of facts ("Account policies:") is not widened; table rows are records, not
+    steps."""
     out = list(chosen)
     taken = {(n, position) for n, position, _ in chosen}
     for n, position, _ in chosen:
         units = units_of[n - 1]
         if not _step(units[position]):
             continue
-        start = end = position
-        while start > 0 and _step(units[start - 1]) and end - start < LIST_ITEMS_QUOTED - 1:
+        start = position
+        while start > 0 and _step(units[start - 1]):
             start -= 1
-        while (end + 1 < len(units) and _step(units[end + 1])
-               and end - start < LIST_ITEMS_QUOTED - 1):
+        if start == 0 or not PROCEDURE_LEAD.search(units[start - 1].text):
+            continue
+        end = start
+        while end + 1 < len(units) and _step(units[end + 1]):
             end += 1
-        lead = [start - 1] if start > 0 and units[start - 1].text.rstrip().endswith(":") else []
-        for at in [*lead, *range(start, end + 1)]:
+        for at in [start - 1, *range(start, min(end, start + LIST_ITEMS_QUOTED - 1) + 1)]:
             if (n, at) not in taken:
                 out.append((n, at, units[at].text))
                 taken.add((n, at))

@@ -225,7 +225,7 @@ class Ingester:
         parses a file — a workbook's sheets, a Word table's rows — and stored as the text
         document ``source`` (its identity, as for :meth:`ingest_text`)."""
         report = IngestReport()
-        digest = hashlib.sha256(data).hexdigest()
+        digest = hashlib.sha256(b"file\0" + data).hexdigest()  # not the same text sent as text
         existing = self.store.document(self.workspace, source)
         _check_origin(existing, source, "text", self.workspace)
         if existing is not None and existing.content_hash == digest:

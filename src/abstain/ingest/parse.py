@@ -138,14 +138,21 @@ def unsupported(source: str, suffix: str, *, listed: bool = False) -> IngestErro
         f"; supported: {', '.join(SUPPORTED_SUFFIXES)}" if listed else ""))
 
 
+UPLOAD_STEM_BYTES = 150
+"""An upload is parsed from a temporary file named like it (its stem is a title's fallback),
+cut to this many bytes: a name of 255 accented characters is longer than a file system's
+255 bytes."""
+
+
 def parse_bytes(data: bytes, name: str) -> ParsedDocument:
     """An uploaded file's bytes, parsed by its name's suffix as :func:`parse_file` would;
     reasons name ``name``, not the temporary file."""
     import tempfile
 
     suffix = PurePosixPath(name).suffix.lower()
+    stem = PurePosixPath(name).stem.encode()[:UPLOAD_STEM_BYTES].decode(errors="ignore")
     with tempfile.TemporaryDirectory(prefix="abstain-upload-") as folder:
-        path = Path(folder) / f"{PurePosixPath(name).stem or 'upload'}{suffix}"
+        path = Path(folder) / f"{stem or 'upload'}{suffix}"
         path.write_bytes(data)
         try:
             parsed = parse_file(path)

@@ -142,12 +142,14 @@ def _uncalculated(path: Path, sheets: Sequence[str]) -> tuple[Dropped, ...]:
     with _workbook(path) as values, _workbook(path, formulas=True) as formulas:
         for name in sheets:
             try:
-                count = sum(
-                    1 for saved, written in zip(values[name].iter_rows(values_only=True),
+                count = sum(  # "" saved by a formula (=IF(…, "")) reads None too, typed str
+                    1 for saved, written in zip(values[name].iter_rows(),
                                                 formulas[name].iter_rows(values_only=True),
                                                 strict=False)
-                    for value, formula in zip(saved, written, strict=False)
-                    if value is None and isinstance(formula, str) and formula.startswith("="))
+                    for cell, formula in zip(saved, written, strict=False)
+                    if getattr(cell, "value", None) is None
+                    and getattr(cell, "data_type", "n") == "n"
+                    and isinstance(formula, str) and formula.startswith("="))
             except _UNREADABLE as exc:
                 raise IngestError(str(path), f"sheet {name!r} is not readable ({exc})") from exc
             if count:
@@ -181,10 +183,11 @@ def _workbook(path: Path, *, formulas: bool = False) -> Iterator[Any]:
 
 
 _DEFAULT_SHEET_NAME = re.compile(
-    r"(?:sheet|tabelle|feuil|hoja|foglio|planilha|blad|arkusz|list|лист|工作表)\s*\d*",
+    r"sheet\s*\d*|(?:tabelle|feuil|hoja|foglio|planilha|blad|arkusz|list|лист|工作表)\s*\d+",
     re.IGNORECASE)
-"""The name a spreadsheet program gives a new sheet ("Sheet1", "Tabelle1", "Feuil1"), which
-says nothing: every other sheet name ("FY2026", "Prices") heads its sheet's chunks."""
+"""The name a spreadsheet program gives a new sheet ("Sheet1", openpyxl's "Sheet",
+"Tabelle1", "Feuil1"), which says nothing: every other sheet name ("FY2026", "Prices", a
+"List") heads its sheet's chunks."""
 
 
 class SheetSections(_Streamed):

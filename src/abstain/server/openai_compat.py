@@ -20,6 +20,7 @@ verified sentences, then ``data: [DONE]``.
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from typing import Annotated, Any
@@ -102,24 +103,31 @@ class ChatRequest(BaseModel):
         users = [i for i, m in enumerate(turns) if m.role == "user"]
         if not users:
             raise ApiError(422, "invalid_request", "messages: no message with role 'user'")
-        last = users[-1]
-        reply = turns[last].text()
-        if last >= 2 and turns[last - 1].role == "assistant" and turns[last - 2].role == "user":
-            term = clarified_term(turns[last - 1].text())
-            if term is not None:
-                return reply_to_clarification(turns[last - 2].text(), term, reply)
-        if len(users) > 1 and goes_on(reply):
-            again = asked_again(turns[users[-2]].text(), reply)
-            if again is not None:  # "and for P1?" after "… for P3?": the question, of P1
-                return again
-        read = [reply]
-        for before in reversed(users[:-1]):  # a follow-up is read after what it follows
-            earlier = turns[before].text()
-            if (len(read) == FOLLOW_UP_TURNS or not goes_on(read[0])
-                    or len(earlier) + sum(map(len, read)) + len(read) > MAX_QUESTION_CHARS):
-                break  # never past the question limit the user's own message kept to
-            read.insert(0, earlier)
-        return " ".join(read)
+        return _read(turns, users, len(users) - 1)
+
+
+def _read(turns: list[ChatMessage], users: list[int], k: int, depth: int = 0) -> str:
+    """The question the user's ``k``-th message asks, read with the messages it goes on
+    from (:func:`goes_on`, :func:`asked_again`)."""
+    last = users[k]
+    reply = turns[last].text()
+    if last >= 2 and turns[last - 1].role == "assistant" and turns[last - 2].role == "user":
+        term = clarified_term(turns[last - 1].text())
+        if term is not None:
+            return reply_to_clarification(turns[last - 2].text(), term, reply)
+    if k > 0 and depth < FOLLOW_UP_TURNS and goes_on(reply):
+        # "and for P1?" after "… for P3?" (itself perhaps "and for P3?" after "… P2?")
+        again = asked_again(_read(turns, users, k - 1, depth + 1), reply)
+        if again is not None:
+            return again
+    read = [reply]
+    for before in reversed(users[:k]):  # a follow-up is read after what it follows
+        earlier = turns[before].text()
+        if (len(read) == FOLLOW_UP_TURNS or not goes_on(read[0])
+                or len(earlier) + sum(map(len, read)) + len(read) > MAX_QUESTION_CHARS):
+            break  # never past the question limit the user's own message kept to
+        read.insert(0, earlier)
+    return " ".join(read)
 
 
 FOLLOW_UP_TURNS = 3
@@ -155,9 +163,10 @@ def asked_again(earlier: str, follow_up: str) -> str | None:
     if new.kind is Kind.IDENTIFIER and (number_pattern(new.text) is None
                                         or number_pattern(new.text) != number_pattern(old.text)):
         return None
-    if new.kind not in (Kind.IDENTIFIER, Kind.NAME) or old.text not in before.text:
+    whole = re.compile(rf"(?<![\w-]){re.escape(old.text)}(?![\w-])")
+    if new.kind not in (Kind.IDENTIFIER, Kind.NAME) or not whole.search(before.text):
         return None
-    return before.text.replace(old.text, new.text, 1)
+    return whole.sub(lambda _: new.text, before.text)
 
 
 def _workspace(key: ApiKey, name: str) -> str:
