@@ -339,6 +339,15 @@ def test_a_how_to_question_gets_the_whole_procedure_not_one_step() -> None:
         Question.parse("How do I unlock a locked account?"), _evidence([facts]))
     assert [s.text for s in unlock.sentences] == [
         "Locked accounts unlock by themselves after 30 minutes."]  # a list of facts stays one
+    commands = ("Before resetting a password, verify the caller's identity.\n"
+                "- Open the console.\n- Find the user account.\n- Choose Reset Password.\n"
+                "- Tick 'must change password at next logon'.")  # steps without a colon lead
+    ticked = ExtractiveGenerator().quote_overlap(
+        Question.parse("How do I make them change the password at next logon?"),
+        _evidence([commands]))
+    assert [s.text for s in ticked.sentences][-4:] == [
+        "Open the console.", "Find the user account.", "Choose Reset Password.",
+        "Tick 'must change password at next logon'."]
     long = "Follow these steps:\n" + "\n".join(f"- Step {i}: press key {i}." for i in range(1, 13))
     eleventh = ExtractiveGenerator().quote_overlap(
         Question.parse("How do I press key 11?"), _evidence([long]))

@@ -59,6 +59,7 @@ from abstain.text import (
     stems,
     tokens,
 )
+from abstain.text.words import STEP_VERBS
 
 T = TypeVar("T")
 
@@ -378,7 +379,8 @@ PROCEDURE_LEAD = re.compile(
 def _whole_procedures(chosen: list[tuple[int, int, str]],
                       units_of: list[list[Unit]]) -> list[tuple[int, int, str]]:
     """For a how-to question: each chosen step of a procedure — a list item under a sentence
-    that introduces a procedure (:data:`PROCEDURE_LEAD`) — with that sentence and the
+    that introduces a procedure (:data:`PROCEDURE_LEAD`), or of a list whose items mostly open
+    as commands ("Open the console.", :func:`_a_command`) — with that sentence and the
     procedure's steps from its first (up to :data:`LIST_ITEMS_QUOTED`, the chosen one always):
     "How do I reset a password?" was answered with step 4 of 5, its identity check left out.
     A list of facts ("Account policies:") is not widened; table rows are records, not
@@ -392,16 +394,26 @@ def _whole_procedures(chosen: list[tuple[int, int, str]],
         start = position
         while start > 0 and _step(units[start - 1]):
             start -= 1
-        if start == 0 or not PROCEDURE_LEAD.search(units[start - 1].text):
-            continue
         end = start
         while end + 1 < len(units) and _step(units[end + 1]):
             end += 1
-        for at in [start - 1, *range(start, min(end, start + LIST_ITEMS_QUOTED - 1) + 1)]:
+        led = start > 0 and PROCEDURE_LEAD.search(units[start - 1].text) is not None
+        commands = sum(_a_command(units[at].text) for at in range(start, end + 1))
+        if not led and 2 * commands <= end - start + 1:
+            continue  # a list of facts, not the steps of a procedure
+        for at in [*([start - 1] if led else []),
+                   *range(start, min(end, start + LIST_ITEMS_QUOTED - 1) + 1)]:
             if (n, at) not in taken:
                 out.append((n, at, units[at].text))
                 taken.add((n, at))
     return sorted(out, key=lambda c: (c[0], c[1]))
+
+
+def _a_command(text: str) -> bool:
+    """Whether a list item opens as a command ("Open the console.", "Right-click the
+    account"): a step of a procedure (:data:`abstain.text.words.STEP_VERBS`)."""
+    first = text.split(maxsplit=1)[0].strip(".,:;").lower() if text.strip() else ""
+    return first in STEP_VERBS
 
 
 def _step(unit: Unit) -> bool:

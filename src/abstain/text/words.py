@@ -136,6 +136,17 @@ LIGHT_WORDS = frozenset(
 """Words that say how a question is asked, not what about: they never count as terms, and a
 capitalised one is no name ("Please", "Roughly"); contractions typed without their
 apostrophe ("whats", "wont") among them."""
+STEP_VERBS = frozenset("""
+    open close click right-click double-click select choose pick run enter type go navigate
+    find search set install uninstall add remove create delete copy paste restart reboot
+    check verify confirm tick untick read press log sign wait download upload save edit use
+    make call send ask update upgrade enable disable configure connect disconnect insert
+    replace move drag start stop expand submit reset change write scroll follow clear plug
+    unplug turn switch hold release attach detach mount unmount import export generate apply
+    tap swipe launch exit quit rename fill print scan share invite assign approve reject
+    request contact email note record rotate revoke grant""".split())
+"""Verbs a step of a procedure opens with, as a command ("Open the console.", "Tick …"):
+a list whose items mostly open so is a procedure, not a list of facts."""
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
