@@ -200,11 +200,8 @@ class Pipeline:
                     workspace: str | None = None) -> IngestReport:
         """Ingest ``text`` as the document ``source`` (its name and identity: the same source
         again replaces it); ``fmt``: md, rst, html or txt."""
-        from abstain.errors import InputError
-
         must_be_text(text, "the document text")
-        if not isinstance(source, str) or not source.strip():
-            raise InputError("a document needs a source: a non-empty name (source=\"faq.md\")")
+        _must_be_named(source, "faq.md")
         return self._ingester(workspace, None).ingest_text(text, source=source, fmt=fmt,
                                                            title=title)
 
@@ -217,8 +214,7 @@ class Pipeline:
 
         if not isinstance(data, bytes | bytearray):
             raise InputError(f"the document's bytes must be bytes, not {type(data).__name__}")
-        if not isinstance(source, str) or not source.strip():
-            raise InputError("a document needs a source: a non-empty name (source=\"prices.xlsx\")")
+        _must_be_named(source, "prices.xlsx")
         return self._ingester(workspace, None).ingest_bytes(bytes(data), source=source)
 
     def documents(self, *, workspace: str | None = None) -> list[DocumentInfo]:
@@ -400,6 +396,14 @@ def _stored_embedder(store: Store) -> str | None:
     from abstain.embed.e5 import MODEL_NAME, SPEC
 
     return SPEC if info.name == MODEL_NAME else None
+
+
+def _must_be_named(source: object, example: str) -> None:
+    """InputError unless a document sent to be ingested has a source: a non-empty name."""
+    from abstain.errors import InputError
+
+    if not isinstance(source, str) or not source.strip():
+        raise InputError(f"a document needs a source: a non-empty name (source=\"{example}\")")
 
 
 def ask(question: str, docs: str | Path | Sequence[str | Path], *,

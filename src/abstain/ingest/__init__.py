@@ -207,32 +207,31 @@ class Ingester:
                     title: str | None = None) -> IngestReport:
         if not text.strip():
             raise InputError(f"{source}: the document is empty")
-        report = IngestReport()
-        digest = hashlib.sha256(text.encode()).hexdigest()
-        existing = self.store.document(self.workspace, source)
-        _check_origin(existing, source, "text", self.workspace)
-        if existing is not None and existing.content_hash == digest:
-            report.unchanged.append(source)
-            return report
-        parsed = parse_string(text, name=title or source, fmt=fmt)
-        if title:
-            parsed = dataclasses.replace(parsed, title=title)
-        self._write(source, digest, parsed, report, origin="text", existed=existing is not None)
-        return report
+
+        def parse() -> ParsedDocument:
+            parsed = parse_string(text, name=title or source, fmt=fmt)
+            return dataclasses.replace(parsed, title=title) if title else parsed
+
+        return self._ingest_sent(source, hashlib.sha256(text.encode()).hexdigest(), parse)
 
     def ingest_bytes(self, data: bytes, *, source: str) -> IngestReport:
         """A file's bytes (an upload), parsed by ``source``'s suffix as :meth:`ingest_paths`
         parses a file — a workbook's sheets, a Word table's rows — and stored as the text
         document ``source`` (its identity, as for :meth:`ingest_text`)."""
-        report = IngestReport()
         digest = hashlib.sha256(b"file\0" + data).hexdigest()  # not the same text sent as text
+        return self._ingest_sent(source, digest, lambda: parse_bytes(data, source))
+
+    def _ingest_sent(self, source: str, digest: str,
+                     parse: Callable[[], ParsedDocument]) -> IngestReport:
+        """A document sent rather than read from a file (origin ``text``): unchanged when its
+        digest is the stored one, else parsed and written."""
+        report = IngestReport()
         existing = self.store.document(self.workspace, source)
         _check_origin(existing, source, "text", self.workspace)
         if existing is not None and existing.content_hash == digest:
             report.unchanged.append(source)
             return report
-        parsed = parse_bytes(data, source)
-        self._write(source, digest, parsed, report, origin="text", existed=existing is not None)
+        self._write(source, digest, parse(), report, origin="text", existed=existing is not None)
         return report
 
     def _own_files(self) -> frozenset[str]:

@@ -141,7 +141,7 @@ def _uncalculated(path: Path, sheets: Sequence[str]) -> tuple[Dropped, ...]:
     found: list[Dropped] = []
     with _workbook(path) as values, _workbook(path, formulas=True) as formulas:
         for name in sheets:
-            try:
+            with _sheet_of(path, name):
                 count = sum(  # "" saved by a formula (=IF(…, "")) reads None too, typed str
                     1 for saved, written in zip(values[name].iter_rows(),
                                                 formulas[name].iter_rows(values_only=True),
@@ -150,8 +150,6 @@ def _uncalculated(path: Path, sheets: Sequence[str]) -> tuple[Dropped, ...]:
                     if getattr(cell, "value", None) is None
                     and getattr(cell, "data_type", "n") == "n"
                     and isinstance(formula, str) and formula.startswith("="))
-            except _UNREADABLE as exc:
-                raise IngestError(str(path), f"sheet {name!r} is not readable ({exc})") from exc
             if count:
                 found.append(dropped(DropKind.UNCALCULATED, f"{count} formula cell"
                                      f"{'s' if count != 1 else ''} without a saved value, read "
@@ -182,6 +180,15 @@ def _workbook(path: Path, *, formulas: bool = False) -> Iterator[Any]:
         book.close()
 
 
+@contextlib.contextmanager
+def _sheet_of(path: Path, name: str) -> Iterator[None]:
+    """Reading sheet ``name`` of the workbook at ``path``: a damaged one is an IngestError."""
+    try:
+        yield
+    except _UNREADABLE as exc:
+        raise IngestError(str(path), f"sheet {name!r} is not readable ({exc})") from exc
+
+
 _DEFAULT_SHEET_NAME = re.compile(
     r"sheet\s*\d*|(?:tabelle|feuil|hoja|foglio|planilha|blad|arkusz|list|лист|工作表)\s*\d+",
     re.IGNORECASE)
@@ -203,11 +210,8 @@ class SheetSections(_Streamed):
         with _workbook(self.path) as book:
             for name in self.sheets:
                 above = () if _DEFAULT_SHEET_NAME.fullmatch(name.strip()) else (name,)
-                try:
+                with _sheet_of(self.path, name):
                     yield from _sheet_sections(book[name], above)
-                except _UNREADABLE as exc:
-                    raise IngestError(str(self.path), f"sheet {name!r} is not readable "
-                                                      f"({exc})") from exc
 
 
 def _sheet_sections(sheet: Any, above: tuple[str, ...]) -> Iterator[Section]:
@@ -259,14 +263,12 @@ class _SheetReader:
     def row(self, number: int, cells: list[str], all_text: bool) -> Iterator[Section]:
         filled = sum(1 for c in cells if c)
         after_blank, self.after_blank = self.after_blank, False
-        if self.title is not None:
+        if self.title is not None:  # its title if a table below begins, else a label
             title, self.title = self.title, None
-            if filled >= 2 and all_text and not _titles(cells):  # a table below begins
+            if filled >= 2 and all_text and not _titles(cells):
                 yield from self.end()
                 self.header, self.spans, self.tables = None, [], [_Rows(self.above)]
-                yield from self.tables[0].add(paragraph(title[1]), title[0])
-            else:  # a label within the table
-                yield from self.tables[0].add(paragraph(title[1]), title[0])
+            yield from self.tables[0].add(paragraph(title[1]), title[0])
         elif self.header is not None and after_blank and filled == 1:
             self.title = (number, next(c for c in cells if c))
             return

@@ -132,11 +132,10 @@ def _text_document(raw: bytes) -> TextDocument:
 
 async def _files(request: Request) -> tuple[list[TextDocument | _Upload],
                                            list[tuple[str, str]]]:
-    """The files to ingest and (source, reason) for each that cannot be, as the CLI
-    reports them (a file whose format is parsed from its bytes is judged when it is
-    ingested). Two files
-    with one name reject the whole upload; so do files of types no parser reads, when every
-    file is one (415: one ``.exe``), else they are skipped as the CLI skips them."""
+    """The files to ingest and (source, reason) for each that cannot be, as the CLI reports
+    them (a file whose format is parsed from its bytes is judged when it is ingested). Two
+    files with one name reject the whole upload; so do files of types no parser reads, when
+    every file is one (415: one ``.exe``), else they are skipped as the CLI skips them."""
     try:
         form = await request.form(max_files=MAX_FILES, max_fields=MAX_FILES)
     except ApiError:
