@@ -1,6 +1,6 @@
-"""What the reader's choice between quotes costs: for each question the reader-on gate lets
-through, the extractive answer with and without the judge (the reader reading both quotes as
-answers), timed in one process; and how often each quote was kept.
+"""What the quote choice costs: for each question the default gate lets through, the
+extractive answer (:mod:`abstain.generate.choice`: every unit of the kept evidence described
+and scored, no model call) timed in one process, and how many units it quotes.
 
     abstain ingest ../shared/data/realdocs-dev/kb/click --db click.db
     python bench/bench_quote_choice.py click.db=../shared/data/realdocs-dev/questions-click.jsonl
@@ -12,13 +12,11 @@ import argparse
 import json
 import statistics
 import time
-from collections import Counter
 from pathlib import Path
 
 from abstain import Pipeline, Settings
+from abstain.generate.choice import candidates
 from abstain.generate.extractive import ExtractiveGenerator
-from abstain.presets import Preset
-from abstain.rerank.reader import shared_reader
 
 RUNS = 3
 
@@ -28,38 +26,34 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sets", nargs="+", help="DB=QUESTIONS.jsonl: a store and its questions")
     args = parser.parse_args()
-    reader = shared_reader()
-    plain, judged = ExtractiveGenerator(), ExtractiveGenerator(judge=reader)
-    added: list[float] = []
-    kept: Counter[str] = Counter()
+    generator = ExtractiveGenerator()
+    took: list[float] = []
+    quoted: list[int] = []
+    described: list[int] = []
     for pair in args.sets:
         db, questions = pair.split("=", 1)
         texts = [json.loads(line)["question"] for line in Path(questions).read_text().splitlines()
                  if line.strip()]
-        with Pipeline.from_settings(Settings(store=db), create_store=False, reader=True,
-                                    thresholds=Preset.BALANCED.thresholds(
-                                        reading_decides=True)) as pipe:  # the reading decides
+        with Pipeline.from_settings(Settings(store=db), create_store=False) as pipe:
             for text in texts:
                 trace = pipe.gate_question(text, pipe.workspace)
-                if trace.ended or trace.parsed is None or not any(e.read for e in trace.evidence):
+                if trace.ended or trace.parsed is None:
                     continue
-                times = []
-                for generator in (plain, judged):
-                    generator.generate(trace.parsed, trace.evidence)  # warm-up
-                    started = time.perf_counter()
-                    for _ in range(RUNS):
-                        generation = generator.generate(trace.parsed, trace.evidence)
-                    times.append((time.perf_counter() - started) / RUNS)
-                added.append((times[1] - times[0]) * 1000)
-                notes = " ".join(generation.notes)
-                kept["reader's" if "quoted the reader's" in notes
-                     else "word overlap's" if "quoted word overlap's" in notes else "same"] += 1
-    added.sort()
-    print(json.dumps({"questions": len(added),
-                      "added_ms_p50": round(statistics.median(added), 1) if added else None,
-                      "added_ms_p95": round(added[int(0.95 * (len(added) - 1))], 1)
-                      if added else None,
-                      "kept": dict(kept)}, indent=2))
+                question, evidence = trace.parsed, trace.evidence
+                generation = generator.generate(question, evidence)  # warm-up
+                runs = []
+                for _ in range(RUNS):
+                    start = time.perf_counter()
+                    generator.generate(question, evidence)
+                    runs.append((time.perf_counter() - start) * 1000)
+                took.append(statistics.median(runs))
+                quoted.append(len(generation.sentences))
+                described.append(len(candidates(question, evidence[: generator.max_evidence])))
+    took.sort()
+    print(f"{len(took)} questions let through; the extractive answer with the quote choice: "
+          f"p50 {statistics.median(took):.1f} ms, p95 {took[int(0.95 * (len(took) - 1))]:.1f} ms; "
+          f"units described p50 {statistics.median(described):.0f}, quoted mean "
+          f"{statistics.mean(quoted):.2f}")
 
 
 if __name__ == "__main__":

@@ -7,11 +7,13 @@ answerer can be compared with the shipped one on thousands of questions without 
 again. The gate's decisions are fixed by the dump: this measures the quote alone::
 
     python bench/replay_quotes.py dump kept.pkl click=/tmp/click.db:questions-click.jsonl …
-    python bench/replay_quotes.py score kept.pkl [--group unseen=BurntSushi+ripgrep,…]
+    python bench/replay_quotes.py score kept.pkl [--choice FILE] [--group unseen=ripgrep,…]
 
 ``score`` prints right answers / answers given per domain (and per ``--group``) for the
-shipped quote (word overlap's, re-quoted within its pages by the reader's answering windows)
-and for word overlap alone. An experiment imports :func:`load` and :func:`score` and passes
+shipped quote (word overlap's, re-quoted within its pages by the reader's answering windows,
+with the unit the quote choice scores best added: :mod:`abstain.generate.choice`), for the
+same without the choice, and, with ``--choice FILE``, with another choice
+(``bench/fit_quote_choice.py``). An experiment imports :func:`load` and :func:`score` and passes
 its own generator. The dump is a pickle of this checkout's objects: make it again after the
 code changes.
 
@@ -32,6 +34,7 @@ from abstain.evaluate.data import LabelledQuestion, parse_record
 from abstain.evaluate.records import QuestionRecord
 from abstain.evidence import Evidence
 from abstain.generate import Generator
+from abstain.generate.choice import QuoteChoice
 from abstain.generate.extractive import ExtractiveGenerator
 from abstain.pipeline import Pipeline
 from abstain.question import Question
@@ -71,8 +74,19 @@ def dump(out: Path, specs: Sequence[str]) -> int:
     return len(kept)
 
 
+class _Unpickler(pickle.Unpickler):
+    """Finds :class:`Kept` here, whichever script the dump was made by (run as a script, this
+    module pickles it as ``__main__.Kept``)."""
+
+    def find_class(self, module: str, name: str) -> type:
+        if name == "Kept":
+            return Kept
+        return super().find_class(module, name)  # type: ignore[no-any-return]
+
+
 def load(path: Path) -> list[Kept]:
-    return list(pickle.loads(path.read_bytes()))
+    with path.open("rb") as f:
+        return list(_Unpickler(f).load())
 
 
 def judged(kept: Kept, generation: Generation) -> bool | None:
@@ -98,19 +112,6 @@ def score(kept: Sequence[Kept], generator: Generator) -> dict[str, tuple[int, in
     return out
 
 
-class WordOverlap:
-    """The extractive answerer without the reader's windows."""
-
-    name = "extractive"
-    uses_llm = can_chat = can_stream = can_clarify = False
-
-    def __init__(self) -> None:
-        self.inner = ExtractiveGenerator()
-
-    def generate(self, question: Question, evidence: Sequence[Evidence]) -> Generation:
-        return self.inner.quote_overlap(question, evidence)
-
-
 def show(name: str, scores: dict[str, tuple[int, int]], groups: dict[str, list[str]]) -> None:
     rows = {d: scores[d] for d in sorted(scores)}
     for group, members in groups.items():
@@ -131,6 +132,8 @@ def main() -> int:
     d.add_argument("specs", nargs="+", metavar="DOMAIN=DB:QUESTIONS")
     s = sub.add_parser("score", help="quote the kept questions again and judge the quotes")
     s.add_argument("dump", type=Path)
+    s.add_argument("--choice", type=Path, help="also quote with this quote choice file "
+                   "(bench/fit_quote_choice.py)")
     s.add_argument("--group", action="append", default=[], metavar="NAME=D1,D2",
                    help="also print the sum over these domains")
     args = parser.parse_args()
@@ -139,9 +142,16 @@ def main() -> int:
         return 0
     kept = load(args.dump)
     groups = {g.partition("=")[0]: g.partition("=")[2].split(",") for g in args.group}
-    show("shipped quote (the reader vetoing)",
+    show("shipped quote (the reader vetoing, the quote choice adding its best unit)",
          score(kept, ExtractiveGenerator(judge=LazyReader(), same_pages=True)), groups)
-    show("word overlap alone", score(kept, WordOverlap()), groups)
+    show("without the quote choice",
+         score(kept, ExtractiveGenerator(judge=LazyReader(), same_pages=True,
+                                         add_chosen=False)), groups)
+    if args.choice is not None:
+        choice = QuoteChoice.from_json(json.loads(args.choice.read_text()))
+        show(f"with the quote choice of {args.choice}",
+             score(kept, ExtractiveGenerator(judge=LazyReader(), same_pages=True,
+                                             choice=choice)), groups)
     return 0
 
 

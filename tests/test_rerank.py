@@ -375,8 +375,9 @@ def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> Non
     [only_words] = _evidence([wordy])
     read_other = [only_words, replace(elsewhere, document=other,
                                       read=(ReadWindow(short, (short,), 0.98, 0),))]
-    vetoing = ExtractiveGenerator(judge=KeywordReader("7400"), same_pages=True)
-    deciding = ExtractiveGenerator(judge=KeywordReader("7400"))
+    vetoing = ExtractiveGenerator(judge=KeywordReader("7400"), same_pages=True,
+                                  add_chosen=False)
+    deciding = ExtractiveGenerator(judge=KeywordReader("7400"), add_chosen=False)
     assert [s.text for s in vetoing.generate(question, read_same).sentences] == [port]
     kept = vetoing.generate(question, read_other)
     assert "7400" not in " ".join(s.text for s in kept.sentences)
@@ -388,6 +389,10 @@ def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> Non
     nothing = vetoing.generate(question, [unrelated, replace(
         listen, document=other, read=(ReadWindow(bare, (bare,), 0.98, 0),))])
     assert not nothing.sentences and "nothing quoted" in nothing.notes[0]  # said, not silent
+    chosen = ExtractiveGenerator(judge=KeywordReader("7400"), same_pages=True).generate(
+        question, read_other)  # the quote choice adds the answer word overlap missed, visibly
+    assert short in [s.text for s in chosen.sentences]
+    assert "quote choice" in chosen.notes[-1]
 
 
 def test_a_sentence_about_another_code_of_the_pattern_is_left_out() -> None:

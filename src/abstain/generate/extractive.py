@@ -30,6 +30,16 @@ answers in one call, and the reader's own replaces word overlap's only when it r
 :data:`READ_CHOOSE_MARGIN` more probable; the note in the audit trail says which was quoted
 and why. A quoted unit that ends on a colon is followed by the unit it introduces (a code
 block, a sentence), or by the list it introduces, whole up to :data:`LIST_ITEMS_QUOTED` items.
+
+Then the quote choice (:mod:`abstain.generate.choice`, a small model fitted on users'
+questions of 152 projects' documentation) scores every unit of the same evidence — from the
+asked words it holds (weighed by rarity), its passage's title and headings, its chunk's
+retrieval, the reader's probability for its window, its form and its neighbours — and the
+unit it scores best is added to the quote when the quote lacks it (with the unit it
+introduces, or the one before when it opens on a word that points back), unless it is
+another row or item of a table or list the quote already answers from. Word overlap and the
+reader choose well where the question shares the answer's words; the choice finds the
+answer that shares few ("These are prefixed with no-" after the sentence naming the flag).
 """
 
 from __future__ import annotations
@@ -42,7 +52,18 @@ from typing import TypeVar
 from abstain.align import AskedType, holds
 from abstain.asked import HOW_TO
 from abstain.evidence import Evidence, RowVerdict
-from abstain.mentions import Mention, mentions_in
+from abstain.gate import is_curated_match
+from abstain.generate.choice import (
+    POINTS_BACK,
+    Candidate,
+    QuoteChoice,
+    answers,
+    asked_share,
+    asked_terms,
+    candidates,
+    shipped_choice,
+)
+from abstain.mentions import mentions_in
 from abstain.question import Question
 from abstain.records import Generation, Sentence
 from abstain.rerank.reader import sigmoid
@@ -50,7 +71,6 @@ from abstain.rerank.reading import ANSWERS_HEAD, PairLogits, as_read
 from abstain.rerank.rows import Row, same_table
 from abstain.text import (
     Unit,
-    content_words,
     fold,
     number_pattern,
     split_sentences,
@@ -67,10 +87,6 @@ RANK_DECAY = 0.15
 """Evidence n's sentences score 1 / (1 + RANK_DECAY·(n − 1)) of the same sentence at [1]."""
 KEEP_WITHIN = 0.5
 """Sentences scoring under this share of the best one are left out."""
-LABEL_CREDIT = 0.5
-"""What the chunk's title or heading holds counts this much."""
-RELATED_CREDIT = 0.5
-"""A related form (same first letters, not stem-equal) counts this much of a match."""
 READ_KEEP_WITHIN = 0.8
 """A second read window is quoted when its probability is at least this share of the best."""
 READ_WINDOWS_QUOTED = 2
@@ -82,9 +98,6 @@ always (the margin at minus one) gave 7 and 17 fewer right answers on the two do
 sets (docs/EVALUATION.md, "Can reading decide precision?")."""
 LIST_ITEMS_QUOTED = 8
 """The items of a list that a quoted lead-in ("… runs three checks:") introduces, at most."""
-POINTS_BACK = frozenset({"it", "its", "this", "these", "that", "those", "they", "such",
-                         "then", "otherwise", "also", "however"})
-"""A sentence opening on one of these needs the sentence before it to be understood."""
 
 
 class ExtractiveGenerator:
@@ -96,21 +109,23 @@ class ExtractiveGenerator:
 
     def __init__(self, *, max_sentences: int = 3, max_evidence: int = 5,
                  min_overlap: float = 0.2, judge: PairLogits | None = None,
-                 same_pages: bool = False) -> None:
+                 same_pages: bool = False, choice: QuoteChoice | None = None,
+                 add_chosen: bool = True) -> None:
         """``judge``: the reader that read the evidence, to choose between its own quote and
         word overlap's (without one, read evidence is quoted from the reader's windows).
         ``same_pages`` (the reader vetoing, the default): its quote replaces word overlap's
         only when it quotes the same pages — the right passage of the page word overlap
-        chose, never another page."""
+        chose, never another page. ``choice``: the quote choice whose best unit is added
+        (the shipped one when None); ``add_chosen=False`` adds none."""
         self.max_sentences = max_sentences
         self.max_evidence = max_evidence
         self.min_overlap = min_overlap
         self.judge = judge
         self.same_pages = same_pages
+        self.choice = choice
+        self.add_chosen = add_chosen
 
     def generate(self, question: Question, evidence: Sequence[Evidence]) -> Generation:
-        if not any(ev.read for ev in evidence[: self.max_evidence]):
-            return self.quote_overlap(question, evidence)
         answering_rows = [(n, w) for n, ev in enumerate(evidence[: self.max_evidence], 1)
                           for w in ev.read if w.by_columns == RowVerdict.ANSWERS]
         if answering_rows:  # a row lookup: the row that holds the asked column is the answer
@@ -119,6 +134,59 @@ class ExtractiveGenerator:
                                 for s in _the_row(w.sentences)),
                 model=self.name, notes=("quoted the table row(s) that answer by their "
                                         "columns",))
+        quote = self.quote_words_and_reading(question, evidence)
+        return self.with_the_chosen(question, evidence, quote) if self.add_chosen else quote
+
+    def with_the_chosen(self, question: Question, evidence: Sequence[Evidence],
+                        quote: Generation) -> Generation:
+        """``quote`` with the unit the quote choice scores best added when it lacks it (with
+        what that unit introduces or points back to), in its passage's order; not when the
+        unit is another row or item of a table or list the quote answers from."""
+        best = self.chosen_unit(question, evidence)
+        if best is None:
+            return quote
+        p, unit = best
+        units_of = [split_units(ev.text) for ev in evidence[: self.max_evidence]]
+        quoted = [(s.cites[0], _position(s.text, units_of[s.cites[0] - 1]), s.text)
+                  for s in quote.sentences if s.cites and s.cites[0] <= len(units_of)]
+        if any(text == unit.text for _, _, text in quoted):
+            return quote
+        if unit.whole and any(_another_item(unit, n, at, units_of, evidence)
+                              for n, at, _ in quoted):
+            return quote
+        added = _with_what_they_introduce(_with_what_they_point_back_to(
+            [(unit.cites, unit.position, unit.text)], units_of), units_of)
+        added = [a for a in added if all(a[2] != text for _, _, text in quoted)]
+        merged = sorted([*quoted, *added], key=lambda c: (c[0], c[1]))
+        return replace(quote, sentences=tuple(Sentence(text, (n,)) for n, _, text in merged),
+                       notes=(*quote.notes, f"added the unit the quote choice scores best "
+                                            f"(P {p:.2f} of {self.max_evidence} chunks' units), "
+                                            f"which the quote lacked"))
+
+    def chosen_unit(self, question: Question, evidence: Sequence[Evidence]
+                    ) -> tuple[float, Candidate] | None:
+        """The unit of the first ``max_evidence`` chunks the quote choice scores best, with
+        its probability, among those that hold something asked (when any does: not the
+        support line's phone number beside "Tunnelfix 4.2"), carry the asked type of answer
+        (when any does), are about the asked identifier (:func:`_about_the_asked`) and are
+        no heading (unless only a heading carries the type); from a curated page whose title
+        asks the question (an editor's answer to it) when there is one."""
+        found = candidates(question, evidence[: self.max_evidence])
+        chance = (self.choice or shipped_choice()).probabilities(found)
+        scored = [(float(p), c) for p, c in zip(chance, found, strict=True)]
+        editors = [s for s in scored if is_curated_match(question.text, evidence[s[1].cites - 1])]
+        scored = editors or scored
+        for keep in (lambda c: c.overlap > 0, lambda c: c.typed, lambda c: not c.heading):
+            scored = [s for s in scored if keep(s[1])] or scored
+        scored = _about_the_asked(question, evidence, scored, lambda s: (s[1].cites, s[1].text))
+        return max(scored, key=lambda s: s[0]) if scored else None
+
+    def quote_words_and_reading(self, question: Question, evidence: Sequence[Evidence]
+                                ) -> Generation:
+        """Word overlap's quote, or the reader's answering windows where it read the evidence
+        and chose them (``judge``, ``same_pages``)."""
+        if not any(ev.read for ev in evidence[: self.max_evidence]):
+            return self.quote_overlap(question, evidence)
         read = self.quote_reading(question, evidence)
         if not read.sentences:
             return replace(self.quote_overlap(question, evidence), notes=(
@@ -159,7 +227,7 @@ class ExtractiveGenerator:
     def quote_overlap(self, question: Question, evidence: Sequence[Evidence]) -> Generation:
         """The sentences that hold most of what the question asks about, cited."""
         identifiers = question.identifiers
-        terms = _asked_terms(question)
+        terms = asked_terms(question)
         asked = set(question.stems)
         typed_as = AskedType.of(question)
         scored: list[tuple[float, bool, int, int, str, bool]] = []
@@ -173,7 +241,7 @@ class ExtractiveGenerator:
                 sentence = unit.text
                 if not answers(sentence, asked):
                     continue
-                overlap = _overlap(terms, identifiers, sentence, label, label_stems)
+                overlap = asked_share(terms, identifiers, sentence, label, label_stems)
                 if overlap < self.min_overlap:
                     continue
                 typed = typed_as is not None and typed_as.carried_by(sentence)
@@ -234,6 +302,40 @@ class ExtractiveGenerator:
                                  f"{best:.2f}",) if chosen else ())
 
 
+def _position(text: str, units: list[Unit]) -> int:
+    """Where ``text`` stands among its passage's units (after them when it is none)."""
+    return next((at for at, u in enumerate(units) if u.text == text), len(units))
+
+
+def _another_item(unit: Candidate, n: int, at: int, units_of: list[list[Unit]],
+                  evidence: Sequence[Evidence]) -> bool:
+    """Whether the quoted unit at ``at`` of evidence ``n`` is another row or item beside
+    ``unit`` (itself whole): of the same passage, or a row of the same table in the same
+    document. Its values are not this answer's."""
+    if at >= len(units_of[n - 1]) or not units_of[n - 1][at].whole:
+        return False
+    if n == unit.cites:
+        return True
+    if evidence[n - 1].document.id != evidence[unit.cites - 1].document.id:
+        return False
+    ours, theirs = Row.parse(unit.text), Row.parse(units_of[n - 1][at].text)
+    return ours is not None and theirs is not None and same_table(ours, theirs)
+
+
+def _with_what_they_point_back_to(chosen: list[tuple[int, int, str]],
+                                  units_of: list[list[Unit]]) -> list[tuple[int, int, str]]:
+    """The chosen units, each one that opens on a word pointing back (:data:`POINTS_BACK`:
+    "It can be changed with …") after the unit before it in its passage."""
+    out = list(chosen)
+    taken = {(n, position) for n, position, _ in chosen}
+    for n, position, text in chosen:
+        said = tokens(text)
+        if said and said[0] in POINTS_BACK and position > 0 and (n, position - 1) not in taken:
+            out.append((n, position - 1, units_of[n - 1][position - 1].text))
+            taken.add((n, position - 1))
+    return sorted(out, key=lambda c: (c[0], c[1]))
+
+
 def _the_row(sentences: tuple[str, ...]) -> tuple[str, ...]:
     """The sentences of a row's window that are the row: not a heading the window joined
     before it ("Core options" above "- Name: max_workers; …"); all when none alone is."""
@@ -259,7 +361,7 @@ def _names_the_asked(question: Question, generation: Generation,
     question asks about (:func:`_asked_terms`, or an identifier's): a window the reader reads
     as answering that names none of it answers something else ("Tunnelfix" asked, the IT
     support's phone number quoted)."""
-    wanted = set(_asked_terms(question)) | {stem(w) for m in question.identifiers
+    wanted = set(asked_terms(question)) | {stem(w) for m in question.identifiers
                                             for w in m.words}
     held = {t for s in generation.sentences for t in stems(s.text)}
     held |= {t for s in generation.sentences for n in s.cites
@@ -270,14 +372,6 @@ def _names_the_asked(question: Question, generation: Generation,
 def _pages(generation: Generation, evidence: Sequence[Evidence]) -> set[str]:
     """The documents a quote cites."""
     return {evidence[n - 1].document.id for s in generation.sentences for n in s.cites}
-
-
-def _asked_terms(question: Question) -> list[str]:
-    """The stems of what the question asks about beside its identifiers (all its terms when
-    that leaves none)."""
-    id_words = {w for m in question.identifiers for w in m.words}
-    terms = [t.stem for t in question.terms if not t.context and t.word not in id_words]
-    return terms or [t.stem for t in question.terms]
 
 
 def _about_the_asked(question: Question, evidence: Sequence[Evidence], candidates: list[T],
@@ -330,7 +424,7 @@ def _one_unit_each(question: Question, evidence: Sequence[Evidence],
     rows, definitions), only the one that holds most of what is asked: a window can span
     neighbouring items, and the next item's value is not this one's (word overlap's quote
     keeps the same rule)."""
-    terms = _asked_terms(question)
+    terms = asked_terms(question)
     whole: dict[int, set[str]] = {}
     for n, _, _ in chosen:
         if n not in whole:
@@ -339,7 +433,7 @@ def _one_unit_each(question: Question, evidence: Sequence[Evidence],
     for n, _, text in chosen:
         if text in whole[n]:
             ev = evidence[n - 1]
-            score = _overlap(terms, question.identifiers, text, ev.label, set(stems(ev.label)))
+            score = asked_share(terms, question.identifiers, text, ev.label, set(stems(ev.label)))
             if n not in best or score > best[n][0]:
                 best[n] = (score, text)
     return [c for c in chosen if c[2] not in whole[c[0]] or best[c[0]][1] == c[2]]
@@ -435,38 +529,6 @@ def _with_what_it_points_back_to(window: tuple[str, ...], sentences: list[str]) 
         if at > 0:
             return [sentences[at - 1], *window]
     return list(window)
-
-
-def answers(sentence: str, asked: set[str]) -> bool:
-    """A sentence can answer when it is no question and adds a content word or a number of
-    its own."""
-    if sentence.rstrip().endswith("?"):
-        return False
-    return any(stem(w) not in asked for w in content_words(sentence)) or any(
-        t.isdigit() and t not in asked for t in tokens(sentence))
-
-
-def _overlap(terms: list[str], identifiers: tuple[Mention, ...], sentence: str, label: str,
-             label_stems: set[str]) -> float:
-    wanted = len(terms) + len(identifiers)
-    if not wanted:
-        return 0.0
-    words = set(stems(sentence))
-    credit = sum(_term_credit(t, words, label_stems) for t in terms)
-    credit += sum(1.0 if holds(m, sentence) else LABEL_CREDIT if holds(m, label) else 0.0
-                  for m in identifiers)
-    return credit / wanted
-
-
-def _term_credit(term: str, words: set[str], label: set[str]) -> float:
-    for place, weight in ((words, 1.0), (label, LABEL_CREDIT)):
-        if term in place:
-            return weight
-    prefix = term[:max(4, len(term) - 2)]
-    for place, weight in ((words, 1.0), (label, LABEL_CREDIT)):
-        if len(term) >= 5 and any(w.startswith(prefix) for w in place):
-            return weight * RELATED_CREDIT
-    return 0.0
 
 
 def _redundant(a: str, b: str, threshold: float = 0.6) -> bool:
