@@ -1,6 +1,7 @@
 """What the quote choice costs: for each question the default gate lets through, the
-extractive answer (:mod:`abstain.generate.choice`: every unit of the kept evidence described
-and scored, no model call) timed in one process, and how many units it quotes.
+default extractive answer timed with and without the quote choice's unit
+(:mod:`abstain.generate.choice`: every unit of the kept evidence described and scored, no model
+call; ``add_chosen=False``) in one process, and how often a unit was added.
 
     abstain ingest ../shared/data/realdocs-dev/kb/click --db click.db
     python bench/bench_quote_choice.py click.db=../shared/data/realdocs-dev/questions-click.jsonl
@@ -26,34 +27,47 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sets", nargs="+", help="DB=QUESTIONS.jsonl: a store and its questions")
     args = parser.parse_args()
-    generator = ExtractiveGenerator()
-    took: list[float] = []
-    quoted: list[int] = []
-    described: list[int] = []
+    took: dict[bool, list[float]] = {True: [], False: []}
+    added = described = 0
     for pair in args.sets:
         db, questions = pair.split("=", 1)
         texts = [json.loads(line)["question"] for line in Path(questions).read_text().splitlines()
                  if line.strip()]
         with Pipeline.from_settings(Settings(store=db), create_store=False) as pipe:
+            shipped = pipe.generator
+            assert isinstance(shipped, ExtractiveGenerator)
+            variants = {True: shipped, False: replace_generator(shipped)}
             for text in texts:
                 trace = pipe.gate_question(text, pipe.workspace)
                 if trace.ended or trace.parsed is None:
                     continue
                 question, evidence = trace.parsed, trace.evidence
-                generation = generator.generate(question, evidence)  # warm-up
-                runs = []
-                for _ in range(RUNS):
-                    start = time.perf_counter()
-                    generator.generate(question, evidence)
-                    runs.append((time.perf_counter() - start) * 1000)
-                took.append(statistics.median(runs))
-                quoted.append(len(generation.sentences))
-                described.append(len(candidates(question, evidence[: generator.max_evidence])))
-    took.sort()
-    print(f"{len(took)} questions let through; the extractive answer with the quote choice: "
-          f"p50 {statistics.median(took):.1f} ms, p95 {took[int(0.95 * (len(took) - 1))]:.1f} ms; "
-          f"units described p50 {statistics.median(described):.0f}, quoted mean "
-          f"{statistics.mean(quoted):.2f}")
+                for chosen, generator in variants.items():
+                    generation = generator.generate(question, evidence)  # warm-up
+                    runs = []
+                    for _ in range(RUNS):
+                        start = time.perf_counter()
+                        generator.generate(question, evidence)
+                        runs.append((time.perf_counter() - start) * 1000)
+                    took[chosen].append(statistics.median(runs))
+                    if chosen:
+                        added += any("quote choice" in note for note in generation.notes)
+                described += len(candidates(question, evidence[: shipped.max_evidence]))
+    n = len(took[True])
+    for chosen in (False, True):
+        t = sorted(took[chosen])
+        print(f"{'with' if chosen else 'without'} the quote choice: p50 {statistics.median(t):.1f} "
+              f"ms, p95 {t[int(0.95 * (n - 1))]:.1f} ms")
+    print(f"{n} questions let through; {described / n:.0f} units described per question; a unit "
+          f"added to {added}")
+
+
+def replace_generator(generator: ExtractiveGenerator) -> ExtractiveGenerator:
+    """The same generator without the quote choice."""
+    return ExtractiveGenerator(max_sentences=generator.max_sentences,
+                               max_evidence=generator.max_evidence,
+                               min_overlap=generator.min_overlap, judge=generator.judge,
+                               same_pages=generator.same_pages, add_chosen=False)
 
 
 if __name__ == "__main__":

@@ -7,11 +7,11 @@ on the standardised weights) is fitted to put the probability on the targets; qu
 no target teach nothing and are left out. Before the fit on all of them, it is fitted again
 leaving each of ``--folds`` groups of projects out, and judged on the projects left out: how
 often the best candidate holds a key, or one of the best two or three, against word overlap's
-ranking (:func:`abstain.generate.choice.overlap`, weighed by evidence rank as the answerer did
-before).
+ranking (:func:`abstain.generate.choice.asked_share`, weighed by evidence rank as the
+answerer does).
 
-The dumps are ``bench/replay_quotes.py dump`` files of the ``train`` sets of
-``data/userdocs`` (never the ``eval`` ones, nor realdocs-dev)::
+Needs scipy (the ``train`` extra). The dumps are ``bench/replay_quotes.py dump`` files of the
+``train`` sets of ``data/userdocs`` (never the ``eval`` ones, nor realdocs-dev)::
 
     for d in data/userdocs/*/; do  # the train sets
         abstain ingest $d/kb --db /tmp/ud/$(basename $d).db; done
