@@ -91,6 +91,21 @@ def test_web_page_answers_and_refuses(server: Env, browser: Any, artifacts: Path
     assert (artifacts / "web_answered.png").stat().st_size > 10_000
 
 
+def test_the_workspace_field_offers_the_keys_workspaces(server: Env, browser: Any) -> None:
+    """Found by a newcomer: the page asked its "default" workspace with a key of another one
+    and was refused. Once a key is entered, the field names a workspace the key may ask."""
+    browser.get(server.url + "/")
+    assert browser.find_element(By.ID, "workspace").get_attribute("value") == "default"
+    browser.find_element(By.ID, "api-key").send_keys(server.keys.docs)
+    browser.find_element(By.ID, "question").click()  # the key field's change event
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.ID, "workspace").get_attribute("value") == "docs")
+    offered = [o.get_attribute("value")
+               for o in browser.find_elements(By.CSS_SELECTOR, "#workspaces option")]
+    assert offered == ["docs"]
+    assert _ask(browser, ANSWERED) == "answered"
+
+
 def test_web_page_shows_auth_errors(server: Env, browser: Any) -> None:
     browser.get(server.url + "/")
     browser.find_element(By.ID, "api-key").send_keys(server.keys.other)

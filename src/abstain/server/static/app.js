@@ -192,8 +192,38 @@ async function readEvents(body) {
   }
 }
 
+// The workspaces the key may ask (GET /v1/models), offered in the workspace field; when the
+// field names one the key may not ask (the page's "default" for a key of another workspace)
+// and still holds what the page opened with (not typed into, not cleared), it is set to the
+// first the key may. A key the server refuses changes nothing: asking shows why.
+let workspaceAtOpen = null;
+
+async function loadWorkspaces() {
+  const key = $("api-key").value.trim();
+  if (!key) return;
+  try {
+    const resp = await fetch("/v1/models", { headers: { "Authorization": "Bearer " + key } });
+    if (!resp.ok) return;
+    const names = ((await resp.json()).data || []).map((m) => m.id);
+    $("workspaces").replaceChildren(...names.map((name) => {
+      const option = document.createElement("option");
+      option.value = name;
+      return option;
+    }));
+    const now = $("workspace").value.trim();
+    if (names.length && now === workspaceAtOpen && !names.includes(now)) {
+      $("workspace").value = names[0];
+    }
+  } catch (e) {
+    // offline or refused: the field stays as typed
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   $("api-key").value = store.getItem("abstain.key") || "";
   $("workspace").value = store.getItem("abstain.workspace") || $("workspace").value;
+  $("api-key").addEventListener("change", loadWorkspaces);
+  workspaceAtOpen = $("workspace").value.trim();
   $("ask-form").addEventListener("submit", ask);
+  loadWorkspaces();
 });
