@@ -453,6 +453,9 @@ def test_a_follow_up_alone_is_refused_before_retrieval() -> None:
     ("how often should I do it?", True),
     ("Is it possible to export my data as CSV?", False),  # "it" of the sentence itself
     ("Which setting controls the timeout that applies to uploads?", False),  # "that" qualifies
+    ("who do I escalate to if that fails?", True),  # a condition on what was said before
+    ("what if this doesn't work?", True),
+    ("Which error is raised when that limit is reached?", False),
     ("How do I request production database access and who approves it?", False),  # says it
     ("What are the API rate limits?", False),
     ("How do I reset my password?", False),

@@ -102,9 +102,13 @@ _PRONOUNS = {
 """The words by which a question refers back, per language it is read in: pronouns that
 are no article ("la" of "¿Qué es la replicación?", "het" of "Wat is het wachtwoord?" are
 articles; a German noun is capitalised, so "das Backup" names something)."""
-_CHAINING = re.compile(r"\b(?:it|its|they|them|their)\b", re.IGNORECASE)
+_CHAINING = re.compile(
+    r"\b(?:it|its|they|them|their)\b"
+    r"|\b(?:if|when|once|unless|after)\s+(?:that|this)\s+(?:\w+n't|does\s+not|did\s+not|is\s+not"
+    r"|fails|failed|works|worked|helps|helped|breaks|happens|happened)\b", re.IGNORECASE)
 """The English pronouns that say a chat message goes on from the one before: "this" /
-"that" / "these" also qualify what a message names ("the timeout that applies to …")."""
+"that" / "these" also qualify what a message names ("the timeout that applies to …"), so
+they count only as the subject of a condition ("who do I escalate to if that fails?")."""
 _PRONOUN = {lang: re.compile(rf"(?<![\w'])(?:{words})(?![\w'])", re.IGNORECASE)
             for lang, words in _PRONOUNS.items()}
 _WHAT_ABOUT = {
