@@ -19,7 +19,7 @@ def test_a_chunk_reads_back_as_its_units() -> None:
         Unit("5.2.0 — 2025-02-11"), Unit("The service reads these."), Unit("Both matter."),
         Unit("APP_DB_URL: PostgreSQL connection string. Required.", whole=True),
         Unit("Code: E1002; Meaning: disk full. Free space.", whole=True),
-        Unit("x = 1. y = 2\n\nprint(x)", whole=True)]
+        Unit("x = 1. y = 2\n\nprint(x)", whole=True, code=True)]
 
 
 def test_a_long_item_is_read_sentence_by_sentence_without_its_marker() -> None:

@@ -78,6 +78,9 @@ class Candidate:
     """It is its passage's title or a heading."""
     overlap: float
     """:func:`asked_share`: the share of what the question asks about that it holds."""
+    own_overlap: float
+    """The same, of its own text alone (what only its passage's title and headings hold left
+    out)."""
     features: tuple[float, ...]
     """Its :data:`FEATURES`."""
 
@@ -154,7 +157,7 @@ def candidates(question: Question, evidence: Sequence[Evidence]) -> list[Candida
         f["overlap_of_best"] = held / best_overlap
         f["rare_of_best"] = (f["rare_held"] + f["rare_in_label"]) / best_rare
         out.append(Candidate(n, position, text, whole, typed, heading, held,
-                             tuple(f[name] for name in FEATURES)))
+                             f["sentence_overlap"], tuple(f[name] for name in FEATURES)))
     return out
 
 
@@ -169,6 +172,8 @@ class QuoteChoice:
         if len(self.weights) != len(FEATURES):
             raise ValueError(f"a quote choice needs {len(FEATURES)} weights, one per feature; "
                              f"got {len(self.weights)}")
+        if not all(math.isfinite(w) for w in self.weights):
+            raise ValueError("a quote choice's weights must be finite numbers")
 
     def probabilities(self, found: Sequence[Candidate]) -> np.ndarray:
         """P(this candidate is the one that answers), over ``found`` (summing to 1)."""

@@ -139,47 +139,70 @@ class ExtractiveGenerator:
 
     def with_the_chosen(self, question: Question, evidence: Sequence[Evidence],
                         quote: Generation) -> Generation:
-        """``quote`` with the unit the quote choice scores best added when it lacks it (with
-        what that unit introduces or points back to), in its passage's order; not when the
-        unit is another row or item of a table or list the quote answers from."""
-        best = self.chosen_unit(question, evidence)
+        """``quote`` with the unit the quote choice scores best (:meth:`chosen_unit`) added
+        after it when it lacks it: with the unit before it when it opens on a word pointing
+        back ("These are prefixed with no-"), with the unit it introduces when it ends on a
+        colon (a code block or a sentence; a lead-in of a list, or of nothing, is not added).
+        Nothing is added to an empty quote (no answer is made of it), beside a near-duplicate
+        of a quoted sentence, or when a unit to add is a list item or table row of a document
+        the quote already quotes an item or row of (its values are not this answer's); with
+        the reader vetoing (``same_pages``), only from the pages the quote cites."""
+        if not quote.sentences:
+            return quote
+        pages = _pages(quote, evidence) if self.same_pages else None
+        best = self.chosen_unit(question, evidence, pages)
         if best is None:
             return quote
-        p, unit = best
+        p, unit, among = best
         units_of = [split_units(ev.text) for ev in evidence[: self.max_evidence]]
-        quoted = [(s.cites[0], _position(s.text, units_of[s.cites[0] - 1]), s.text)
-                  for s in quote.sentences if s.cites and s.cites[0] <= len(units_of)]
-        if any(text == unit.text for _, _, text in quoted):
+        quoted = [s.text for s in quote.sentences]
+        if unit.text in quoted or any(_redundant(unit.text, q) for q in quoted):
             return quote
-        if unit.whole and any(_another_item(unit, n, at, units_of, evidence)
-                              for n, at, _ in quoted):
+        units = units_of[unit.cites - 1]
+        added = [unit.position]
+        said = tokens(unit.text)
+        if said and said[0] in POINTS_BACK and unit.position > 0:
+            added.insert(0, unit.position - 1)
+        if unit.text.rstrip().endswith(":"):
+            after = unit.position + 1
+            if after >= len(units) or _item(units[after]):
+                return quote  # a lead-in of nothing here, or of a list: word overlap's to quote
+            added.append(after)
+        if (evidence[unit.cites - 1].document.id in _documents_of_items(quote, units_of, evidence)
+                and any(_item(units[at]) for at in added)):
             return quote
-        added = _with_what_they_introduce(_with_what_they_point_back_to(
-            [(unit.cites, unit.position, unit.text)], units_of), units_of)
-        added = [a for a in added if all(a[2] != text for _, _, text in quoted)]
-        merged = sorted([*quoted, *added], key=lambda c: (c[0], c[1]))
-        return replace(quote, sentences=tuple(Sentence(text, (n,)) for n, _, text in merged),
-                       notes=(*quote.notes, f"added the unit the quote choice scores best "
-                                            f"(P {p:.2f} of {self.max_evidence} chunks' units), "
-                                            f"which the quote lacked"))
+        new = tuple(Sentence(units[at].text, (unit.cites,)) for at in added
+                    if units[at].text not in quoted)
+        return replace(quote, sentences=(*quote.sentences, *new), notes=(
+            *quote.notes, f"added the unit the quote choice scores best (P {p:.2f} among "
+                          f"{among} candidates of {min(len(evidence), self.max_evidence)} "
+                          f"chunks), which the quote lacked"))
 
-    def chosen_unit(self, question: Question, evidence: Sequence[Evidence]
-                    ) -> tuple[float, Candidate] | None:
-        """The unit of the first ``max_evidence`` chunks the quote choice scores best, with
-        its probability, among those that hold something asked (when any does: not the
-        support line's phone number beside "Tunnelfix 4.2"), carry the asked type of answer
-        (when any does), are about the asked identifier (:func:`_about_the_asked`) and are
-        no heading (unless only a heading carries the type); from a curated page whose title
-        asks the question (an editor's answer to it) when there is one."""
-        found = candidates(question, evidence[: self.max_evidence])
+    def chosen_unit(self, question: Question, evidence: Sequence[Evidence],
+                    pages: set[str] | None = None) -> tuple[float, Candidate, int] | None:
+        """The unit of the first ``max_evidence`` chunks (of ``pages`` when given) the quote
+        choice scores best, with its probability among the candidates left and their number:
+        of those whose own text holds a word or identifier asked (not the support line's
+        phone number beside "Tunnelfix 4.2", nor an ADR's "Date:" line that only its title
+        names), carrying the asked type of answer (when any does), about the asked
+        identifier (:func:`_about_the_asked`) and no heading (unless only headings are
+        left); from a curated page whose title asks the question (an editor's answer to it)
+        when there is one. None when no unit is left."""
+        found = [c for c in candidates(question, evidence[: self.max_evidence])
+                 if pages is None or evidence[c.cites - 1].document.id in pages]
         chance = (self.choice or shipped_choice()).probabilities(found)
-        scored = [(float(p), c) for p, c in zip(chance, found, strict=True)]
+        scored = [(float(p), c) for p, c in zip(chance, found, strict=True)
+                  if c.own_overlap > 0]
         editors = [s for s in scored if is_curated_match(question.text, evidence[s[1].cites - 1])]
         scored = editors or scored
-        for keep in (lambda c: c.overlap > 0, lambda c: c.typed, lambda c: not c.heading):
+        for keep in (lambda c: c.typed, lambda c: not c.heading):
             scored = [s for s in scored if keep(s[1])] or scored
         scored = _about_the_asked(question, evidence, scored, lambda s: (s[1].cites, s[1].text))
-        return max(scored, key=lambda s: s[0]) if scored else None
+        if not scored:
+            return None
+        total = sum(p for p, _ in scored)
+        p, best = max(scored, key=lambda s: s[0])
+        return (p / total if total > 0 else 0.0), best, len(scored)
 
     def quote_words_and_reading(self, question: Question, evidence: Sequence[Evidence]
                                 ) -> Generation:
@@ -307,35 +330,6 @@ def _position(text: str, units: list[Unit]) -> int:
     return next((at for at, u in enumerate(units) if u.text == text), len(units))
 
 
-def _another_item(unit: Candidate, n: int, at: int, units_of: list[list[Unit]],
-                  evidence: Sequence[Evidence]) -> bool:
-    """Whether the quoted unit at ``at`` of evidence ``n`` is another row or item beside
-    ``unit`` (itself whole): of the same passage, or a row of the same table in the same
-    document. Its values are not this answer's."""
-    if at >= len(units_of[n - 1]) or not units_of[n - 1][at].whole:
-        return False
-    if n == unit.cites:
-        return True
-    if evidence[n - 1].document.id != evidence[unit.cites - 1].document.id:
-        return False
-    ours, theirs = Row.parse(unit.text), Row.parse(units_of[n - 1][at].text)
-    return ours is not None and theirs is not None and same_table(ours, theirs)
-
-
-def _with_what_they_point_back_to(chosen: list[tuple[int, int, str]],
-                                  units_of: list[list[Unit]]) -> list[tuple[int, int, str]]:
-    """The chosen units, each one that opens on a word pointing back (:data:`POINTS_BACK`:
-    "It can be changed with …") after the unit before it in its passage."""
-    out = list(chosen)
-    taken = {(n, position) for n, position, _ in chosen}
-    for n, position, text in chosen:
-        said = tokens(text)
-        if said and said[0] in POINTS_BACK and position > 0 and (n, position - 1) not in taken:
-            out.append((n, position - 1, units_of[n - 1][position - 1].text))
-            taken.add((n, position - 1))
-    return sorted(out, key=lambda c: (c[0], c[1]))
-
-
 def _the_row(sentences: tuple[str, ...]) -> tuple[str, ...]:
     """The sentences of a row's window that are the row: not a heading the window joined
     before it ("Core options" above "- Name: max_workers; …"); all when none alone is."""
@@ -367,6 +361,19 @@ def _names_the_asked(question: Question, generation: Generation,
     held |= {t for s in generation.sentences for n in s.cites
              for t in stems(evidence[n - 1].label)}
     return bool(wanted & held)
+
+
+def _documents_of_items(quote: Generation, units_of: list[list[Unit]],
+                        evidence: Sequence[Evidence]) -> set[str]:
+    """The documents of which ``quote`` quotes a list item or table row."""
+    out = set()
+    for s in quote.sentences:
+        n = s.cites[0] if s.cites else 0
+        if 0 < n <= len(units_of):
+            at = _position(s.text, units_of[n - 1])
+            if at < len(units_of[n - 1]) and _item(units_of[n - 1][at]):
+                out.add(evidence[n - 1].document.id)
+    return out
 
 
 def _pages(generation: Generation, evidence: Sequence[Evidence]) -> set[str]:
@@ -517,7 +524,7 @@ def _step(unit: Unit) -> bool:
 
 def _item(unit: Unit) -> bool:
     """A list item, definition or table row (a whole unit of one line, not a code block)."""
-    return unit.whole and "\n" not in unit.text
+    return unit.whole and not unit.code and "\n" not in unit.text
 
 
 def _with_what_it_points_back_to(window: tuple[str, ...], sentences: list[str]) -> list[str]:

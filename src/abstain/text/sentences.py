@@ -57,6 +57,8 @@ class Unit:
     whole: bool = False
     """A list item, definition, table row or code block: quoted whole, never merged with
     its neighbour."""
+    code: bool = False
+    """A fenced code block (whole too), of one line or many."""
 
 
 def split_units(text: str) -> list[Unit]:
@@ -75,7 +77,7 @@ def split_units(text: str) -> list[Unit]:
                        len(lines))
             body = "\n".join(lines[i:end]).strip("\n")
             if body.strip():
-                units.append(Unit(body, whole=True))
+                units.append(Unit(body, whole=True, code=True))
             i = end + 1
         elif item := _ITEM.match(line):
             text = line[item.end():].strip() or line
