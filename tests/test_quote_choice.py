@@ -86,7 +86,7 @@ def test_a_label_naming_what_is_asked_is_chosen_over_its_sibling() -> None:
                      title="E1210")
     best = ExtractiveGenerator().chosen_unit(question, [ev])
     assert best is not None
-    assert best[1].text == "Cause: the data directory already belongs to a different cluster."
+    assert best.unit.text == "Cause: the data directory already belongs to a different cluster."
 
 
 def _favouring(name: str) -> QuoteChoice:
@@ -111,7 +111,7 @@ def test_the_chosen_unit_is_added_after_a_quote_that_lacks_it() -> None:
     assert [s.text for s in plain.sentences] == [intro]
     assert [s.text for s in chosen.sentences] == [intro, answer]  # after, though from [2]
     assert chosen.sentences[-1].cites == (2,)
-    assert "quote choice" in chosen.notes[-1] and "of 2 chunks" in chosen.notes[-1]
+    assert "quote choice" in chosen.notes[-1] and "of 2 chunks)" in chosen.notes[-1]
 
 
 def test_nothing_is_added_to_an_empty_quote_or_from_a_unit_naming_nothing_asked() -> None:
@@ -124,7 +124,7 @@ def test_nothing_is_added_to_an_empty_quote_or_from_a_unit_naming_nothing_asked(
     assert not generator.with_the_chosen(question, [ev], replace(
         generator.generate(question, [ev]), sentences=())).sentences
     best = generator.chosen_unit(question, [ev])
-    assert best is not None and best[1].text.startswith("The decision")
+    assert best is not None and best.unit.text.startswith("The decision")
     [kitchen] = _evidence(["The kitchen is cleaned on Fridays. Lunch is at noon."])
     assert ExtractiveGenerator(choice=LAST).chosen_unit(
         Question.parse("What is the replication port?"), [kitchen]) is None
@@ -182,4 +182,57 @@ def test_a_curated_answer_to_the_question_is_chosen_first() -> None:
                                          curated=True))
     best = ExtractiveGenerator(choice=_favouring("first_evidence")).chosen_unit(
         question, [guide, faq])
-    assert best is not None and best[1].cites == 2
+    assert best is not None and best.unit.cites == 2
+
+
+def _first(text: str, cites: int = 1) -> Generation:
+    return Generation(sentences=(Sentence(text, (cites,)),), model="extractive")
+
+
+def test_a_unit_pointing_back_goes_after_what_it_points_to_or_not_at_all() -> None:
+    """Found by the second review: "It also accepts …" was added with nothing before it (the
+    first unit of its chunk), or after another sentence than its antecedent, or after a lone
+    list item; and an antecedent near-duplicating a quoted sentence was added too."""
+    question = Question.parse("Which port does Raft replication listen on?")
+    pointer = "It also accepts Raft replication snapshots on another port."
+    generator = ExtractiveGenerator(choice=LAST)
+    quote = _first("Raft replication listens on a TCP port of its own.")
+    [alone] = _evidence([pointer])
+    assert generator.with_the_chosen(question, [alone], quote) == quote  # points to nothing
+    [listed] = _evidence(["- Raft replication port: see the table.\n" + pointer])
+    assert generator.with_the_chosen(question, [listed], quote) == quote  # to one item
+    antecedent = "Raft replication traffic is encrypted between the members."
+    [ev] = _evidence([f"{antecedent} {pointer}"])
+    after = generator.with_the_chosen(question, [ev], _first(antecedent))
+    assert [s.text for s in after.sentences] == [antecedent, pointer]
+    other = generator.with_the_chosen(question, [ev], Generation(sentences=(
+        Sentence(antecedent, (1,)), Sentence("The REST API listens on its own port.", (1,))),
+        model="extractive"))
+    assert [s.text for s in other.sentences] == [  # right after its antecedent, not at the end
+        antecedent, pointer, "The REST API listens on its own port."]
+    [near] = _evidence([f"Raft replication listens on a TCP port of its own here. {pointer}"])
+    assert generator.with_the_chosen(question, [near], quote) == quote
+
+
+def test_a_lead_in_goes_before_the_quoted_block_it_introduces() -> None:
+    question = Question.parse("How do I check the peers with qsctl doctor?")
+    lead = "The peers of qsctl doctor are probed over the network with:"
+    [ev] = _evidence([f"qsctl doctor checks a node.\n{lead}\n```\nqsctl doctor --peers\n```"])
+    quote = Generation(sentences=(Sentence("qsctl doctor checks a node.", (1,)),
+                                  Sentence("qsctl doctor --peers", (1,))), model="extractive")
+    added = ExtractiveGenerator(choice=_favouring("ends_colon")).with_the_chosen(
+        question, [ev], quote)
+    assert [s.text for s in added.sentences] == [
+        "qsctl doctor checks a node.", lead, "qsctl doctor --peers"]
+
+
+def test_no_second_value_of_the_asked_type_is_added() -> None:
+    """Found by the second review on the sample corpus: "Which port does the REST API listen
+    on?" quoted the 7420 row and added "Port 7422 listens only on the loopback interface by
+    default." A quote that carries the asked type of answer gets no other unit carrying
+    one."""
+    question = Question.parse("Which port does the REST API listen on?")
+    [ev] = _evidence(["The REST API listens on port 7420.\nPort 7422 of the REST API host "
+                      "listens only on the loopback interface."])
+    quote = _first("The REST API listens on port 7420.")
+    assert ExtractiveGenerator(choice=LAST).with_the_chosen(question, [ev], quote) == quote

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from abstain.align import AskedType, holds
@@ -100,6 +100,18 @@ LIST_ITEMS_QUOTED = 8
 """The items of a list that a quoted lead-in ("… runs three checks:") introduces, at most."""
 
 
+@dataclass(frozen=True, slots=True)
+class Chosen:
+    """The unit the quote choice scores best, and among what."""
+
+    unit: Candidate
+    probability: float
+    """Its probability among the candidates left (summing to 1 over them)."""
+    candidates: int
+    chunks: int
+    """The chunks those candidates are from."""
+
+
 class ExtractiveGenerator:
     name = "extractive"
     uses_llm = False
@@ -139,55 +151,73 @@ class ExtractiveGenerator:
 
     def with_the_chosen(self, question: Question, evidence: Sequence[Evidence],
                         quote: Generation) -> Generation:
-        """``quote`` with the unit the quote choice scores best (:meth:`chosen_unit`) added
-        after it when it lacks it: with the unit before it when it opens on a word pointing
-        back ("These are prefixed with no-"), with the unit it introduces when it ends on a
-        colon (a code block or a sentence; a lead-in of a list, or of nothing, is not added).
-        Nothing is added to an empty quote (no answer is made of it), beside a near-duplicate
-        of a quoted sentence, or when a unit to add is a list item or table row of a document
-        the quote already quotes an item or row of (its values are not this answer's); with
-        the reader vetoing (``same_pages``), only from the pages the quote cites."""
+        """``quote`` with the unit the quote choice scores best (:meth:`chosen_unit`) when it
+        lacks it: with the unit before it when it opens on a word pointing back ("These are
+        prefixed with no-"), with the unit it introduces when it ends on a colon (a code
+        block or a sentence). The unit goes right after its quoted antecedent, or right
+        before the quoted unit it introduces, else after the quote. Nothing is added to an
+        empty quote (no answer is made of it); nor when a unit to add is a near-duplicate of
+        a quoted sentence, a list item or table row of a document the quote already quotes
+        an item or row of (its values are not this answer's), or carries the type of answer
+        asked where the quote already does (a second port beside the asked one); nor a unit
+        pointing back to nothing, to a lone list item or row, or introducing a list or
+        nothing. With the reader vetoing (``same_pages``), only from the pages the quote
+        cites."""
         if not quote.sentences:
             return quote
         pages = _pages(quote, evidence) if self.same_pages else None
-        best = self.chosen_unit(question, evidence, pages)
-        if best is None:
+        chosen = self.chosen_unit(question, evidence, pages)
+        if chosen is None:
             return quote
-        p, unit, among = best
-        units_of = [split_units(ev.text) for ev in evidence[: self.max_evidence]]
+        unit = chosen.unit
+        units = split_units(evidence[unit.cites - 1].text)
         quoted = [s.text for s in quote.sentences]
-        if unit.text in quoted or any(_redundant(unit.text, q) for q in quoted):
+        if unit.text in quoted:
             return quote
-        units = units_of[unit.cites - 1]
         added = [unit.position]
         said = tokens(unit.text)
-        if said and said[0] in POINTS_BACK and unit.position > 0:
+        if said and said[0] in POINTS_BACK:
+            if unit.position == 0 or _item(units[unit.position - 1]):
+                return quote  # it points back to nothing here, or to one item of a list
             added.insert(0, unit.position - 1)
         if unit.text.rstrip().endswith(":"):
             after = unit.position + 1
             if after >= len(units) or _item(units[after]):
                 return quote  # a lead-in of nothing here, or of a list: word overlap's to quote
             added.append(after)
+        new = [units[at].text for at in added if units[at].text not in quoted]
+        if any(_redundant(text, q) for text in new for q in quoted):
+            return quote
+        units_of = [split_units(ev.text) for ev in evidence[: self.max_evidence]]
         if (evidence[unit.cites - 1].document.id in _documents_of_items(quote, units_of, evidence)
                 and any(_item(units[at]) for at in added)):
             return quote
-        new = tuple(Sentence(units[at].text, (unit.cites,)) for at in added
-                    if units[at].text not in quoted)
-        return replace(quote, sentences=(*quote.sentences, *new), notes=(
-            *quote.notes, f"added the unit the quote choice scores best (P {p:.2f} among "
-                          f"{among} candidates of {min(len(evidence), self.max_evidence)} "
-                          f"chunks), which the quote lacked"))
+        typed_as = AskedType.of(question)
+        if typed_as is not None and any(typed_as.carried_by(q) for q in quoted) and any(
+                typed_as.carried_by(text) for text in new):
+            return quote
+        at = len(quote.sentences)
+        if added[0] != unit.position and units[added[0]].text in quoted:
+            at = quoted.index(units[added[0]].text) + 1
+        elif added[-1] != unit.position and units[added[-1]].text in quoted:
+            at = quoted.index(units[added[-1]].text)
+        sentences = list(quote.sentences)
+        sentences[at:at] = [Sentence(text, (unit.cites,)) for text in new]
+        return replace(quote, sentences=tuple(sentences), notes=(*quote.notes, (
+            f"added the unit the quote choice scores best (P {chosen.probability:.2f} among "
+            f"{_counted(chosen.candidates, 'candidate')} of "
+            f"{_counted(chosen.chunks, 'chunk')}), which the quote lacked")))
 
     def chosen_unit(self, question: Question, evidence: Sequence[Evidence],
-                    pages: set[str] | None = None) -> tuple[float, Candidate, int] | None:
+                    pages: set[str] | None = None) -> Chosen | None:
         """The unit of the first ``max_evidence`` chunks (of ``pages`` when given) the quote
-        choice scores best, with its probability among the candidates left and their number:
-        of those whose own text holds a word or identifier asked (not the support line's
-        phone number beside "Tunnelfix 4.2", nor an ADR's "Date:" line that only its title
-        names), carrying the asked type of answer (when any does), about the asked
-        identifier (:func:`_about_the_asked`) and no heading (unless only headings are
-        left); from a curated page whose title asks the question (an editor's answer to it)
-        when there is one. None when no unit is left."""
+        choice scores best, with its probability among the candidates left: of those whose
+        own text holds a word or identifier asked (not the support line's phone number
+        beside "Tunnelfix 4.2", nor an ADR's "Date:" line that only its title names),
+        carrying the asked type of answer (when any does), about the asked identifier
+        (:func:`_about_the_asked`) and no heading (unless only headings are left); from a
+        curated page whose title asks the question (an editor's answer to it) when there is
+        one. None when no unit is left."""
         found = [c for c in candidates(question, evidence[: self.max_evidence])
                  if pages is None or evidence[c.cites - 1].document.id in pages]
         chance = (self.choice or shipped_choice()).probabilities(found)
@@ -202,7 +232,8 @@ class ExtractiveGenerator:
             return None
         total = sum(p for p, _ in scored)
         p, best = max(scored, key=lambda s: s[0])
-        return (p / total if total > 0 else 0.0), best, len(scored)
+        return Chosen(best, p / total if total > 0 else 0.0, len(scored),
+                      len({c.cites for _, c in scored}))
 
     def quote_words_and_reading(self, question: Question, evidence: Sequence[Evidence]
                                 ) -> Generation:
@@ -361,6 +392,10 @@ def _names_the_asked(question: Question, generation: Generation,
     held |= {t for s in generation.sentences for n in s.cites
              for t in stems(evidence[n - 1].label)}
     return bool(wanted & held)
+
+
+def _counted(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _documents_of_items(quote: Generation, units_of: list[list[Unit]],
