@@ -15,7 +15,7 @@ A :class:`QuoteChoice` — a conditional logit: a softmax over one question's ca
 them. It was fitted on the users' questions of the 152 ``train`` sets of ``data/userdocs``
 (each answerable question's candidates, those holding an answer key on a gold page as the
 targets: ``bench/fit_quote_choice.py``) and is measured on the 12 ``eval`` projects and
-realdocs-dev, which it never saw (docs/EVALUATION.md, "Choosing the quote"). Its weights and
+realdocs-dev, which it never saw (docs/EVALUATION.md, "A learned quote choice"). Its weights and
 the fit's report are in ``abstain/data/quote_choice.json``.
 """
 
@@ -39,7 +39,7 @@ from abstain.text import content_words, split_units, stem, stems, tokens
 from abstain.text.words import english_rarity
 
 LABEL_CREDIT = 0.5
-"""What the chunk's title or heading holds counts this much in :func:`overlap`."""
+"""What the chunk's title or heading holds counts this much in :func:`asked_share`."""
 RELATED_CREDIT = 0.5
 """A related form (same first letters, not stem-equal) counts this much of a match."""
 POINTS_BACK = frozenset({"it", "its", "this", "these", "that", "those", "they", "such",

@@ -36,8 +36,8 @@ questions of 152 projects' documentation) scores every unit of the same evidence
 asked words it holds (weighed by rarity), its passage's title and headings, its chunk's
 retrieval, the reader's probability for its window, its form and its neighbours — and the
 unit it scores best is added to the quote when the quote lacks it (with the unit it
-introduces, or the one before when it opens on a word that points back), unless it is
-another row or item of a table or list the quote already answers from. Word overlap and the
+introduces, or the one before when it opens on a word that points back;
+:meth:`ExtractiveGenerator.with_the_chosen` says when nothing is added). Word overlap and the
 reader choose well where the question shares the answer's words; the choice finds the
 answer that shares few ("These are prefixed with no-" after the sentence naming the flag).
 """
@@ -383,9 +383,9 @@ def quotes_agree(question: Question, evidence: Sequence[Evidence]) -> float:
 def _names_the_asked(question: Question, generation: Generation,
                      evidence: Sequence[Evidence]) -> bool:
     """Whether a quote, or the title or a heading of a passage it cites, holds a word the
-    question asks about (:func:`_asked_terms`, or an identifier's): a window the reader reads
-    as answering that names none of it answers something else ("Tunnelfix" asked, the IT
-    support's phone number quoted)."""
+    question asks about (:func:`~abstain.generate.choice.asked_terms`, or an identifier's):
+    a window the reader reads as answering that names none of it answers something else
+    ("Tunnelfix" asked, the IT support's phone number quoted)."""
     wanted = set(asked_terms(question)) | {stem(w) for m in question.identifiers
                                             for w in m.words}
     held = {t for s in generation.sentences for t in stems(s.text)}
