@@ -104,6 +104,12 @@ def test_the_workspace_field_offers_the_keys_workspaces(server: Env, browser: An
                for o in browser.find_elements(By.CSS_SELECTOR, "#workspaces option")]
     assert offered == ["docs"]
     assert _ask(browser, ANSWERED) == "answered"
+    browser.execute_script("sessionStorage.clear()")  # a new tab: a key pasted and asked at
+    browser.get(server.url + "/")  # once, before the key field's change event has run
+    browser.execute_script("document.getElementById('api-key').value = arguments[0]",
+                           server.keys.docs)
+    assert browser.find_element(By.ID, "workspace").get_attribute("value") == "default"
+    assert _ask(browser, ANSWERED) == "answered"
 
 
 def test_web_page_shows_auth_errors(server: Env, browser: Any) -> None:

@@ -144,6 +144,9 @@ function showError(err) {
 
 async function ask(event) {
   event.preventDefault();
+  if ($("workspace").value.trim() === workspaceAtOpen) {
+    await loadWorkspaces();  // a key pasted and asked at once: no change event has run yet
+  }
   const key = $("api-key").value.trim();
   const ws = $("workspace").value.trim();
   store.setItem("abstain.key", key);
