@@ -133,3 +133,13 @@ def test_contractions_typed_without_their_apostrophe_are_no_terms() -> None:
     asked = Question.parse("whos the owner of INC-1, my invoices wont download")
     assert {"whos", "wont"}.isdisjoint(t.word for t in asked.terms)
     assert {"owner", "invoices", "download"} <= {t.word for t in asked.terms}
+
+
+def test_an_identifier_of_no_known_family_is_offered_only_what_is_spelt_alike() -> None:
+    """Found by a newcomer: "ERR-4471" was offered "0.0.0.0", "P1", "P2"."""
+    from abstain.text.grammar import nearest
+
+    known = ["0.0.0.0", "P1", "P2", "ADR-0007", "ADR-0012", "E1207"]
+    assert nearest("ERR-4471", known) == []
+    assert nearest("ADR-0010", known) == ["ADR-0012", "ADR-0007"]  # its family, by number
+    assert nearest("E1208", ["E1207", "P1"]) == ["E1207"]

@@ -176,7 +176,9 @@ def number_pattern(identifier: str) -> str | None:
 
 
 def nearest(identifier: str, known: list[str], *, limit: int = 3) -> list[str]:
-    """Known identifiers closest to ``identifier``: same family first (ADR-…), then by spelling."""
+    """Known identifiers closest to ``identifier``: of its family (ADR-…) by number, else those
+    spelt alike; none when neither (a newcomer's "ERR-4471" was offered "0.0.0.0", "P1",
+    "P2": the first known identifiers, which meant nothing)."""
     ident = normalise_identifier(identifier)
     prefix = re.match(r"[a-z]+", ident)
     family = [k for k in known if prefix and normalise_identifier(k).startswith(prefix.group(0))]
@@ -191,4 +193,4 @@ def nearest(identifier: str, known: list[str], *, limit: int = 3) -> list[str]:
 
         return sorted(pool, key=distance)[:limit]
     close = difflib.get_close_matches(identifier, pool, n=limit, cutoff=SPELLING_CUTOFF)
-    return close or sorted(pool)[:limit]
+    return close
