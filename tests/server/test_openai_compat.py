@@ -137,6 +137,16 @@ def test_a_follow_up_is_read_after_the_message_before_it(server: Env) -> None:
         {"role": "assistant", "content": "…"},
         {"role": "user", "content": "and E1209?"}])  # a follow-up of a follow-up
     assert (again.model_extra or {})["abstain"]["question"] == "What does error E1209 mean?"
+    on = client.chat.completions.create(model="docs", messages=[  # found by a newcomer:
+        {"role": "user", "content": "What does error E1207 mean?"},  # "what about P4?" was
+        {"role": "assistant", "content": "…"},  # read after the raw messages, the first
+        {"role": "user", "content": "and for E1208?"},  # question lost
+        {"role": "assistant", "content": "…"},
+        {"role": "user", "content": "and how do I fix it?"},
+        {"role": "assistant", "content": "…"},
+        {"role": "user", "content": "what about E1209?"}])
+    assert (on.model_extra or {})["abstain"]["question"] == (
+        "What does error E1209 mean? and how do I fix it?")
 
 
 @pytest.mark.parametrize(("earlier", "follow_up", "asked"), [

@@ -107,27 +107,35 @@ class ChatRequest(BaseModel):
 
 
 def _read(turns: list[ChatMessage], users: list[int], k: int, depth: int = 0) -> str:
-    """The question the user's ``k``-th message asks, read with the messages it goes on
-    from (:func:`goes_on`, :func:`asked_again`)."""
+    """The question the user's ``k``-th message asks (:func:`_reading`)."""
+    return _reading(turns, users, k, depth)[0]
+
+
+def _reading(turns: list[ChatMessage], users: list[int], k: int,
+             depth: int = 0) -> tuple[str, int]:
+    """The question the user's ``k``-th message asks, and of how many messages it is read:
+    after the question the message before it asked when it goes on from it
+    (:func:`goes_on`): that question again of what it names instead (:func:`asked_again`:
+    "and for P1?" after "… for P3?"), else the two joined ("What is the response target for
+    P1? and on weekends?", where the raw messages would read "… for P3? and for P1? and on
+    weekends?"). Of at most :data:`FOLLOW_UP_TURNS` messages joined, looking back at most
+    twice as many, and never past the question limit the user's own message kept to."""
     last = users[k]
     reply = turns[last].text()
     if last >= 2 and turns[last - 1].role == "assistant" and turns[last - 2].role == "user":
         term = clarified_term(turns[last - 1].text())
         if term is not None:
-            return reply_to_clarification(turns[last - 2].text(), term, reply)
-    if k > 0 and depth < FOLLOW_UP_TURNS and goes_on(reply):
-        # "and for P1?" after "… for P3?" (itself perhaps "and for P3?" after "… P2?")
-        again = asked_again(_read(turns, users, k - 1, depth + 1), reply)
-        if again is not None:
-            return again
-    read = [reply]
-    for before in reversed(users[:k]):  # a follow-up is read after what it follows
-        earlier = turns[before].text()
-        if (len(read) == FOLLOW_UP_TURNS or not goes_on(read[0])
-                or len(earlier) + sum(map(len, read)) + len(read) > MAX_QUESTION_CHARS):
-            break  # never past the question limit the user's own message kept to
-        read.insert(0, earlier)
-    return " ".join(read)
+            return reply_to_clarification(turns[last - 2].text(), term, reply), 1
+    if k == 0 or depth + 1 >= 2 * FOLLOW_UP_TURNS or not goes_on(reply):
+        return reply, 1
+    before, joined = _reading(turns, users, k - 1, depth + 1)
+    again = asked_again(before, reply)
+    if again is not None:
+        return again, joined
+    for earlier, count in ((before, joined), (turns[users[k - 1]].text(), 1)):
+        if count < FOLLOW_UP_TURNS and len(earlier) + 1 + len(reply) <= MAX_QUESTION_CHARS:
+            return f"{earlier} {reply}", count + 1
+    return reply, 1
 
 
 FOLLOW_UP_TURNS = 3
