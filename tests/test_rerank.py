@@ -354,6 +354,12 @@ def test_a_how_to_question_gets_the_whole_procedure_not_one_step() -> None:
     quoted = [s.text for s in eleventh.sentences]
     assert quoted[:2] == ["Follow these steps:", "Step 1: press key 1."]  # from its start
     assert "Step 11: press key 11." in quoted
+    # the section's heading leads the steps ("## Steps"): it is not quoted as if it said one
+    [headed] = _evidence(["Steps\n" + "\n".join(f"- {s}" for s in steps)])
+    headed = replace(headed, chunk=replace(headed.chunk, heading_path=("Resetting", "Steps")))
+    reset = ExtractiveGenerator().quote_overlap(
+        Question.parse("How do I reset a password?"), [headed])
+    assert [s.text for s in reset.sentences] == steps
 
 
 def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> None:

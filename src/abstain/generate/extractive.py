@@ -324,7 +324,9 @@ class ExtractiveGenerator:
         chosen = sorted(best, key=lambda s: (s[2], s[3]))
         quoted_units = [(s[2], s[3], s[4]) for s in chosen]
         if HOW_TO.search(question.asked):
-            quoted_units = _whole_procedures(quoted_units, units_of)
+            headed = [{*ev.chunk.heading_path, ev.document.title}
+                      for ev in evidence[: self.max_evidence]]
+            quoted_units = _whole_procedures(quoted_units, units_of, headed)
         return Generation(
             sentences=tuple(Sentence(text, (n,)) for n, _, text in
                             _with_what_they_introduce(quoted_units, units_of)),
@@ -512,15 +514,16 @@ PROCEDURE_LEAD = re.compile(
 "Do the following:" (not "Account policies:")."""
 
 
-def _whole_procedures(chosen: list[tuple[int, int, str]],
-                      units_of: list[list[Unit]]) -> list[tuple[int, int, str]]:
+def _whole_procedures(chosen: list[tuple[int, int, str]], units_of: list[list[Unit]],
+                      headings_of: Sequence[set[str]]) -> list[tuple[int, int, str]]:
     """For a how-to question: each chosen step of a procedure — a list item under a sentence
     that introduces a procedure (:data:`PROCEDURE_LEAD`), or of a list whose items mostly open
     as commands ("Open the console.", :func:`_a_command`) — with that sentence and the
     procedure's steps from its first (up to :data:`LIST_ITEMS_QUOTED`, the chosen one always):
     "How do I reset a password?" was answered with step 4 of 5, its identity check left out.
     A list of facts ("Account policies:") is not widened; table rows are records, not
-    steps."""
+    steps. A lead that is the section's heading ("Steps", ``headings_of``: each chunk's
+    headings and title) says nothing the answer needs: it is not quoted."""
     out = list(chosen)
     taken = {(n, position) for n, position, _ in chosen}
     for n, position, _ in chosen:
@@ -537,7 +540,8 @@ def _whole_procedures(chosen: list[tuple[int, int, str]],
         commands = sum(_a_command(units[at].text) for at in range(start, end + 1))
         if not led and 2 * commands <= end - start + 1:
             continue  # a list of facts, not the steps of a procedure
-        for at in [*([start - 1] if led else []),
+        quote_lead = led and units[start - 1].text.strip() not in headings_of[n - 1]
+        for at in [*([start - 1] if quote_lead else []),
                    *range(start, min(end, start + LIST_ITEMS_QUOTED - 1) + 1)]:
             if (n, at) not in taken:
                 out.append((n, at, units[at].text))
