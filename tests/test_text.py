@@ -12,7 +12,15 @@ from abstain.confidence import answer_features
 from abstain.mentions import parse_question
 from abstain.query import query_terms
 from abstain.question import Question
-from abstain.text import content_words, find_identifiers, find_names, stem, stems
+from abstain.text import (
+    content_words,
+    find_identifiers,
+    find_names,
+    holds_word,
+    joined,
+    stem,
+    stems,
+)
 from abstain.verify.lexical import content_stems, numbers
 
 QUESTIONS = [
@@ -62,6 +70,64 @@ def test_a_small_collection_answers_how_long_and_how_many(tmp_path: Path,
 def test_the_same_word_is_stem_equal() -> None:
     assert stems("released releases releasing") == ["releas"] * 3
     assert stem("queuepool") != stem("queue")
+
+
+def test_an_irregular_form_is_the_same_word_as_its_base() -> None:
+    assert stem("forgot") == stem("forgotten") == stem("forget")
+    assert stem("sent") == stem("send") and stem("indices") == stem("index")
+    assert stem("children") == stem("child") and stem("written") == stem("writes")
+    # a form that is a word in its own right, or of two bases, is left alone
+    assert stem("found") != stem("find") and stem("left") != stem("leave")
+    assert stem("leaves") != stem("leaf") and stem("bases") == stem("base")
+
+
+def test_a_word_written_whole_or_apart_is_the_same_word() -> None:
+    wifi, setup, login = stem("wifi"), stem("setup"), stem("logins")
+    assert {wifi, setup, login} <= joined(stems("Join the Wi-Fi; set up a VPN; logging in"))
+    text = stems("Join the office network.")
+    held = set(text)
+
+    def apart() -> set[str]:
+        return joined(text)
+
+    assert not holds_word(wifi, (), held, apart)
+    assert holds_word(stem("network"), (), held, apart)
+    # the question writes it apart ("log in"), the text whole ("login")
+    question = Question.parse("How do I log in to the wi-fi?")
+    joins = {t.word: t.joins for t in question.terms}
+    assert login in joins["log"] and wifi in joins["wi"]
+    assert holds_word(stem("log"), joins["log"], {login}, set)
+    assert not holds_word(stem("log"), (), {login}, set)
+
+
+def test_a_desk_question_in_its_own_spelling_is_answered(tmp_path: Path,
+                                                         hashing: object) -> None:
+    """Users write "wifi", "logins", "setup", "forgot" of pages that write "Wi-Fi",
+    "log-ins", "set up", "forgotten": each was refused for a word "no passage mentions"."""
+    from abstain.pipeline import Pipeline
+    from abstain.stores.sqlite import SQLiteStore
+
+    pages = {
+        "wifi.md": "# Office Wi-Fi\n\nThe office Wi-Fi network is called CORP-SECURE.",
+        "locks.md": "# Locked accounts\n\nAfter five failed log-ins the account is locked for "
+                    "30 minutes.",
+        "laptop.md": "# New laptops\n\nTo set up a new laptop, enrol it in Jamf first.",
+        "reset.md": "# A forgotten password\n\nA forgotten password is reset at "
+                    "https://reset.example.com with your username.",
+    }
+    asked = {"What is the office wifi network called?": "CORP-SECURE",
+             "How long is an account locked after failed logins?": "30 minutes",
+             "What do I do first to setup a new laptop?": "Jamf",
+             "I forgot my password, where do I reset it?": "reset.example.com"}
+    with Pipeline(SQLiteStore(tmp_path / "desk.db"), hashing) as pipe:  # type: ignore[arg-type]
+        for source, text in pages.items():
+            pipe.ingest_text(text, source=source)
+        for question, key in asked.items():
+            answer = pipe.ask(question)
+            assert answer.answered, (question, answer.refusal)
+            assert key in answer.text, (question, answer.text)
+        refused = pipe.ask("What is the office bluetooth network called?")
+        assert not refused.answered
 
 
 @pytest.mark.parametrize(("word", "value"), [("zero", "0"), ("fifteen", "15"),

@@ -43,6 +43,17 @@ def test_lexical_verifier(sentence: str, supported: bool) -> None:
     assert (verifier.check(sentence, [SOURCE]) >= verifier.threshold) is supported
 
 
+def test_a_word_the_source_writes_apart_is_supported() -> None:
+    """An LLM that writes "WiFi", "setup" or "logins" of a source's "Wi-Fi", "set up" and
+    "log-ins" says what the source says; a word the source holds in no form is not."""
+    source = ["The office Wi-Fi is CORP-SECURE. Set up a laptop after five failed log-ins."]
+    verifier = LexicalVerifier()
+    for sentence in ("The office WiFi is CORP-SECURE.", "The wifi is CORP-SECURE.",
+                     "Setup of a laptop is after five failed logins."):
+        assert verifier.check(sentence, source) >= verifier.threshold, sentence
+    assert verifier.check("The office Bluetooth is CORP-SECURE.", source) < verifier.threshold
+
+
 def test_a_number_absent_from_the_source_fails_the_sentence() -> None:
     analysis = LexicalVerifier().analyse("API keys rotate every 90 days.", [SOURCE])
     assert analysis.coverage == 1.0 and analysis.missing_numbers == ("90",)

@@ -25,7 +25,7 @@ from abstain.evidence import Evidence
 from abstain.fuse import RRF_K, max_fused_score
 from abstain.question import Question
 from abstain.records import AnswerFeatures as AnswerFeatures
-from abstain.text import stem, stems
+from abstain.text import holds_word, joined, stem, stems
 
 DISTANCE_CEILING = 0.65
 
@@ -45,7 +45,8 @@ def answer_features(question: Question, evidence: tuple[Evidence, ...], *, rrf_k
         return AnswerFeatures(0.0, 0.0, 0.0, 0.0, question.words)
     top = evidence[0].hit
     distances = [e.hit.vector_distance for e in evidence if e.hit.vector_distance is not None]
-    coverage, missing = term_coverage(question.words, evidence)
+    coverage, missing = term_coverage(question.words, evidence,
+                                      {t.word: t.joins for t in question.terms})
     return AnswerFeatures(
         top_fused_norm=min(1.0, top.fused_score / max_fused_score(rrf_k)),
         in_both=1.0 if top.in_both else 0.0,
@@ -55,17 +56,21 @@ def answer_features(question: Question, evidence: tuple[Evidence, ...], *, rrf_k
     )
 
 
-def term_coverage(terms: Sequence[str], evidence: Sequence[Evidence]
+def term_coverage(terms: Sequence[str], evidence: Sequence[Evidence],
+                  joins: Mapping[str, Sequence[str]] | None = None
                   ) -> tuple[float, tuple[str, ...]]:
     """Share of the question's content words (:attr:`abstain.question.Question.words`)
-    present in the evidence (stem-equal: the same word as everywhere in abstain), and the
-    absent ones."""
+    present in the evidence (the same word as everywhere in abstain: stem-equal, or written
+    whole on one side and apart on the other, :func:`abstain.text.holds_word`; ``joins``:
+    each word's :attr:`~abstain.mentions.Term.joins`), and the absent ones."""
     if not terms:
         return 0.0, ()
-    present: set[str] = set()
-    for ev in evidence:
-        present.update(stems(ev.labelled_text))
-    missing = tuple(t for t in terms if stem(t) not in present)
+    texts = [stems(ev.labelled_text) for ev in evidence]
+    present = {s for t in texts for s in t}
+    apart = functools.cache(lambda: {j for t in texts for j in joined(t)})
+    joins = joins or {}
+    missing = tuple(t for t in terms
+                    if not holds_word(stem(t), joins.get(t, ()), present, apart))
     return round(1.0 - len(missing) / len(terms), 4), missing
 
 

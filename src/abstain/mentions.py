@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from abstain.text import content_words, fold, split_sentences, stem, tokens
+from abstain.text import content_words, fold, joined, split_sentences, stem, tokens
 from abstain.text.grammar import FILE, PATTERNS, is_abbreviation, names_in
 
 
@@ -65,6 +65,10 @@ class Term:
     """From a context sentence or a soft mention, not from what is asked."""
     compound: bool = False
     """Part of a hyphenated compound ("one-liner"): a fragment, never decisive alone."""
+    joins: tuple[str, ...] = ()
+    """The word written together with the question's word before or after it, stemmed ("log
+    in": login; "wi-fi": wifi): a text that writes it as one word holds it
+    (:func:`abstain.text.holds_word`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,12 +111,27 @@ def parse_question(question: str) -> QuestionParts:
     compound = {w for m in _COMPOUND.finditer(question) for w in tokens(m.group(0))}
     terms: dict[str, Term] = {}
     for i, sentence in enumerate(sentences):
+        joins = _joins(sentence)
         for word in content_words(sentence):
             context = i not in asked_idx or word in soft_words
             if word not in terms or (terms[word].context and not context):
-                terms[word] = Term(word, stem(word), context, word in compound)
+                terms[word] = Term(word, stem(word), context, word in compound,
+                                   tuple(sorted(joins.get(word, ()))))
     asked = " ".join(sentences[i] for i in asked_idx)
     return QuestionParts(tuple(mentions.values()), tuple(terms.values()), asked)
+
+
+def _joins(sentence: str) -> dict[str, set[str]]:
+    """Each word of ``sentence`` with its :func:`~abstain.text.joined` forms: itself written
+    together with the word before it and with the word after it."""
+    words = tokens(sentence)
+    stemmed = [stem(w) for w in words]
+    out: dict[str, set[str]] = {}
+    for i, word in enumerate(words):
+        for pair in (stemmed[i - 1:i + 1] if i else [], stemmed[i:i + 2]):
+            if len(pair) == 2 and (found := joined(pair)):
+                out.setdefault(word, set()).update(found)
+    return out
 
 
 def mentions_in(text: str) -> list[Mention]:

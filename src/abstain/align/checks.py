@@ -10,13 +10,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from abstain.align.question import Focus
-from abstain.align.types import TYPE_STEMS, AskedType
+from abstain.align.types import AskedType, type_stems
 from abstain.evidence import Evidence
 from abstain.mentions import Kind, Mention
 from abstain.question import Question
 from abstain.records import Check, CheckName, RefusalReason
 from abstain.text import (
     english_rarity,
+    holds_word,
+    joined,
     nearest,
     occurs_in,
     split_sentences,
@@ -101,11 +103,12 @@ def informative_coverage(focus: Focus, text: str, text_stems: Sequence[str] | No
     the workspace); the absent ones, most informative first."""
     have = list(text_stems) if text_stems is not None else stems(text)
     present = set(have)
+    apart = functools.cache(lambda: joined(have))
     total = got = 0.0
     missing: list[tuple[float, str]] = []
-    for word, word_stem, w in focus.weighted:
+    for word, word_stem, w, joins in focus.weighted:
         total += w
-        if word_stem in present:
+        if holds_word(word_stem, joins, present, apart):
             got += w
         else:
             missing.append((w, word))
@@ -188,10 +191,12 @@ def coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: floa
     text = "\n".join(e.labelled_text for e in evidence)
     text_stems = stems(text)
     present = set(text_stems)
+    apart = functools.cache(lambda: joined(text_stems))
     coverage, missing = informative_coverage(focus, text, text_stems)
     english = focus.question.language == "en"
     unknown = tuple(t.word for t in focus.question.terms
-                    if english and not t.context and t.stem not in present
+                    if english and not t.context
+                    and not holds_word(t.stem, t.joins, present, apart)
                     and focus.counts.count(t.word) == 0
                     and english_rarity(t.word) >= UNKNOWN_WORD_RARITY and not t.word.isdigit())
     if unknown:
@@ -274,7 +279,7 @@ def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
         return None
     id_words = {w for m in question.identifiers for w in m.words}
     subject = {t.stem for t in question.terms if not t.context and t.word not in id_words}
-    subject -= TYPE_STEMS
+    subject -= type_stems()
     for ev in evidence:
         labelled = _labelled(ev, focus) or _headed(ev, subject)
         heading = " ".join(ev.chunk.heading_path[-1:])

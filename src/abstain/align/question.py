@@ -21,8 +21,9 @@ class Focus:
 
     question: Question
     counts: TermCounts
-    weighted: tuple[tuple[str, str, float], ...] = ()
-    """(word, stem, weight) of each content word, computed once (:meth:`weight`)."""
+    weighted: tuple[tuple[str, str, float, tuple[str, ...]], ...] = ()
+    """(word, stem, weight, joins) of each content word, the weight computed once
+    (:meth:`weight`; joins: :attr:`abstain.mentions.Term.joins`)."""
     weighted_identifiers: tuple[tuple[Mention, float], ...] = ()
     """Each identifier with its rarity in the workspace."""
 
@@ -31,7 +32,7 @@ class Focus:
         focus = cls(question, counts)
         return replace(
             focus,
-            weighted=tuple((t.word, t.stem, focus.weight(t.word, context=t.context))
+            weighted=tuple((t.word, t.stem, focus.weight(t.word, context=t.context), t.joins)
                            for t in question.terms),
             weighted_identifiers=tuple((m, focus.rarity(m)) for m in question.identifiers))
 

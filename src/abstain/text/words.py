@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from itertools import pairwise
 
@@ -98,10 +98,36 @@ def _cjk_pairs(word: str) -> list[str]:
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """The Snowball (English) stem of one folded word; digits and codes are kept as they are."""
+    """The Snowball (English) stem of one folded word, an irregular form read as its base
+    first ("forgot", "forgotten" → forget; "indices" → index: ``data/english_irregular.tsv``);
+    digits and codes are kept as they are."""
     if not word.isalpha():
         return word
-    return str(_STEMMER.stemWord(word))
+    return str(_STEMMER.stemWord(_irregular().get(word, word)))
+
+
+@functools.cache
+def _irregular() -> dict[str, str]:
+    raw = resources.files("abstain").joinpath("data/english_irregular.tsv").read_text()
+    return dict(line.split("\t", 1) for line in raw.splitlines()
+                if line and not line.startswith("#"))
+
+
+def joined(stems: Sequence[str]) -> set[str]:
+    """Each two neighbouring words written as one, stemmed: "Wi-Fi" holds wifi, "set up"
+    setup, "logging in" login, "file name" filename. A word that one side writes whole and
+    the other apart is the same word; :func:`holds_word` asks for it."""
+    return {stem(a + b) for a, b in pairwise(stems) if a.isalpha() and b.isalpha()}
+
+
+def holds_word(word_stem: str, joins: Sequence[str], held: set[str] | frozenset[str],
+               apart: Callable[[], set[str]]) -> bool:
+    """Whether a text holds a word of the question: its stem among the text's stems
+    (``held``), the question writing it apart where the text writes it whole (``joins``: the
+    word's :func:`joined` forms with its neighbours, "log in" for "login"), or the text
+    writing it apart (``apart``: the text's :func:`joined` forms, asked for only then)."""
+    return (word_stem in held or any(j in held for j in joins)
+            or (len(word_stem) > 3 and word_stem in apart()))
 
 
 def stems(text: str) -> list[str]:

@@ -28,6 +28,7 @@ scores high. Answers it verified carry the note :data:`NOTE`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -38,9 +39,12 @@ from abstain.text import (
     content_words,
     find_identifiers,
     find_names,
+    holds_word,
+    joined,
     number_words,
     occurs_in,
     stem,
+    stems,
     tokens,
 )
 from abstain.verify.base import DEFAULT_SUPPORT_THRESHOLD
@@ -114,10 +118,14 @@ class LexicalVerifier:
 
     def analyse(self, sentence: str, evidence_texts: Sequence[str]) -> Analysis:
         claim = list(dict.fromkeys(content_stems(sentence)))
-        joined = "\n".join(evidence_texts)
+        source = "\n".join(evidence_texts)
         windows = _windows(evidence_texts)
         window_stems = [set(content_stems(w)) for w in windows]
         all_stems = set().union(*window_stems) if window_stems else set()
+        if any(s not in all_stems for s in claim):  # "WiFi" of a source's "Wi-Fi" is held
+            for held, text in [*zip(window_stems, windows, strict=True), (all_stems, source)]:
+                apart = functools.cache(lambda text=text: joined(stems(text)))
+                held.update(s for s in claim if holds_word(s, (), held, apart))
         if claim:
             global_cov = sum(s in all_stems for s in claim) / len(claim)
             scores = [sum(s in ws for s in claim) / len(claim) for ws in window_stems]
@@ -128,16 +136,18 @@ class LexicalVerifier:
             best, coverage = -1, 1.0
         missing_words = tuple(s for s in claim if s not in all_stems)
         best_window = windows[best] if best >= 0 else ""
-        source_numbers = numbers(joined)
+        source_numbers = numbers(source)
         missing_numbers = tuple(sorted(numbers(sentence) - source_numbers))
         missing_ids = tuple(
             i for i in find_identifiers(sentence)
-            if not _PLAIN_NUMBER.fullmatch(i) and not occurs_in(i, joined))
-        source_tokens = set(tokens(joined))
+            if not _PLAIN_NUMBER.fullmatch(i) and not occurs_in(i, source))
+        source_tokens = set(tokens(source))
+        source_apart = functools.cache(lambda: joined(stems(source)))
         missing_names = tuple(
             n for n in find_names(sentence)
             if not find_identifiers(n)
-            and not all(t in source_tokens for t in tokens(n)))
+            and not all(t in source_tokens or holds_word(stem(t), (), frozenset(), source_apart)
+                        for t in tokens(n)))
         negated = bool(_NEGATION.search(sentence))
         mismatch = bool(claim) and best_window != "" and negated != bool(
             _NEGATION.search(best_window))
