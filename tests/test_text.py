@@ -81,6 +81,12 @@ def test_an_irregular_form_is_the_same_word_as_its_base() -> None:
     assert stem("leaves") != stem("leaf") and stem("bases") == stem("base")
 
 
+def test_a_british_spelling_is_the_same_word_as_the_american_one() -> None:
+    assert stem("colour") == stem("color") and stem("licence") == stem("license")
+    assert stem("initialised") == stem("initialized") == stem("initialize")
+    assert stem("behaviour") == stem("behaviors") and stem("catalogue") == stem("catalog")
+
+
 def test_a_word_written_whole_or_apart_is_the_same_word() -> None:
     wifi, setup, login = stem("wifi"), stem("setup"), stem("logins")
     assert {wifi, setup, login} <= joined(stems("Join the Wi-Fi; set up a VPN; logging in"))

@@ -98,17 +98,19 @@ def _cjk_pairs(word: str) -> list[str]:
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """The Snowball (English) stem of one folded word, an irregular form read as its base
-    first ("forgot", "forgotten" → forget; "indices" → index: ``data/english_irregular.tsv``);
-    digits and codes are kept as they are."""
+    """The Snowball (English) stem of one folded word, read first as the word it is a form of
+    when the stemmer cannot relate them: an irregular form as its base ("forgot", "forgotten"
+    → forget; "indices" → index), a British spelling as the American one ("colour" → color,
+    "initialised" → initialized): ``data/english_forms.tsv``. Digits and codes are kept as
+    they are."""
     if not word.isalpha():
         return word
-    return str(_STEMMER.stemWord(_irregular().get(word, word)))
+    return str(_STEMMER.stemWord(_forms().get(word, word)))
 
 
 @functools.cache
-def _irregular() -> dict[str, str]:
-    raw = resources.files("abstain").joinpath("data/english_irregular.tsv").read_text()
+def _forms() -> dict[str, str]:
+    raw = resources.files("abstain").joinpath("data/english_forms.tsv").read_text()
     return dict(line.split("\t", 1) for line in raw.splitlines()
                 if line and not line.startswith("#"))
 
