@@ -362,6 +362,33 @@ def test_a_how_to_question_gets_the_whole_procedure_not_one_step() -> None:
     assert [s.text for s in reset.sentences] == steps
 
 
+def test_the_readers_quote_leaves_out_its_sections_heading() -> None:
+    """The reader's window began with the section's heading: "Printing rules [1] Colour
+    printing is charged … at 8p per page." quoted the heading as a sentence."""
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    text = ("Printing rules\n- Colour printing is charged to your cost centre at 8p per page.\n"
+            "- Jobs not released within 24 hours are deleted.")
+    [ev] = _evidence([text])
+    ev = replace(ev, chunk=replace(ev.chunk, heading_path=("Printers", "Printing rules")))
+    window = ReadWindow(text, ("Printing rules", "Colour printing is charged to your cost "
+                                                 "centre at 8p per page."), 0.96, 0)
+    quoted = ExtractiveGenerator().quote_words_and_reading(
+        Question.parse("how much does colour printing cost?"), [replace(ev, read=(window,))])
+    assert [s.text for s in quoted.sentences] == [
+        "Colour printing is charged to your cost centre at 8p per page."]
+    # a heading that states something (a changelog's version) is the answer's own part
+    entry = "3.18.0 (2022-09-15)\nFeatures:\n- Add Enum field (#2017)."
+    [log] = _evidence([entry])
+    log = replace(log, chunk=replace(log.chunk, heading_path=("Changelog", "3.18.0 (2022-09-15)")))
+    read = ReadWindow(entry, ("3.18.0 (2022-09-15)", "Add Enum field (#2017)."), 0.9, 0)
+    release = ExtractiveGenerator().quote_words_and_reading(
+        Question.parse("Which release added a field for Python enums?"),
+        [replace(log, read=(read,))])
+    assert release.sentences[0].text == "3.18.0 (2022-09-15)"
+
+
 def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> None:
     """same_pages (the default pipeline): the reader's window replaces word overlap's quote
     when it is on the same page, never when it is on another one."""

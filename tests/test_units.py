@@ -22,6 +22,14 @@ def test_a_chunk_reads_back_as_its_units() -> None:
         Unit("x = 1. y = 2\n\nprint(x)", whole=True, code=True)]
 
 
+def test_a_task_list_item_is_read_without_its_checkbox() -> None:
+    """A checklist's "- [ ] Connect to NW-Corp Wi-Fi" was quoted with its "[ ]"."""
+    assert split_units("- [ ] Connect to the Wi-Fi\n- [x] Collect the badge\n1. [ ] Sign") == [
+        Unit("Connect to the Wi-Fi", whole=True), Unit("Collect the badge", whole=True),
+        Unit("Sign", whole=True)]
+    assert split_units("- [link] is a word") == [Unit("[link] is a word", whole=True)]
+
+
 def test_a_long_item_is_read_sentence_by_sentence_without_its_marker() -> None:
     item = list_item("First sentence here. " + "word " * (UNIT_CHARS // 5) + "end.")
     assert item is not None

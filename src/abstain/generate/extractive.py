@@ -71,6 +71,7 @@ from abstain.rerank.reading import ANSWERS_HEAD, PairLogits, as_read
 from abstain.rerank.rows import Row, same_table
 from abstain.text import (
     Unit,
+    find_identifiers,
     fold,
     number_pattern,
     split_sentences,
@@ -248,14 +249,14 @@ class ExtractiveGenerator:
                 "overlap instead",))
         named = _names_the_asked(question, read, evidence)
         if self.judge is None and named:
-            return read
+            return _without_headings(question, read, evidence)
         overlap = self.quote_overlap(question, evidence)
         if not named and overlap.sentences:
             return replace(overlap, notes=(
                 "the reader's answering windows name nothing the question asks about (nor "
                 "does their passage's title or heading): quoted word overlap's",))
         if self.judge is None:
-            return read
+            return _without_headings(question, read, evidence)
         if self.same_pages and _pages(read, evidence) != _pages(overlap, evidence):
             # the reader vetoing: the answer stays the unread pipeline's unless the reader
             # finds the passage on the very pages word overlap quotes
@@ -265,13 +266,13 @@ class ExtractiveGenerator:
                 "word overlap found no sentence to quote, and the reader's answering windows "
                 "are quoted only on the pages it quotes: nothing quoted"),))
         if not overlap.sentences or overlap.sentences == read.sentences:
-            return read
+            return _without_headings(question, read, evidence)
         texts = [as_read(self.judge, " ".join(s.text for s in g.sentences),
                          evidence[g.sentences[0].cites[0] - 1]) for g in (read, overlap)]
         logits = self.judge.logits([question.text] * 2, texts)[:, ANSWERS_HEAD]
         p_read, p_overlap = (sigmoid(float(x)) for x in logits)
         if p_read > p_overlap + READ_CHOOSE_MARGIN:
-            return replace(read, notes=(*read.notes, (
+            return replace(_without_headings(question, read, evidence), notes=(*read.notes, (
                 f"the reader's quote reads {p_read:.2f} as an answer, word overlap's "
                 f"{p_overlap:.2f}: quoted the reader's"),))
         return replace(overlap, notes=(
@@ -356,6 +357,27 @@ class ExtractiveGenerator:
                           model=self.name,
                           notes=(f"quoted the reader's answering window(s), best "
                                  f"{best:.2f}",) if chosen else ())
+
+
+def _without_headings(question: Question, read: Generation, evidence: Sequence[Evidence]
+                      ) -> Generation:
+    """The reader's quote as the answer gives it: without a window's heading that states
+    nothing (:func:`_states`; "Printing rules" before "Colour printing is charged … 8p per
+    page."). It is read and judged with it, as the reader read the window."""
+    typed_as = AskedType.of(question)
+    kept = tuple(s for s in read.sentences
+                 if not s.cites or _states(s.text, typed_as)
+                 or s.text not in {*evidence[s.cites[0] - 1].chunk.heading_path,
+                                   evidence[s.cites[0] - 1].document.title})
+    return replace(read, sentences=kept) if kept else read
+
+
+def _states(heading: str, typed_as: AskedType | None) -> bool:
+    """Whether a heading states something an answer may need: the type of answer asked for,
+    a number or an identifier ("3.18.0 (2022-09-15)" over a changelog's entries, "ADR-0007:
+    Use PostgreSQL"), not only words ("Printing rules", "Steps")."""
+    return ((typed_as is not None and typed_as.carried_by(heading))
+            or any(ch.isdigit() for ch in heading) or bool(find_identifiers(heading)))
 
 
 def _position(text: str, units: list[Unit]) -> int:

@@ -23,7 +23,8 @@ FENCE = "```"
 UNIT_CHARS = 300
 """A list item, definition or table row up to this long is one unit; a longer one is read
 sentence by sentence."""
-_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")
+_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s+(?:\[[ xX]\]\s)?")
+"""A list item's marker, with a task list's checkbox ("- [ ] Connect to the Wi-Fi")."""
 _UNDERLINE = re.compile(r"\s*[-=~^]{3,}\s*")
 _WS = re.compile(r"[ \t\r\f\v]+")
 _INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)|(?<=\b[eE]\.[gG])\.|(?<=\b[iI]\.[eE])\.|(?<=\betc)\."
