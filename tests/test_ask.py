@@ -359,3 +359,15 @@ def test_a_chinese_question_is_read_inside_the_documents_runs_of_characters() ->
     assert answer.language == "zh"
     sick = abstain.ask("员工每年有多少天病假？", docs=[page])
     assert not sick.answered
+
+
+def test_a_refusal_that_names_some_missing_words_says_there_are_more() -> None:
+    """A newcomer read "do not mention: keeps, disconecting, while, time" beside a check
+    that listed "limit" too: the message names four and says when there are more."""
+    from abstain.gate import MAX_NAMED_TERMS, GateResult, refusal_fields
+
+    words = ("keeps", "disconecting", "while", "time", "limit")
+    fields = refusal_fields("low_coverage", GateResult(False, (), None, missing=words))
+    assert fields == {"terms": ", ".join(words[:MAX_NAMED_TERMS]) + ", …"}
+    few = refusal_fields("low_coverage", GateResult(False, (), None, missing=words[:2]))
+    assert few == {"terms": "keeps, disconecting"}

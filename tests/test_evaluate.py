@@ -52,16 +52,22 @@ def test_malformed_lines_are_reported_by_number_and_skipped(tmp_path: Path) -> N
         json.dumps(["a list"]),
         json.dumps({"question": "What does ADR-0050 decide?", "expected": "refuse",
                     "category": "near_miss", "gold_sources": "adr/x.md"}),
+        # the category alone says what is expected; neither says nothing
+        json.dumps({"question": "Which port?", "category": "Answerable"}),
+        json.dumps({"question": "Who is Priya?", "category": "unknown_entity"}),
+        json.dumps({"question": "Which port again?"}),
     ]) + "\n")
     labelled = read_jsonl(path)
-    assert [q.line for q in labelled.questions] == [1, 7]
+    assert [q.line for q in labelled.questions] == [1, 7, 8, 9]
     assert labelled.questions[0].category == "answerable"
     assert labelled.questions[1].gold_sources == ("adr/x.md",)
+    assert [q.expected for q in labelled.questions[2:]] == ["answer", "refuse"]
     assert [(p.line, p.message.split(" (")[0]) for p in labelled.problems] == [
         (2, "not valid JSON"),
         (3, "'question' must be a non-empty string"),
         (5, "'expected' must be 'answer' or 'refuse', got 'maybe'"),
         (6, "expected a JSON object"),
+        (10, "'expected' is missing: give \"expected\": \"answer\" or \"refuse\""),
     ]
 
 

@@ -592,7 +592,8 @@ def refusal_fields(reason: str, result: GateResult) -> dict[str, object]:
                   RefusalReason.ENTITY_NOT_IN_EVIDENCE) and result.missing:
         return {"entity": ", ".join(result.missing)}
     if reason == RefusalReason.LOW_COVERAGE and result.missing:
-        return {"terms": ", ".join(result.missing[:MAX_NAMED_TERMS])}
+        more = len(result.missing) > MAX_NAMED_TERMS  # the check's detail lists them all
+        return {"terms": ", ".join(result.missing[:MAX_NAMED_TERMS]) + (", …" if more else "")}
     if reason == RefusalReason.ANSWER_TYPE_MISSING and result.failed is not None:
         return {"kind": result.failed.threshold}
     return {}

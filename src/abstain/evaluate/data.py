@@ -100,6 +100,13 @@ def parse_record(obj: object, line: int | None = None) -> LabelledQuestion:
     if not isinstance(question, str) or not question.strip():
         raise ValueError("'question' must be a non-empty string")
     expected = obj.get("expected")
+    if expected is None and isinstance(obj.get("category"), str) and obj["category"].strip():
+        # the category says it: answerable questions are to be answered, the others refused
+        expected = "answer" if obj["category"].strip().lower() == "answerable" else "refuse"
+    if expected is None:
+        raise ValueError("'expected' is missing: give \"expected\": \"answer\" or "
+                         "\"refuse\" (or a \"category\": \"answerable\" is answered, any "
+                         "other refused)")
     if expected not in EXPECTED:
         raise ValueError(f"'expected' must be 'answer' or 'refuse', got {expected!r}")
     category = obj.get("category") or ("answerable" if expected == "answer" else "refuse")
