@@ -371,3 +371,7 @@ def test_a_refusal_that_names_some_missing_words_says_there_are_more() -> None:
     assert fields == {"terms": ", ".join(words[:MAX_NAMED_TERMS]) + ", …"}
     few = refusal_fields("low_coverage", GateResult(False, (), None, missing=words[:2]))
     assert few == {"terms": "keeps, disconecting"}
+    from abstain.messages import refusal_message
+
+    said = refusal_message("low_coverage", "en", **fields)
+    assert "time, … I don't have" in said and "…." not in said

@@ -179,7 +179,8 @@ def refusal_message(reason: str, language: str, **fields: object) -> str:
     if reason == RefusalReason.ENTITY_NOT_IN_EVIDENCE and fields.get("entity"):
         return f"{_NOT_IN_EVIDENCE[lang].format(**fields)} {_BASE[lang]}"
     if reason == RefusalReason.LOW_COVERAGE and fields.get("terms"):
-        return f"{_MISSING_TERMS[lang].format(**fields)} {_BASE[lang]}"
+        said = _MISSING_TERMS[lang].format(**fields).replace("….", "…").replace("…。", "…")
+        return f"{said} {_BASE[lang]}"
     if reason == RefusalReason.ANSWER_TYPE_MISSING:
         kind = _KINDS.get(str(fields.get("kind")), _KINDS["number"])[lang]
         return _TYPE_MISSING[lang].format(kind=kind)
