@@ -67,6 +67,17 @@ def test_sentence_windows_merge_short_and_cut_long() -> None:
     assert sentence_windows("") == [" "]
 
 
+def test_a_question_in_the_text_is_read_with_its_answer() -> None:
+    """An FAQ's "What is the largest attachment I can send? The limit is 25 MB per message."
+    was read as two windows: the question, which answers nothing, and an answer that shares
+    no word with what was asked, so it was never chosen to be read."""
+    faq = ("What is the largest attachment I can send? The limit is 25 MB per message. "
+           "How long are deleted items kept? Deleted items are removed after 30 days.")
+    assert sentence_windows(faq) == [
+        "What is the largest attachment I can send? The limit is 25 MB per message.",
+        "How long are deleted items kept? Deleted items are removed after 30 days."]
+
+
 def test_perturbations_change_what_is_asked() -> None:
     rng = random.Random(0)
     sentence = "Rollo swore fealty to King Charles III in 911."

@@ -38,8 +38,8 @@ def windowed_sentences(text: str, *, min_words: int = MIN_WORDS, max_words: int 
     for sentence in split_sentences(text):
         group = [*carry, sentence]
         words = " ".join(group).split()
-        if len(words) < min_words:
-            carry = group
+        if len(words) < min_words or sentence.rstrip().endswith("?"):
+            carry = group  # a question is read with its answer, an FAQ's after its question
             continue
         carry = []
         for start in range(0, len(words), max_words):
