@@ -18,6 +18,7 @@ from abstain.text import (
     find_names,
     holds_word,
     joined,
+    one_edit,
     stem,
     stems,
 )
@@ -215,3 +216,32 @@ def test_an_identifier_of_no_known_family_is_offered_only_what_is_spelt_alike() 
     assert nearest("ERR-4471", known) == []
     assert nearest("ADR-0010", known) == ["ADR-0012", "ADR-0007"]  # its family, by number
     assert nearest("E1208", ["E1207", "P1"]) == ["E1207"]
+
+
+@pytest.mark.parametrize(("a", "b", "one"), [
+    ("disconecting", "disconnecting", True), ("recieve", "receive", True),
+    ("pasword", "password", True), ("definately", "definitely", True),
+    ("accidently", "accidentally", False), ("password", "password", False),
+    ("abcd", "badc", False), ("ab", "ba", True)])
+def test_one_edit_is_a_letter_missing_added_changed_or_two_swapped(a: str, b: str,
+                                                                     one: bool) -> None:
+    assert one_edit(a, b) is one and one_edit(b, a) is one
+
+
+def test_a_misspelt_word_is_read_as_the_evidences_word(tmp_path: Path, hashing: object) -> None:
+    """A help desk's users type "pasword" and "disconecting": the question was refused for a
+    word no passage mentions, though the page was retrieved."""
+    from abstain.pipeline import Pipeline
+    from abstain.stores.sqlite import SQLiteStore
+
+    with Pipeline(SQLiteStore(tmp_path / "desk.db"), hashing) as pipe:  # type: ignore[arg-type]
+        pipe.ingest_text("# Passwords\n\nReset your password at https://reset.example.com "
+                         "with your username.", source="reset.md")
+        pipe.ingest_text("# Terminals\n\nClick detects termui support on Windows consoles "
+                         "automatically.", source="term.md")
+        answer = pipe.ask("how do i reset my pasword?")
+        assert answer.answered and "reset.example.com" in answer.text
+        assert any("'pasword' as 'password'" in note for note in answer.notes)
+        # a technical word is no misspelling of another ("termux" is not "termui")
+        other = pipe.ask("does it detect termux support?")
+        assert not any("misspelling" in note for note in other.notes)

@@ -5,6 +5,8 @@
   (:func:`abstain.align.keyword_confidence`);
 * curated matches (a curated page whose title asks the question) come first and are exempt
   from the chunk filter; other curated pages come next, and they and the rest must reach it;
+* a word of the question that misspells a word of the retrieved evidence is read as that
+  word from here on ("pasword": :mod:`abstain.align.spelling`; the stage's notes say so);
 * a question that names identifiers keeps the chunks that hold them
   (:func:`abstain.align.focus_evidence`), else the filtered top k;
 * the calibrated answer confidence reads retrieval-level features of the filtered top k,
@@ -16,9 +18,11 @@ from __future__ import annotations
 import time
 
 from abstain.align import Focus, focus_evidence, keyword_confidence, phrases
+from abstain.align.spelling import corrected, misspellings
 from abstain.confidence import Calibration, answer_features, chunk_confidence
 from abstain.evidence import Evidence
 from abstain.gate import GateThresholds, is_curated_match
+from abstain.question import Question
 from abstain.records import Stage
 from abstain.stores.base import Store
 from abstain.trace import Trace, ms_since
@@ -35,6 +39,11 @@ def score(trace: Trace, store: Store, thresholds: GateThresholds, calibration: C
     question = trace.parsed
     focus = Focus.of(question, store.term_counts(trace.workspace, phrases(question),
                                                  published_only=published_only))
+    fixes = misspellings(focus, (e.labelled_text for e in trace.hits[:top_k]))
+    if fixes:  # read as the evidence spells it: every check and the reader read it so
+        question = Question.parse(corrected(question.text, fixes), question.language)
+        focus = Focus.of(question, store.term_counts(trace.workspace, phrases(question),
+                                                     published_only=published_only))
     every = tuple(
         e.with_scores(confidence=max(
             chunk_confidence(e.hit.vector_distance, thresholds.distance_ceiling),
@@ -46,9 +55,12 @@ def score(trace: Trace, store: Store, thresholds: GateThresholds, calibration: C
     held = focus_evidence(focus, curated_first_and_filtered(every, thresholds.chunk_filter,
                                                             question.text))
     features = answer_features(question, filtered or scored, rrf_k=rrf_k)
-    return trace.then(Stage("score", timings_ms=(("gate_ms", ms_since(started)),)),
+    notes = tuple(f"read {wrong!r} as {right!r}, a misspelling of the retrieved evidence's "
+                  "word" for wrong, right in fixes.items())
+    return trace.then(Stage("score", timings_ms=(("gate_ms", ms_since(started)),), notes=notes),
                       retrieved=scored, evidence=held[:top_k] or filtered, focus=focus,
-                      features=features, confidence=calibration.confidence(features))
+                      features=features, confidence=calibration.confidence(features),
+                      parsed=question)
 
 
 def curated_first_and_filtered(evidence: tuple[Evidence, ...], chunk_filter: float,

@@ -47,6 +47,28 @@ def holds_compound(phrase: str, text: str) -> bool:
         is not None
 
 
+def one_edit(a: str, b: str) -> bool:
+    """Whether two different words are one edit apart: a letter missing, added or changed,
+    or two neighbouring letters swapped ("disconecting", "recieve", "pasword")."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(a))
+    if len(a) < len(b):
+        return a[i:] == b[i + 1:]  # one letter added
+    if a[i + 1:] == b[i + 1:]:
+        return True  # one letter changed
+    return (i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i]
+            and a[i + 2:] == b[i + 2:])  # two neighbours swapped
+
+
+def is_english(word: str) -> bool:
+    """Whether a folded word is among the 30,000 commonest English words
+    (``data/english_zipf.tsv``)."""
+    return word in _english_zipf()
+
+
 def fold(text: str) -> str:
     """Lower-case and strip diacritics (Müller -> muller, café -> cafe)."""
     if text.isascii():
