@@ -6,11 +6,12 @@ arm reads past a typo). :func:`misspellings` finds, for each word of the questio
 a misspelling, the one word of the retrieved evidence it misspells; the score stage reads the
 question with those words put right (:func:`corrected`) and says so in its notes.
 
-A word may be a misspelling when it is at least :data:`MISSPELT_LETTERS` letters long, no
-English word (``data/english_zipf.tsv``) and in no document of the workspace. It misspells an
-evidence word one edit away (:func:`abstain.text.one_edit`) — compared as written, else as
-stemmed ("disconecting" / "disconnect") — that is an English word: so a technical term is
-never read as another ("termux" is not "termui", nor a made-up product one of the workspace's).
+A word of an English question may be a misspelling when it is at least
+:data:`MISSPELT_LETTERS` letters long, no English word (``data/english_zipf.tsv``) and in no
+document of the workspace. It misspells an evidence word one edit away
+(:func:`abstain.text.one_edit`) — compared as written, else as stemmed ("disconecting" /
+"disconnect") — that is an English word: so a technical term is never read as another
+("termux" is not "termui", nor a made-up product one of the workspace's).
 When two evidence words are one edit away, nothing is read.
 """
 
@@ -35,6 +36,8 @@ def may_be_misspelt(focus: Focus, word: str) -> bool:
 def misspellings(focus: Focus, texts: Iterable[str]) -> dict[str, str]:
     """Each word of the question that misspells a word of ``texts`` (the retrieved
     evidence), with that word as the evidence writes it."""
+    if focus.question.language != "en":
+        return {}  # English words are what it puts right
     wrong = [t.word for t in focus.question.terms if may_be_misspelt(focus, t.word)]
     if not wrong:
         return {}
