@@ -242,6 +242,9 @@ def test_a_misspelt_word_is_read_as_the_evidences_word(tmp_path: Path, hashing: 
         answer = pipe.ask("how do i reset my pasword?")
         assert answer.answered and "reset.example.com" in answer.text
         assert any("'pasword' as 'password'" in note for note in answer.notes)
+        assert answer.question == "how do i reset my pasword?"  # as asked
+        assert answer.to_json()["read_as"] == "how do i reset my password?"
         # a technical word is no misspelling of another ("termux" is not "termui")
         other = pipe.ask("does it detect termux support?")
         assert not any("misspelling" in note for note in other.notes)
+        assert other.read_as is None and other.to_json()["read_as"] is None

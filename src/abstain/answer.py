@@ -112,6 +112,9 @@ class Answer:
     sentences: tuple[AnswerSentence, ...] = ()
     """The answer's sentences, the structure behind ``text`` (the stream sends them one by
     one); () for a refusal."""
+    read_as: str | None = None
+    """The question as abstain read it when it put a misspelt word right ("how do i reset my
+    password" for "… pasword": :mod:`abstain.align.spelling`); None when read as asked."""
 
     @property
     def refused(self) -> bool:
@@ -121,6 +124,7 @@ class Answer:
         """The public schema of ``abstain ask --json`` and ``POST …/ask`` (docs/SCHEMA.md)."""
         return {
             "question": self.question,
+            "read_as": self.read_as,
             "answered": self.answered,
             "answer": self.text if self.answered else None,
             "refusal": self.refusal.to_json() if self.refusal else None,

@@ -181,4 +181,6 @@ def answer_of(trace: Trace) -> Answer:
         unsupported_claims=outcome.unsupported_claims, faithfulness=outcome.faithfulness,
         faithfulness_components=dict(outcome.faithfulness_components), llm_calls=calls,
         notes=trace.notes, given_to_generator=trace.given_to_generator,
-        sentences=outcome.sentences)
+        sentences=outcome.sentences,
+        read_as=(trace.parsed.text if trace.parsed is not None and trace.text
+                 and trace.parsed.text != trace.text else None))

@@ -60,6 +60,8 @@ def ask(ctx: click.Context, /, question: str, as_json: bool, debug: bool,
 
 
 def render(answer: Answer, *, debug: bool = False) -> None:
+    if answer.read_as is not None:
+        click.echo(f"Read as: {answer.read_as}")
     if answer.answered:
         click.secho(f"Answer ({answer.triage}, confidence {shown_confidence(answer.confidence)}):",
                     fg="green", bold=True)

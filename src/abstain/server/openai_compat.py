@@ -246,7 +246,8 @@ async def chat_completions(request: Request, body: ChatRequest, key: Key) -> Res
 def abstain_object(payload: dict[str, Any]) -> dict[str, Any]:
     """What a chat client needs to audit the reply, from ``Answer.to_json()``."""
     refusal = payload.get("refusal") or {}
-    return {"question": payload["question"], "answered": payload["answered"],
+    return {"question": payload["question"], "read_as": payload.get("read_as"),
+            "answered": payload["answered"],
             "reason": refusal.get("reason"),
             "confidence": payload["confidence"],
             "display_confidence": payload["display_confidence"],
