@@ -115,38 +115,28 @@ def test_a_follow_up_is_read_after_the_message_before_it(server: Env) -> None:
     abstain = (followed.model_extra or {})["abstain"]
     assert abstain["reason"] != "needs_clarification"
     assert abstain["question"] == f"{ANSWERED} Is that safe?"
-    chained = client.chat.completions.create(model="docs", messages=[
-        {"role": "user", "content": "What should I check first?"},  # a question of its own
-        {"role": "assistant", "content": "…"},
-        {"role": "user", "content": "What does error E1207 mean?"},
-        {"role": "assistant", "content": "…"},
-        {"role": "user", "content": "And how do I fix it?"},
-        {"role": "assistant", "content": "…"},
-        {"role": "user", "content": "Is that safe?"}])
-    assert (chained.model_extra or {})["abstain"]["question"] == (
+    # each question as read after the user's messages before it (the replies between: "…")
+    assert _read(client, "What should I check first?",  # a question of its own
+                 "What does error E1207 mean?", "And how do I fix it?", "Is that safe?") == (
         "What does error E1207 mean? And how do I fix it? Is that safe?")
-    swapped = client.chat.completions.create(model="docs", messages=[
-        {"role": "user", "content": "What does error E1207 mean?"},
-        {"role": "assistant", "content": "…"},
-        {"role": "user", "content": "and for E1208?"}])  # the question again, of E1208
-    assert (swapped.model_extra or {})["abstain"]["question"] == "What does error E1208 mean?"
-    again = client.chat.completions.create(model="docs", messages=[
-        {"role": "user", "content": "What does error E1207 mean?"},
-        {"role": "assistant", "content": "…"},
-        {"role": "user", "content": "and for E1208?"},
-        {"role": "assistant", "content": "…"},
-        {"role": "user", "content": "and E1209?"}])  # a follow-up of a follow-up
-    assert (again.model_extra or {})["abstain"]["question"] == "What does error E1209 mean?"
-    on = client.chat.completions.create(model="docs", messages=[  # found by a newcomer:
-        {"role": "user", "content": "What does error E1207 mean?"},  # "what about P4?" was
-        {"role": "assistant", "content": "…"},  # read after the raw messages, the first
-        {"role": "user", "content": "and for E1208?"},  # question lost
-        {"role": "assistant", "content": "…"},
-        {"role": "user", "content": "and how do I fix it?"},
-        {"role": "assistant", "content": "…"},
-        {"role": "user", "content": "what about E1209?"}])
-    assert (on.model_extra or {})["abstain"]["question"] == (
+    assert _read(client, "What does error E1207 mean?",
+                 "and for E1208?") == "What does error E1208 mean?"  # the question again
+    assert _read(client, "What does error E1207 mean?", "and for E1208?",
+                 "and E1209?") == "What does error E1209 mean?"  # a follow-up of a follow-up
+    # found by a newcomer: "what about P4?" was read after the raw messages, the first
+    # question lost
+    assert _read(client, "What does error E1207 mean?", "and for E1208?",
+                 "and how do I fix it?", "what about E1209?") == (
         "What does error E1209 mean? and how do I fix it?")
+
+
+def _read(client: openai.OpenAI, *said: str) -> str:
+    """The question the chat endpoint read of the user's messages ``said``, each answered
+    "…"."""
+    messages = [m for text in said for m in ({"role": "user", "content": text},
+                                            {"role": "assistant", "content": "…"})][:-1]
+    reply = client.chat.completions.create(model="docs", messages=messages)  # type: ignore[arg-type]
+    return str((reply.model_extra or {})["abstain"]["question"])
 
 
 @pytest.mark.parametrize(("earlier", "follow_up", "asked"), [

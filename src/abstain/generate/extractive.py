@@ -247,16 +247,17 @@ class ExtractiveGenerator:
             return replace(self.quote_overlap(question, evidence), notes=(
                 "the reader's answering windows held no sentence that answers; quoted by word "
                 "overlap instead",))
+        shown = _without_headings(question, read, evidence)  # read and judged with them
         named = _names_the_asked(question, read, evidence)
         if self.judge is None and named:
-            return _without_headings(question, read, evidence)
+            return shown
         overlap = self.quote_overlap(question, evidence)
         if not named and overlap.sentences:
             return replace(overlap, notes=(
                 "the reader's answering windows name nothing the question asks about (nor "
                 "does their passage's title or heading): quoted word overlap's",))
         if self.judge is None:
-            return _without_headings(question, read, evidence)
+            return shown
         if self.same_pages and _pages(read, evidence) != _pages(overlap, evidence):
             # the reader vetoing: the answer stays the unread pipeline's unless the reader
             # finds the passage on the very pages word overlap quotes
@@ -266,13 +267,13 @@ class ExtractiveGenerator:
                 "word overlap found no sentence to quote, and the reader's answering windows "
                 "are quoted only on the pages it quotes: nothing quoted"),))
         if not overlap.sentences or overlap.sentences == read.sentences:
-            return _without_headings(question, read, evidence)
+            return shown
         texts = [as_read(self.judge, " ".join(s.text for s in g.sentences),
                          evidence[g.sentences[0].cites[0] - 1]) for g in (read, overlap)]
         logits = self.judge.logits([question.text] * 2, texts)[:, ANSWERS_HEAD]
         p_read, p_overlap = (sigmoid(float(x)) for x in logits)
         if p_read > p_overlap + READ_CHOOSE_MARGIN:
-            return replace(_without_headings(question, read, evidence), notes=(*read.notes, (
+            return replace(shown, notes=(*read.notes, (
                 f"the reader's quote reads {p_read:.2f} as an answer, word overlap's "
                 f"{p_overlap:.2f}: quoted the reader's"),))
         return replace(overlap, notes=(

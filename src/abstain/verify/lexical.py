@@ -122,10 +122,12 @@ class LexicalVerifier:
         windows = _windows(evidence_texts)
         window_stems = [set(content_stems(w)) for w in windows]
         all_stems = set().union(*window_stems) if window_stems else set()
+        source_apart = functools.cache(lambda: joined(stems(source)))
         if any(s not in all_stems for s in claim):  # "WiFi" of a source's "Wi-Fi" is held
-            for held, text in [*zip(window_stems, windows, strict=True), (all_stems, source)]:
+            for held, text in zip(window_stems, windows, strict=True):
                 apart = functools.cache(lambda text=text: joined(stems(text)))
                 held.update(s for s in claim if holds_word(s, (), held, apart))
+            all_stems.update(s for s in claim if holds_word(s, (), all_stems, source_apart))
         if claim:
             global_cov = sum(s in all_stems for s in claim) / len(claim)
             scores = [sum(s in ws for s in claim) / len(claim) for ws in window_stems]
@@ -142,7 +144,6 @@ class LexicalVerifier:
             i for i in find_identifiers(sentence)
             if not _PLAIN_NUMBER.fullmatch(i) and not occurs_in(i, source))
         source_tokens = set(tokens(source))
-        source_apart = functools.cache(lambda: joined(stems(source)))
         missing_names = tuple(
             n for n in find_names(sentence)
             if not find_identifiers(n)
