@@ -325,3 +325,50 @@ def test_listwise_lists_are_users_questions_once_each() -> None:
     low = loop.listwise_loss(torch.tensor([0.0, 2.0, 0.0, 0.0]), spans)
     high = loop.listwise_loss(torch.tensor([4.0, 2.0, 0.0, 0.0]), spans)
     assert float(high) < float(low) and float(high) > 0
+
+
+@needs_torch
+def test_listwise_lists_read_in_the_pointwise_pass(tmp_path: Path) -> None:
+    """The lists ride in the pointwise batch's forward pass (one pass a step, not two): padding
+    them to the batch's width reads them as they read alone, and a run with the listwise term
+    trains differently from one without."""
+    import torch
+
+    from abstain.train import fit, loop, minibert
+
+    torch.set_num_threads(1)
+    minibert.pack(fit.base_model_dir(), tmp_path)
+    # texts 0-1 questions, 2-6 windows of different lengths
+    texts = [[2129, 2079, 1045], [2054, 2003], [1996, 4118, 2003, 2055, 2000, 2023, 2522],
+             [2009, 2573], [1037, 2862, 1997, 5300, 2005], [2053], [2023, 2003, 1037, 3231]]
+    tokens = np.array([t for text in texts for t in text], np.uint16)
+    offsets = np.cumsum([0] + [len(t) for t in texts]).astype(np.int64)
+    a = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    b = np.array([2, 3, 4, 5, 2, 3, 6, 4])
+    label = np.array([1, 0, 0, 0, 0, 1, 0, 0])
+    kinds = {"doc-user:1": 2, "doc-user-sibling:0": 6}
+    names = sorted({k.split(":")[0] for k in kinds})
+    kind = np.array([names.index("doc-user" if y else "doc-user-sibling") for y in label],
+                    np.int32)
+    table = cache.PairTable(a, b, np.zeros(8, np.int8), label.astype(np.int8), kind)
+    ts = cache.TrainSet(tokens, offsets, table, table, {"kinds": kinds})
+    model = minibert.new_reader(tmp_path / "base.npz", 0).eval()
+    lengths = (32, 32, 32)
+
+    def read(rows: list[int]) -> torch.Tensor:
+        feeds = {k: torch.from_numpy(v) for k, v in cache.collate(ts, table, rows, lengths).items()}
+        with torch.no_grad():
+            return model(**feeds)[:, cache.ANSWERS]
+
+    together = read([5, 3, 0, 1, 2])
+    assert torch.allclose(together[2:], read([0, 1, 2]), atol=1e-4)
+    recipe = dataclasses.replace(TINY, batch_size=2, max_steps=3, epochs=1, max_length=32,
+                                 passage_length=32, checkpoint_every_s=1e6, listwise=0.0,
+                                 listwise_questions=2)
+    runs = {}
+    for weight in (0.0, 1.0):
+        _, state = loop.train(ts, dataclasses.replace(recipe, listwise=weight),
+                              tmp_path / "base.npz", tmp_path / f"run-{weight}", seed=0,
+                              device="cpu", log=lambda s: None)
+        runs[weight] = state["losses"][-1][1]
+    assert np.isfinite(runs[1.0]) and runs[1.0] != runs[0.0]

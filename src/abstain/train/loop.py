@@ -172,8 +172,13 @@ def train(ts: cache.TrainSet, recipe: Recipe, base: Path, out: Path, *, seed: in
     while step < total:
         epoch, batch = order[step]
         rows = np.asarray(batch)
+        if groups:  # the lists ride in the same forward pass as the pointwise batch
+            lrows, spans = _lists(groups, recipe.listwise_questions, list_rng)
+            read = np.concatenate([rows, lrows])
+        else:
+            read = rows
         feeds = {k: torch.from_numpy(v).to(device, non_blocking=True)
-                 for k, v in cache.collate(ts, ts.train, rows, recipe.max_lengths()).items()}
+                 for k, v in cache.collate(ts, ts.train, read, recipe.max_lengths()).items()}
         scale = (step / warmup if step < warmup
                  else max(0.0, (total - step) / max(1, total - warmup)))
         for group, lr in zip(optim.param_groups, base_lrs, strict=True):
@@ -181,15 +186,10 @@ def train(ts: cache.TrainSet, recipe: Recipe, base: Path, out: Path, *, seed: in
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda):
             logits = model(**feeds).float()
         index = torch.from_numpy(rows)
-        picked = logits.gather(1, heads[index].to(device).unsqueeze(1)).squeeze(1)
+        picked = logits[:len(rows)].gather(1, heads[index].to(device).unsqueeze(1)).squeeze(1)
         loss = loss_fn(picked, labels[index].to(device))
         if groups:
-            lrows, spans = _lists(groups, recipe.listwise_questions, list_rng)
-            feeds = {k: torch.from_numpy(v).to(device, non_blocking=True)
-                     for k, v in cache.collate(ts, ts.train, lrows,
-                                               recipe.max_lengths()).items()}
-            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda):
-                listed = model(**feeds).float()[:, cache.ANSWERS]
+            listed = logits[len(rows):, cache.ANSWERS]
             loss = loss + recipe.listwise * listwise_loss(listed, spans)
         optim.zero_grad(set_to_none=True)
         loss.backward()
