@@ -233,6 +233,7 @@ def test_a_misspelt_word_is_read_as_the_evidences_word(tmp_path: Path, hashing: 
     word no passage mentions, though the page was retrieved."""
     from abstain.pipeline import Pipeline
     from abstain.stores.sqlite import SQLiteStore
+    from abstain.stream import stream_answer
 
     with Pipeline(SQLiteStore(tmp_path / "desk.db"), hashing) as pipe:  # type: ignore[arg-type]
         pipe.ingest_text("# Passwords\n\nReset your password at https://reset.example.com "
@@ -244,6 +245,8 @@ def test_a_misspelt_word_is_read_as_the_evidences_word(tmp_path: Path, hashing: 
         assert any("'pasword' as 'password'" in note for note in answer.notes)
         assert answer.question == "how do i reset my pasword?"  # as asked
         assert answer.to_json()["read_as"] == "how do i reset my password?"
+        meta = next(stream_answer(pipe, "how do i reset my pasword?"))  # the web page's source
+        assert meta.kind == "meta" and meta.data["read_as"] == "how do i reset my password?"
         # a technical word is no misspelling of another ("termux" is not "termui")
         other = pipe.ask("does it detect termux support?")
         assert not any("misspelling" in note for note in other.notes)

@@ -2,7 +2,7 @@
 
 Event order, always::
 
-    meta  (evidence, confidence, checks)          exactly once, first
+    meta  (evidence, confidence, checks, read_as) exactly once, first
     refusal                                       on a refusal (then done); no LLM call
     sentence*                                     each one only after it passed verification
     retraction                                    if a later check withdraws the answer
@@ -45,24 +45,27 @@ class Event:
 
 def meta_event(answer: Answer) -> Event:
     return _meta(answer.question, answer.confidence, answer.display_confidence, answer.triage,
-                 answer.checks, answer.evidence, answer.language)
+                 answer.checks, answer.evidence, answer.language, answer.read_as)
 
 
 def _gated_meta(trace: Trace) -> Event:
     """The meta event of a question that passed the gate, before generation."""
     from abstain.answer import display_confidence, triage
     from abstain.stated_confidence import gate_threshold, stated
+    from abstain.trace import read_as
 
     confidence = stated(trace.confidence, trace.checks, answered=True)
     return _meta(trace.question, confidence, display_confidence(confidence),
                  triage(confidence, gate_threshold(trace.checks)), trace.checks,
-                 trace.evidence, trace.language)
+                 trace.evidence, trace.language, read_as(trace))
 
 
 def _meta(question: str, confidence: float, display: float, tier: str,
-          checks: Sequence[Check], evidence: Sequence[Evidence], language: str) -> Event:
+          checks: Sequence[Check], evidence: Sequence[Evidence], language: str,
+          read_as: str | None) -> Event:
     return Event("meta", {
         "question": question,
+        "read_as": read_as,
         "confidence": round(confidence, 4),
         "display_confidence": display,
         "triage": tier,

@@ -182,5 +182,12 @@ def answer_of(trace: Trace) -> Answer:
         faithfulness_components=dict(outcome.faithfulness_components), llm_calls=calls,
         notes=trace.notes, given_to_generator=trace.given_to_generator,
         sentences=outcome.sentences,
-        read_as=(trace.parsed.text if trace.parsed is not None and trace.text
-                 and trace.parsed.text != trace.text else None))
+        read_as=read_as(trace))
+
+
+def read_as(trace: Trace) -> str | None:
+    """The question as abstain read it when that differs from what was asked (a misspelt word
+    put right), else None: ``Answer.read_as`` and the stream's ``meta`` event."""
+    if trace.parsed is None or not trace.text or trace.parsed.text == trace.text:
+        return None
+    return trace.parsed.text

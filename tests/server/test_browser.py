@@ -91,6 +91,19 @@ def test_web_page_answers_and_refuses(server: Env, browser: Any, artifacts: Path
     assert (artifacts / "web_answered.png").stat().st_size > 10_000
 
 
+def test_web_page_says_how_it_read_a_misspelt_question(server: Env, browser: Any) -> None:
+    browser.get(server.url + "/")
+    browser.find_element(By.ID, "api-key").send_keys(server.keys.docs)
+    workspace = browser.find_element(By.ID, "workspace")
+    workspace.clear()
+    workspace.send_keys("docs")
+    assert _ask(browser, ANSWERED.replace("password", "pasword")) == "answered"
+    read_as = browser.find_element(By.ID, "read-as")
+    assert read_as.is_displayed() and read_as.text == "Read as: " + ANSWERED
+    assert _ask(browser, ANSWERED) == "answered"  # the next question's page starts clean
+    assert not browser.find_element(By.ID, "read-as").is_displayed()
+
+
 def test_the_workspace_field_offers_the_keys_workspaces(server: Env, browser: Any) -> None:
     """Found by a newcomer: the page asked its "default" workspace with a key of another one
     and was refused. Once a key is entered, the field names a workspace the key may ask."""

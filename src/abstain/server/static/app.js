@@ -16,13 +16,15 @@ function el(tag, attrs = {}, text = "") {
 function reset() {
   $("result").hidden = false;
   $("result").dataset.state = "streaming";
-  for (const id of ["triage", "confidence", "answer", "refusal-reason", "refusal-message",
-                    "retraction", "error", "missing"]) $(id).textContent = "";
+  for (const id of ["triage", "confidence", "read-as", "answer", "refusal-reason",
+                    "refusal-message", "retraction", "error", "missing"]) $(id).textContent = "";
   $("triage").className = "badge";
   $("answer").className = "answer";
   $("citations").replaceChildren();
   $("suggestions").replaceChildren(el("span", {}, "Did you mean:"));
-  for (const id of ["refusal", "retraction", "error", "suggestions", "missing"]) $(id).hidden = true;
+  for (const id of ["read-as", "refusal", "retraction", "error", "suggestions", "missing"]) {
+    $(id).hidden = true;
+  }
   $("status").textContent = "asking…";
 }
 
@@ -72,6 +74,10 @@ const handlers = {
     $("triage").textContent = d.triage.replace("_", " ");
     $("triage").classList.add(d.triage);
     $("confidence").textContent = `confidence ${d.display_confidence}/100`;
+    if (d.read_as) {  // a misspelt word put right: say what was answered
+      $("read-as").hidden = false;
+      $("read-as").textContent = "Read as: " + d.read_as;
+    }
     $("status").textContent = "checking…";
   },
   sentence(d, ctx) {
