@@ -214,7 +214,9 @@ def _ask_with(sample_db: str, minilm: Embedder, question: str, **options: Any) -
 
 def test_each_threshold_can_flip_its_check(sample_db: str, minilm: Embedder) -> None:
     question = "Which metric shows how far behind each replication peer is?"
-    baseline = _ask_with(sample_db, minilm, question)
+    # its quote (an alert's row) reads 0.001 as an answer: the quote check would refuse it
+    baseline = _ask_with(sample_db, minilm, question,
+                         thresholds=GateThresholds(min_quote_reading=None))
     assert baseline.answered
     assert baseline.features["term_coverage"] < 1.0
     cases = {
@@ -232,6 +234,42 @@ def test_each_threshold_can_flip_its_check(sample_db: str, minilm: Embedder) -> 
         assert failed.threshold is not None and failed.value is not None
         assert answer.llm_called is False
     assert failed.detail.endswith("threshold from GateThresholds.min_answer_confidence")
+
+
+def test_a_quote_that_does_not_read_as_answering_is_refused(sample_db: str,
+                                                             minilm: Embedder) -> None:
+    """A near miss whose every asked word is nearby: ADR-0007's checksum sentences were quoted
+    for who wrote it. The reader reads no part of the quote as answering, so it is refused,
+    before anything is shown, with the check that decided."""
+    question = "Who wrote ADR-0007?"
+    unchecked = _ask_with(sample_db, minilm, question,
+                          thresholds=GateThresholds(min_quote_reading=None))
+    assert unchecked.answered and "CRC32C" in unchecked.text
+    answer = _ask_with(sample_db, minilm, question)
+    assert not answer.answered and answer.refusal is not None
+    assert answer.refusal.reason == "unanswerable" and answer.llm_called is False
+    failed = [c for c in answer.checks if not c.passed]
+    assert [c.name for c in failed] == ["quote_reading"]
+    assert failed[0].value is not None and failed[0].value < 0.02 == failed[0].threshold
+    assert answer.evidence  # the refusal shows what was found
+    right = _ask_with(sample_db, minilm, "Which checksum algorithm did ADR-0007 choose?")
+    assert right.answered and "CRC32C" in right.text
+    passed = next(c for c in right.checks if c.name == "quote_reading")
+    assert passed.passed and passed.value is not None and passed.value >= 0.02
+
+
+def test_an_observed_quote_check_refuses_nothing(sample_db: str, minilm: Embedder) -> None:
+    """``abstain eval --answer-all`` records what answering would have said: the quote check
+    is kept with its verdict, the answer given."""
+    from abstain.generate.extractive import ExtractiveGenerator
+    from abstain.stores.sqlite import SQLiteStore
+
+    with Pipeline(SQLiteStore(sample_db), minilm) as pipe:
+        assert isinstance(pipe.generator, ExtractiveGenerator)
+        pipe.generator.observing = True
+        answer = pipe.ask("Who wrote ADR-0007?")
+    assert answer.answered
+    assert [c.name for c in answer.checks if not c.passed] == ["quote_reading"]
 
 
 def test_no_evidence_check() -> None:

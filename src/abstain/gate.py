@@ -112,6 +112,11 @@ class GateThresholds:
     """With the answer confidence on (:mod:`abstain.answer_confidence`, the default when no
     calibration file is given): answer at and above this P(right); None: the shipped
     model's certified threshold. The presets set theirs from the model's report."""
+    min_quote_reading: float | None = 0.02
+    """With a reader and the extractive answerer: refuse (``unanswerable``) when no sentence of
+    the quote, nor the quote of any one page, reads as answering at this probability (the
+    check ``quote_reading``, run on the answer after the gate:
+    :meth:`abstain.generate.extractive.ExtractiveGenerator.read_back`); None: never."""
     waive_lexical_at: float | None = None
     """With a reader: at and above this answerability the word-level proxies of "the evidence
     answers it" (term, informative and passage coverage, answer type) are waived, since the
@@ -131,9 +136,11 @@ class GateThresholds:
         if not all(0 <= v <= 1 for v in (self.min_confidence, self.min_term_coverage,
                                           self.min_informative_coverage,
                                           self.min_answerability,
-                                          self.min_reading_confidence or 0.0)):
+                                          self.min_reading_confidence or 0.0,
+                                          self.min_quote_reading or 0.0)):
             raise ConfigError("min_confidence, min_term_coverage, min_informative_coverage, "
-                              "min_answerability and min_reading_confidence are in [0, 1]")
+                              "min_answerability, min_reading_confidence and "
+                              "min_quote_reading are in [0, 1]")
 
 
 @dataclass(frozen=True, slots=True)

@@ -94,7 +94,8 @@ class Pipeline:
         g, r, o = options.gate, options.reading, options.observation
         self.reader = _resolve_reader(r.reader)  # the reading-level model, when on
         self.generator: Generator = generator or ExtractiveGenerator(
-            judge=self.reader, same_pages=not g.thresholds.reading_decides)
+            judge=self.reader, same_pages=not g.thresholds.reading_decides,
+            min_quote_reading=g.thresholds.min_quote_reading)
         self.options = options
         self.strictness = Strictness.parse(options.llm.strictness)
         self.verifier = _resolve_verifier(options.llm.verifier, self.generator,

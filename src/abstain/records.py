@@ -70,6 +70,7 @@ class CheckName(StrEnum):
     CLARIFYING_QUESTION = "clarifying_question"
     LLM_RERANK = "llm_rerank"
     GENERATION = "generation"
+    QUOTE_READING = "quote_reading"
     ANSWER_SENTENCES = "answer_sentences"
     CITATIONS = "citations"
     SUPPORT = "support"
@@ -224,6 +225,12 @@ class Generation:
     """True when the generator asked a question instead of answering."""
     raw: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    checks: tuple[Check, ...] = ()
+    """The checks the generator ran on its own answer (the extractive answerer's
+    ``quote_reading``); the generate stage records them."""
+    refusal: str | None = None
+    """The reason the generator refuses its own answer (a check above failed), else None:
+    the generate stage ends the trace in it."""
 
     @property
     def text(self) -> str:

@@ -19,9 +19,11 @@ from typing import Any
 
 from abstain.evaluate.records import QuestionRecord
 from abstain.gate import CHECKS, Gate, GateInput, GateResult
+from abstain.records import CheckName
 
-GATE_CHECKS = frozenset(str(c.name) for c in CHECKS)
-"""The names of the gate's own checks (user rules are named ``rule:NAME``)."""
+GATE_CHECKS = frozenset({*(str(c.name) for c in CHECKS), str(CheckName.QUOTE_READING)})
+"""The names of the gate's own checks (user rules are named ``rule:NAME``), and the reader's
+check of the extractive answer's quote, which refuses before anything is shown."""
 
 
 class ObservingGate(Gate):

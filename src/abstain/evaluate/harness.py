@@ -125,8 +125,11 @@ def execute(spec: RunSpec, *, progress: bool = True) -> Run:
                                 observation=ObservationOptions(log_queries=False)) as pipe:
         if spec.answer_all:
             from abstain.evaluate.answer_all import observing
+            from abstain.generate.extractive import ExtractiveGenerator
 
             pipe.gate = observing(pipe.gate)
+            if isinstance(pipe.generator, ExtractiveGenerator):
+                pipe.generator.observing = True  # its quote_reading check refuses nothing
         if collection:
             with _bar(len(collection), "ingest", progress) as bar:
                 ingest_collection(pipe, collection, bar.update)

@@ -65,7 +65,7 @@ from abstain.generate.choice import (
 )
 from abstain.mentions import mentions_in
 from abstain.question import Question
-from abstain.records import Generation, Sentence
+from abstain.records import Check, CheckName, Generation, RefusalReason, Sentence
 from abstain.rerank.reader import sigmoid
 from abstain.rerank.reading import ANSWERS_HEAD, PairLogits, as_read
 from abstain.rerank.rows import Row, same_table
@@ -123,13 +123,17 @@ class ExtractiveGenerator:
     def __init__(self, *, max_sentences: int = 3, max_evidence: int = 5,
                  min_overlap: float = 0.2, judge: PairLogits | None = None,
                  same_pages: bool = False, choice: QuoteChoice | None = None,
-                 add_chosen: bool = True) -> None:
+                 add_chosen: bool = True, min_quote_reading: float | None = None,
+                 observing: bool = False) -> None:
         """``judge``: the reader that read the evidence, to choose between its own quote and
         word overlap's (without one, read evidence is quoted from the reader's windows).
         ``same_pages`` (the reader vetoing, the default): its quote replaces word overlap's
         only when it quotes the same pages — the right passage of the page word overlap
         chose, never another page. ``choice``: the quote choice whose best unit is added
-        (the shipped one when None); ``add_chosen=False`` adds none."""
+        (the shipped one when None); ``add_chosen=False`` adds none. ``min_quote_reading``
+        (with a ``judge``): the answer is refused (``unanswerable``) when no part of its quote
+        reads as answering at this probability (:meth:`read_of_quote`); ``observing``: that
+        check is recorded but refuses nothing (``abstain eval --answer-all``)."""
         self.max_sentences = max_sentences
         self.max_evidence = max_evidence
         self.min_overlap = min_overlap
@@ -137,6 +141,8 @@ class ExtractiveGenerator:
         self.same_pages = same_pages
         self.choice = choice
         self.add_chosen = add_chosen
+        self.min_quote_reading = min_quote_reading
+        self.observing = observing
 
     def generate(self, question: Question, evidence: Sequence[Evidence]) -> Generation:
         answering_rows = [(n, w) for n, ev in enumerate(evidence[: self.max_evidence], 1)
@@ -148,7 +154,44 @@ class ExtractiveGenerator:
                 model=self.name, notes=("quoted the table row(s) that answer by their "
                                         "columns",))
         quote = self.quote_words_and_reading(question, evidence)
-        return self.with_the_chosen(question, evidence, quote) if self.add_chosen else quote
+        if self.add_chosen:
+            quote = self.with_the_chosen(question, evidence, quote)
+        return self.read_back(question, evidence, quote)
+
+    def read_back(self, question: Question, evidence: Sequence[Evidence],
+                  quote: Generation) -> Generation:
+        """``quote`` with its ``quote_reading`` check, refused when the check fails: the
+        passage that answers is the passage quoted, so a quote no part of which the reader
+        reads as answering is no answer, however many asked words it shares. Not for a
+        curated page that asks the question itself (the gate's reading exempts it too)."""
+        if (self.judge is None or self.min_quote_reading is None or not quote.sentences
+                or any(is_curated_match(question.text, evidence[n - 1])
+                       for s in quote.sentences for n in s.cites[:1])):
+            return quote
+        p = self.read_of_quote(question, evidence, quote)
+        passed = p >= self.min_quote_reading
+        check = Check(CheckName.QUOTE_READING, passed, round(p, 4), self.min_quote_reading,
+                      "the reader's best P(answers) of a quoted sentence or of the quote of "
+                      "one page, each read as the reader reads the evidence",
+                      RefusalReason.UNANSWERABLE)
+        refused = None if passed or self.observing else RefusalReason.UNANSWERABLE
+        return replace(quote, checks=(*quote.checks, check), refusal=refused)
+
+    def read_of_quote(self, question: Question, evidence: Sequence[Evidence],
+                      quote: Generation) -> float:
+        """The reader's best P(answers) over the quote's sentences and, per cited page, the
+        sentences quoted from it together, each in its page's context: one batched call."""
+        assert self.judge is not None
+        texts: list[str] = []
+        by_page: dict[int, list[str]] = {}
+        for sentence in quote.sentences:
+            n = sentence.cites[0] if sentence.cites else 1
+            texts.append(as_read(self.judge, sentence.text, evidence[n - 1]))
+            by_page.setdefault(n, []).append(sentence.text)
+        texts += [as_read(self.judge, " ".join(said), evidence[n - 1])
+                  for n, said in by_page.items() if len(said) > 1]
+        logits = self.judge.logits([question.text] * len(texts), texts)
+        return max(sigmoid(float(x)) for x in logits[:, ANSWERS_HEAD])
 
     def with_the_chosen(self, question: Question, evidence: Sequence[Evidence],
                         quote: Generation) -> Generation:

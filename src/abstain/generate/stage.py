@@ -1,7 +1,10 @@
 """The generate stage: the generator writes from the evidence the gate let through.
 
 A generator that fails (:class:`~abstain.errors.LLMError`: unreachable, slow, malformed)
-ends the trace in the refusal ``llm_error``, with the failed calls in the audit trail.
+ends the trace in the refusal ``llm_error``, with the failed calls in the audit trail. One
+that refuses its own answer (:attr:`~abstain.records.Generation.refusal`: the extractive
+answerer's quote that the reader does not read as answering) ends it in that reason, with
+the check that decided.
 The stream, which generates sentence by sentence, records its generation with
 :func:`generated` and a failure with :func:`failed`.
 """
@@ -31,9 +34,13 @@ def generate(trace: Trace, generator: Generator) -> Trace:
 
 
 def generated(trace: Trace, generation: Generation, started: float) -> Trace:
-    return trace.then(Stage("generate", timings_ms=(("generate_ms", ms_since(started)),),
-                            calls=generation.calls, notes=generation.notes),
-                      generation=generation)
+    """The trace with ``generation``, or ended in the refusal the generator gave its own
+    answer (the extractive answerer's quote that does not read as answering)."""
+    stage = Stage("generate", timings_ms=(("generate_ms", ms_since(started)),),
+                  checks=generation.checks, calls=generation.calls, notes=generation.notes)
+    if generation.refusal is not None:
+        return trace.refuse(stage, generation.refusal)
+    return trace.then(stage, generation=generation)
 
 
 def failed(trace: Trace, exc: LLMError, started: float) -> Trace:
