@@ -171,25 +171,34 @@ class ExtractiveGenerator:
         p = self.read_of_quote(question, evidence, quote)
         passed = p >= self.min_quote_reading
         check = Check(CheckName.QUOTE_READING, passed, round(p, 4), self.min_quote_reading,
-                      "the reader's best P(answers) of a quoted sentence or of the quote of "
-                      "one page, each read as the reader reads the evidence",
+                      "the reader's best P(answers) of the quote of one page, or, when none "
+                      "reaches the bar, of a quoted sentence, each read in its page's context",
                       RefusalReason.UNANSWERABLE)
         refused = None if passed or self.observing else RefusalReason.UNANSWERABLE
         return replace(quote, checks=(*quote.checks, check), refusal=refused)
 
     def read_of_quote(self, question: Question, evidence: Sequence[Evidence],
                       quote: Generation) -> float:
-        """The reader's best P(answers) over the quote's sentences and, per cited page, the
-        sentences quoted from it together, each in its page's context: one batched call."""
+        """The reader's best P(answers) of the quote, each part read in its page's context:
+        first the sentences quoted from each page together (one pair per page), then, only
+        when none of those reaches ``min_quote_reading``, each sentence of a page quoting
+        several alone. One batched call each; the second decides the same as reading all."""
         assert self.judge is not None
-        texts: list[str] = []
         by_page: dict[int, list[str]] = {}
         for sentence in quote.sentences:
-            n = sentence.cites[0] if sentence.cites else 1
-            texts.append(as_read(self.judge, sentence.text, evidence[n - 1]))
-            by_page.setdefault(n, []).append(sentence.text)
-        texts += [as_read(self.judge, " ".join(said), evidence[n - 1])
-                  for n, said in by_page.items() if len(said) > 1]
+            by_page.setdefault(sentence.cites[0] if sentence.cites else 1, []).append(
+                sentence.text)
+        best = self._read(question, [(" ".join(said), n) for n, said in by_page.items()],
+                          evidence)
+        alone = [(text, n) for n, said in by_page.items() if len(said) > 1 for text in said]
+        if alone and best < (self.min_quote_reading or 0.0):
+            best = max(best, self._read(question, alone, evidence))
+        return best
+
+    def _read(self, question: Question, parts: Sequence[tuple[str, int]],
+              evidence: Sequence[Evidence]) -> float:
+        assert self.judge is not None
+        texts = [as_read(self.judge, text, evidence[n - 1]) for text, n in parts]
         logits = self.judge.logits([question.text] * len(texts), texts)
         return max(sigmoid(float(x)) for x in logits[:, ANSWERS_HEAD])
 
