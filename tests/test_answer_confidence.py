@@ -65,9 +65,11 @@ def test_answer_all_keeps_the_gates_verdicts_and_gives_the_answer_it_would_have(
 
 def _gate_checks(record: QuestionRecord) -> list[tuple[str, bool, float | None]]:
     """The gate's checks but the confidence (the answer-all run records the retrieval
-    calibration's there: the one the answer confidence is fitted beside)."""
+    calibration's there: the one the answer confidence is fitted beside), and but the quote's
+    reading, which only a question that reached the answerer has."""
     return [(c.name, c.passed, c.value) for c in record.checks
-            if c.name in GATE_CHECKS and c.name != CheckName.CALIBRATED_CONFIDENCE]
+            if c.name in GATE_CHECKS and c.name not in (CheckName.CALIBRATED_CONFIDENCE,
+                                                        CheckName.QUOTE_READING)]
 
 
 def _checks(**verdicts: tuple[bool, float | str | None]) -> list[Check]:

@@ -116,7 +116,9 @@ class GateThresholds:
     """With a reader and the extractive answerer: refuse (``unanswerable``) when no sentence of
     the quote, nor the quote of any one page, reads as answering at this probability (the
     check ``quote_reading``, run on the answer after the gate:
-    :meth:`abstain.generate.extractive.ExtractiveGenerator.read_back`); None: never."""
+    :meth:`abstain.generate.extractive.ExtractiveGenerator.read_back`); None: never. The
+    pipeline gives it to the extractive answerer it builds; an ``ExtractiveGenerator`` you pass
+    yourself runs the check only with its own ``min_quote_reading``."""
     waive_lexical_at: float | None = None
     """With a reader: at and above this answerability the word-level proxies of "the evidence
     answers it" (term, informative and passage coverage, answer type) are waived, since the

@@ -170,8 +170,8 @@ def ask_options(func: F) -> F:
         click.option("--reader/--no-reader", default=None,
                      help="By default abstain's own reading-level model (docs/MODEL_CARD.md) "
                           "reads the kept evidence and vetoes: it refuses (reason unanswerable) "
-                          "when it reads no answer, or reads no part of the answer's quote as "
-                          "answering; otherwise the answer is what it would be "
+                          "when it reads no answer, or (extractive answers) reads no part of "
+                          "the answer's quote as answering; otherwise the answer is what it would be "
                           "unread, but for the passage it reads as answering on the same pages. "
                           "--reader lets its reading decide: its confidence, and the answer "
                           "quotes the passage it reads as answering on any page when that reads "

@@ -45,8 +45,9 @@ def observing(gate: Gate) -> ObservingGate:
 
 
 def gate_decision(record: QuestionRecord) -> str | None:
-    """The refusal reason the real gate gave (or would have given, for a record saved with
-    ``--answer-all``): the first failing gate check's; None when the gate passed it."""
+    """The refusal reason the real pipeline gave before anything was shown (or would have
+    given, for a record saved with ``--answer-all``): the first failing gate check's, or the
+    extractive answer's ``quote_reading``; None when it passed them all."""
     failing = next((c for c in record.checks
                     if not c.passed and (c.name in GATE_CHECKS or c.name.startswith("rule:"))),
                    None)

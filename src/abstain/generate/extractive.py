@@ -91,6 +91,9 @@ KEEP_WITHIN = 0.5
 READ_KEEP_WITHIN = 0.8
 """A second read window is quoted when its probability is at least this share of the best."""
 READ_WINDOWS_QUOTED = 2
+QUOTED_IN_DETAIL = 300
+"""Characters of the quote the ``quote_reading`` check's detail keeps (the audit trail shows
+what a refused answer would have said)."""
 READ_CHOOSE_MARGIN = 0.5
 """The reader's quote replaces word overlap's only when its P(answers) is higher by this much.
 Chosen leave-one-domain-out for the most right answers on squad2-calibration and realdocs-dev
@@ -168,11 +171,14 @@ class ExtractiveGenerator:
                 or any(is_curated_match(question.text, evidence[n - 1])
                        for s in quote.sentences for n in s.cites[:1])):
             return quote
-        p = self.read_of_quote(question, evidence, quote)
+        p = round(self.read_of_quote(question, evidence, quote), 4)
         passed = p >= self.min_quote_reading
-        check = Check(CheckName.QUOTE_READING, passed, round(p, 4), self.min_quote_reading,
-                      "the reader's best P(answers) of the quote of one page, or, when none "
-                      "reaches the bar, of a quoted sentence, each read in its page's context",
+        said = quote.text
+        check = Check(CheckName.QUOTE_READING, passed, p, self.min_quote_reading,
+                      "the reader's best P(answers) of the quote of one page, or of a quoted "
+                      "sentence alone, each read in its page's context; the quote: "
+                      + (said if len(said) <= QUOTED_IN_DETAIL
+                         else said[:QUOTED_IN_DETAIL].rstrip() + " …"),
                       RefusalReason.UNANSWERABLE)
         refused = None if passed or self.observing else RefusalReason.UNANSWERABLE
         return replace(quote, checks=(*quote.checks, check), refusal=refused)
@@ -181,8 +187,10 @@ class ExtractiveGenerator:
                       quote: Generation) -> float:
         """The reader's best P(answers) of the quote, each part read in its page's context:
         first the sentences quoted from each page together (one pair per page), then, only
-        when none of those reaches ``min_quote_reading``, each sentence of a page quoting
-        several alone. One batched call each; the second decides the same as reading all."""
+        when none of those reaches ``min_quote_reading`` (always when ``observing``, so that a
+        record's value is the best of all reads and replays any bar), each sentence of a page
+        quoting several alone. One batched call each; the second decides the same as reading
+        all."""
         assert self.judge is not None
         by_page: dict[int, list[str]] = {}
         for sentence in quote.sentences:
@@ -191,7 +199,7 @@ class ExtractiveGenerator:
         best = self._read(question, [(" ".join(said), n) for n, said in by_page.items()],
                           evidence)
         alone = [(text, n) for n, said in by_page.items() if len(said) > 1 for text in said]
-        if alone and best < (self.min_quote_reading or 0.0):
+        if alone and (self.observing or best < (self.min_quote_reading or 0.0)):
             best = max(best, self._read(question, alone, evidence))
         return best
 
