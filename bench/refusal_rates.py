@@ -1,16 +1,20 @@
-"""Count, per check, how many of the questions it refused the documents could have answered.
+"""Count, per check, how many of the questions it refused answering would have got right.
 
 A refusal states the confidence P(answering would have been right)
 (:mod:`abstain.stated_confidence`); for a refusal by a check other than the calibrated
-confidence that is read from these counts. Record each domain once, then::
+confidence that is read from these counts. Record each domain once with ``--answer-all`` (each
+refused question then carries the answer the pipeline would have given), then::
 
-    abstain eval tests/data/sample_questions.jsonl --db kb.db --save-records sample.jsonl
+    abstain eval tests/data/sample_questions.jsonl --db kb.db --answer-all \\
+        --save-records sample.jsonl
     python bench/refusal_rates.py sample=sample.jsonl click=click.jsonl \\
         sqlite-utils=sqlite-utils.jsonl --write src/abstain/data/refusal_rates.json
 
-For each refused question the deciding check is the first failing check whose reason is the
-refusal's; "could have answered" is the label (``expected: answer``), an upper bound on
-"answering would have been right".
+In such a record the deciding check is the first failing check of the gate (or the extractive
+answer's ``quote_reading``), the confidence's own aside, and "right" is the judged answer: the
+record is right. A record saved without ``--answer-all`` has no answer for a refused question;
+there the deciding check is the first failing check whose reason is the refusal's, and the
+label (``expected: answer``, "the documents could answer") stands in, an upper bound.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+from abstain.evaluate.answer_all import GATE_CHECKS
 from abstain.evaluate.records import QuestionRecord, load_records
+from abstain.records import CheckName
 
 
 def deciding_check(record: QuestionRecord) -> str:
@@ -32,10 +38,19 @@ def deciding_check(record: QuestionRecord) -> str:
 def counts(records: list[QuestionRecord]) -> dict[str, list[int]]:
     out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for r in records:
-        if r.answered or r.error is not None:
+        if r.error is not None:
             continue
-        name = deciding_check(r)
-        out[name][0] += int(r.should_answer)
+        failing = next((c for c in r.checks if not c.passed
+                        and c.name != CheckName.CALIBRATED_CONFIDENCE
+                        and (c.name in GATE_CHECKS or c.name.startswith("rule:"))), None)
+        if failing is not None and (r.answered or r.reason not in (failing.reason, failing.name)):
+            # an --answer-all record went on past the check: judged as the answer it gave
+            name, right = failing.name, r.right
+        elif not r.answered:
+            name, right = deciding_check(r), r.should_answer
+        else:
+            continue
+        out[name][0] += int(right)
         out[name][1] += 1
     return dict(sorted(out.items()))
 
@@ -58,8 +73,10 @@ def main() -> None:
     for name, records in recorded(args.runs).items():
         domains[name] = counts(records)
         print(name, {k: f"{a}/{n}" for k, (a, n) in domains[name].items()})
-    payload = {"description": "Per domain and deciding check: [questions the documents could "
-                              "answer, questions refused]; written by bench/refusal_rates.py.",
+    payload = {"description": "Per domain and deciding check: [refused questions answering would "
+                              "have got right (the documents could answer, for a record without "
+                              "--answer-all), questions refused]; written by "
+                              "bench/refusal_rates.py.",
                "domains": domains}
     if args.write:
         Path(args.write).write_text(json.dumps(payload, indent=1) + "\n")
