@@ -5,12 +5,11 @@ evidence side (whether a sentence carries such an answer) is :mod:`abstain.align
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 from enum import StrEnum
 
-from abstain.text import STOPWORDS, content_words, function_words, stem, tokens
+from abstain.text import STOPWORDS, content_words, function_words, stem, stem_set, tokens
 
 
 class AnswerType(StrEnum):
@@ -71,13 +70,8 @@ _MEASURED = (
     re.compile(r"\b((?:\w+\s+){0,2}(?:size|timeout|limit|port|count|length|threshold|interval"
                r"|delay|capacity|version))\b", re.IGNORECASE),
 )
-_NOT_MEASURE = ("how many much what which is the does do did a an of my your this that it "
-                "default maximum minimum max min largest smallest").split()
-
-
-@functools.cache
-def _not_measure() -> frozenset[str]:
-    return frozenset(stem(w) for w in _NOT_MEASURE)
+_NOT_MEASURE = tuple(("how many much what which is the does do did a an of my your this that "
+                      "it default maximum minimum max min largest smallest").split())
 
 
 UNITS_ONLY = "\x00"
@@ -94,7 +88,7 @@ def measured(asked: str) -> frozenset[str]:
     for pattern in _MEASURED:
         for match in pattern.finditer(asked):
             found.update(stem(w) for w in content_words(match.group(1)))
-    return frozenset(found - _not_measure())
+    return frozenset(found - stem_set(_NOT_MEASURE))
 
 
 _PRONOUNS = {

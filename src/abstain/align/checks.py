@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from abstain.align.question import Focus
-from abstain.align.types import AskedType, type_stems
+from abstain.align.types import TYPE_WORDS, AskedType
 from abstain.evidence import Evidence
 from abstain.mentions import Kind, Mention
 from abstain.question import Question
@@ -23,6 +23,7 @@ from abstain.text import (
     occurs_in,
     split_sentences,
     stem,
+    stem_set,
     stems,
 )
 
@@ -279,7 +280,7 @@ def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
         return None
     id_words = {w for m in question.identifiers for w in m.words}
     subject = {t.stem for t in question.terms if not t.context and t.word not in id_words}
-    subject -= type_stems()
+    subject -= stem_set(TYPE_WORDS)
     for ev in evidence:
         labelled = _labelled(ev, focus) or _headed(ev, subject)
         heading = " ".join(ev.chunk.heading_path[-1:])

@@ -4,7 +4,6 @@ a number, a name); what the question asks for is read once with it
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
@@ -49,15 +48,10 @@ class AskedType:
 
 # -- answer types -----------------------------------------------------------
 
-TYPE_WORDS = ("year date day month time release released many much long large big number size "
-              "timeout limit count length version percentage").split()
-"""Words that name the type of answer asked for, not what it is about."""
-
-
-@functools.cache
-def type_stems() -> frozenset[str]:
-    """The stems of :data:`TYPE_WORDS` (stemmed on first use: stemming reads a data file)."""
-    return frozenset(stem(w) for w in TYPE_WORDS)
+TYPE_WORDS = tuple(("year date day month time release released many much long large big number "
+                    "size timeout limit count length version percentage").split())
+"""Words that name the type of answer asked for, not what it is about (their stems:
+``stem_set(TYPE_WORDS)``)."""
 
 _MONTHS = "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|" + "|".join(MONTHS)
 _YEAR = (

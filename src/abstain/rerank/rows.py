@@ -36,7 +36,6 @@ the audit trail's reading names the verdict (``Reading.by_columns``).
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -49,7 +48,7 @@ from abstain.embed import Embedder
 from abstain.evidence import RowVerdict
 from abstain.mentions import Kind, Mention
 from abstain.question import Question
-from abstain.text import content_words, fold, stem, tokens
+from abstain.text import content_words, fold, stem, stem_set, tokens
 
 P_ANSWERS = 0.9
 """A row's probability when its columns answer: above the reading's veto and the bar at
@@ -84,14 +83,9 @@ _CELL = frozenset({"value", "values"})
 "what *values* are allowed" asks for the allowed values)."""
 _PATH = re.compile(r"(?<![\w/.:~-])/[\w.{}~-]*[A-Za-z][\w.{}~-]*(?:/[\w.{}~-]+)*/?(?![\w/])")
 """A path the question writes: an endpoint ("/v2/reports") or a file's ("/etc/app.toml")."""
-_TYPE_WORDS = ("day date time timestamp year month week hour minute second number amount "
-               "figure").split()
+_TYPE_WORDS = tuple(("day date time timestamp year month week hour minute second number amount "
+                     "figure").split())
 """Words that ask for a type of value rather than name a column."""
-
-
-@functools.cache
-def _type_stems() -> frozenset[str]:
-    return frozenset(stem(w) for w in _TYPE_WORDS)
 _ACROSS_ROWS = re.compile(
     r"\b(?:list|all|every|total|sum|average|mean|median|most|least|highest|lowest|largest|smallest"
     r"|biggest|maximum|minimum|more|fewer|less|compare|compared|rank|ranking)\b",
@@ -298,7 +292,7 @@ def _without_cell(words: list[str]) -> list[str]:
     and less the words of a type of value ("what *day* was INC-1 raised": a date, which a
     column holds under its own name)."""
     kept = [w for w in words if w not in _CELL]
-    return [w for w in (kept or words) if stem(w) not in _type_stems()]
+    return [w for w in (kept or words) if stem(w) not in stem_set(_TYPE_WORDS)]
 
 
 def read(question: Question, windows: Sequence[str], probabilities: Sequence[float], *,

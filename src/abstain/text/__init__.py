@@ -49,6 +49,7 @@ from abstain.text.words import (
     one_edit,
     states_an_amount,
     stem,
+    stem_set,
     stems,
     tokens,
 )
@@ -85,6 +86,7 @@ __all__ = [
     "split_units",
     "states_an_amount",
     "stem",
+    "stem_set",
     "stems",
     "tokens",
     "truncate",

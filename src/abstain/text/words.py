@@ -131,6 +131,13 @@ def stem(word: str) -> str:
 
 
 @functools.cache
+def stem_set(words: tuple[str, ...]) -> frozenset[str]:
+    """The stems of a fixed word list, stemmed on first use (stemming reads a data file, so a
+    module's word list is not stemmed when it is imported)."""
+    return frozenset(stem(w) for w in words)
+
+
+@functools.cache
 def _forms() -> dict[str, str]:
     raw = resources.files("abstain").joinpath("data/english_forms.tsv").read_text()
     return dict(line.split("\t", 1) for line in raw.splitlines()
