@@ -196,19 +196,21 @@ class ExtractiveGenerator:
         for sentence in quote.sentences:
             by_page.setdefault(sentence.cites[0] if sentence.cites else 1, []).append(
                 sentence.text)
-        best = self._read(question, [(" ".join(said), n) for n, said in by_page.items()],
-                          evidence)
+        best = max(self._reads(question, [(" ".join(said), n) for n, said in by_page.items()],
+                               evidence))
         alone = [(text, n) for n, said in by_page.items() if len(said) > 1 for text in said]
         if alone and (self.observing or best < (self.min_quote_reading or 0.0)):
-            best = max(best, self._read(question, alone, evidence))
+            best = max(best, *self._reads(question, alone, evidence))
         return best
 
-    def _read(self, question: Question, parts: Sequence[tuple[str, int]],
-              evidence: Sequence[Evidence]) -> float:
+    def _reads(self, question: Question, parts: Sequence[tuple[str, int]],
+               evidence: Sequence[Evidence]) -> list[float]:
+        """The judge's P(answers) of each (text, evidence number), each read in its page's
+        context (:func:`~abstain.rerank.reading.as_read`), in one batched call."""
         assert self.judge is not None
         texts = [as_read(self.judge, text, evidence[n - 1]) for text, n in parts]
         logits = self.judge.logits([question.text] * len(texts), texts)
-        return max(sigmoid(float(x)) for x in logits[:, ANSWERS_HEAD])
+        return [sigmoid(float(x)) for x in logits[:, ANSWERS_HEAD]]
 
     def with_the_chosen(self, question: Question, evidence: Sequence[Evidence],
                         quote: Generation) -> Generation:
@@ -328,10 +330,8 @@ class ExtractiveGenerator:
                 "are quoted only on the pages it quotes: nothing quoted"),))
         if not overlap.sentences or overlap.sentences == read.sentences:
             return shown
-        texts = [as_read(self.judge, " ".join(s.text for s in g.sentences),
-                         evidence[g.sentences[0].cites[0] - 1]) for g in (read, overlap)]
-        logits = self.judge.logits([question.text] * 2, texts)[:, ANSWERS_HEAD]
-        p_read, p_overlap = (sigmoid(float(x)) for x in logits)
+        p_read, p_overlap = self._reads(question, [(g.text, g.sentences[0].cites[0])
+                                                   for g in (read, overlap)], evidence)
         if p_read > p_overlap + READ_CHOOSE_MARGIN:
             return replace(shown, notes=(*read.notes, (
                 f"the reader's quote reads {p_read:.2f} as an answer, word overlap's "
@@ -386,8 +386,7 @@ class ExtractiveGenerator:
         chosen = sorted(best, key=lambda s: (s[2], s[3]))
         quoted_units = [(s[2], s[3], s[4]) for s in chosen]
         if HOW_TO.search(question.asked):
-            headed = [{*ev.chunk.heading_path, ev.document.title}
-                      for ev in evidence[: self.max_evidence]]
+            headed = [_headings(ev) for ev in evidence[: self.max_evidence]]
             quoted_units = _whole_procedures(quoted_units, units_of, headed)
         return Generation(
             sentences=tuple(Sentence(text, (n,)) for n, _, text in
@@ -428,9 +427,14 @@ def _without_headings(question: Question, read: Generation, evidence: Sequence[E
     typed_as = AskedType.of(question)
     kept = tuple(s for s in read.sentences
                  if not s.cites or _states(s.text, typed_as)
-                 or s.text not in {*evidence[s.cites[0] - 1].chunk.heading_path,
-                                   evidence[s.cites[0] - 1].document.title})
+                 or s.text not in _headings(evidence[s.cites[0] - 1]))
     return replace(read, sentences=kept) if kept else read
+
+
+def _headings(evidence: Evidence) -> set[str]:
+    """The chunk's headings and its page's title: what an answer quotes only if it states
+    something."""
+    return {*evidence.chunk.heading_path, evidence.document.title}
 
 
 def _states(heading: str, typed_as: AskedType | None) -> bool:
