@@ -24,9 +24,8 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from abstain.evaluate.answer_all import GATE_CHECKS
+from abstain.evaluate.answer_all import first_failing
 from abstain.evaluate.records import QuestionRecord, load_records
-from abstain.records import CheckName
 
 
 def deciding_check(record: QuestionRecord) -> str:
@@ -40,9 +39,7 @@ def counts(records: list[QuestionRecord]) -> dict[str, list[int]]:
     for r in records:
         if r.error is not None:
             continue
-        failing = next((c for c in r.checks if not c.passed
-                        and c.name != CheckName.CALIBRATED_CONFIDENCE
-                        and (c.name in GATE_CHECKS or c.name.startswith("rule:"))), None)
+        failing = first_failing(r.checks, confidence=False)
         if failing is not None and (r.answered or r.reason not in (failing.reason, failing.name)):
             # an --answer-all record went on past the check: judged as the answer it gave
             name, right = failing.name, r.right

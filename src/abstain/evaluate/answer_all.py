@@ -14,8 +14,9 @@ said (its answer text and citations, judged by the labels as any answer is).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from abstain.evaluate.records import QuestionRecord
 from abstain.gate import CHECKS, Gate, GateInput, GateResult
@@ -44,13 +45,29 @@ def observing(gate: Gate) -> ObservingGate:
     return ObservingGate(gate.thresholds, gate.rules, gate.answer_confidence)
 
 
+class _Verdict(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def passed(self) -> bool: ...
+
+
+V = TypeVar("V", bound=_Verdict)
+
+
+def first_failing(checks: Iterable[V], *, confidence: bool = True) -> V | None:
+    """The first failing check that refuses before anything is shown: one of the gate's own
+    (:data:`GATE_CHECKS`, the confidence's own unless ``confidence`` is False) or a user rule."""
+    return next((c for c in checks if not c.passed
+                 and (c.name in GATE_CHECKS or c.name.startswith("rule:"))
+                 and (confidence or c.name != CheckName.CALIBRATED_CONFIDENCE)), None)
+
+
 def gate_decision(record: QuestionRecord) -> str | None:
     """The refusal reason the real pipeline gave before anything was shown (or would have
     given, for a record saved with ``--answer-all``): the first failing gate check's, or the
     extractive answer's ``quote_reading``; None when it passed them all."""
-    failing = next((c for c in record.checks
-                    if not c.passed and (c.name in GATE_CHECKS or c.name.startswith("rule:"))),
-                   None)
+    failing = first_failing(record.checks)
     if failing is None:
         return None
     return failing.reason or failing.name

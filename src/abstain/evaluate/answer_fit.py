@@ -39,7 +39,7 @@ import numpy as np
 
 from abstain import __version__
 from abstain.answer_confidence import AnswerConfidence, signals
-from abstain.evaluate.answer_all import GATE_CHECKS, gate_decision
+from abstain.evaluate.answer_all import first_failing, gate_decision
 from abstain.evaluate.logistic import fit_logistic, log_loss
 from abstain.evaluate.metrics import auroc, ece
 from abstain.evaluate.records import CONFIDENCE_CHECK, QuestionRecord
@@ -95,8 +95,7 @@ def rows(domain: str, records: Sequence[QuestionRecord]) -> list[Row]:
 def _row(domain: str, record: QuestionRecord) -> Row:
     checks = tuple(Check(c.name, c.passed, c.value, c.threshold, "", c.reason)
                    for c in record.checks)
-    failing = next((c for c in checks if not c.passed and c.name != CONFIDENCE_CHECK
-                    and (c.name in GATE_CHECKS or c.name.startswith("rule:"))), None)
+    failing = first_failing(checks, confidence=False)
     reason = (failing.reason or failing.name if failing is not None
               else None if record.answered else record.reason)
     calibrated = record.check(CONFIDENCE_CHECK)
