@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -37,6 +38,49 @@ def timed(fn: Callable[[], object], repeat: int) -> list[float]:
         fn()
         out.append((time.perf_counter() - t0) * 1000)
     return out
+
+
+def let_through(sets: list[str]) -> Iterator[tuple[Any, Any, Any]]:
+    """Each question of ``DB=QUESTIONS.jsonl`` sets that the default gate lets through: the
+    store's pipeline's extractive answerer, the parsed question and the kept evidence."""
+    import json
+
+    from abstain import Pipeline, Settings
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    for pair in sets:
+        db, questions = pair.split("=", 1)
+        texts = [json.loads(line)["question"] for line in Path(questions).read_text().splitlines()
+                 if line.strip()]
+        with Pipeline.from_settings(Settings(store=db), create_store=False) as pipe:
+            assert isinstance(pipe.generator, ExtractiveGenerator)
+            for text in texts:
+                trace = pipe.gate_question(text, pipe.workspace)
+                if not trace.ended and trace.parsed is not None:
+                    yield pipe.generator, trace.parsed, trace.evidence
+
+
+def answer_ms(generator: Any, question: Any, evidence: Any, runs: int = 3) -> tuple[float, Any]:
+    """The median of ``runs`` timed answers after a warm-up, and the warm-up's generation."""
+    generation = generator.generate(question, evidence)
+    return median(timed(lambda: generator.generate(question, evidence), runs)), generation
+
+
+def variant(generator: Any, **changes: Any) -> Any:
+    """The extractive answerer ``generator`` with ``changes`` (``add_chosen=False``,
+    ``min_quote_reading=None``), everything else as it is."""
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    settings = {name: getattr(generator, name) for name in (
+        "max_sentences", "max_evidence", "min_overlap", "judge", "same_pages", "choice",
+        "add_chosen", "min_quote_reading", "observing")}
+    return ExtractiveGenerator(**(settings | changes))
+
+
+def p50_p95(label: str, samples_ms: list[float]) -> str:
+    t = sorted(samples_ms)
+    return (f"{label}: p50 {statistics.median(t):.1f} ms, "
+            f"p95 {t[int(0.95 * (len(t) - 1))]:.1f} ms")
 
 
 def write_section(title: str, body: str, path: Path = BENCHMARKS_MD) -> None:
