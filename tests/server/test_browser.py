@@ -45,6 +45,15 @@ def browser(tmp_path: Path) -> Iterator[Any]:
         driver.quit()
 
 
+def _open(driver: Any, server: Env, key: str) -> None:
+    """The page, with ``key`` in the key field and the workspace "docs" typed in."""
+    driver.get(server.url + "/")
+    driver.find_element(By.ID, "api-key").send_keys(key)
+    workspace = driver.find_element(By.ID, "workspace")
+    workspace.clear()
+    workspace.send_keys("docs")
+
+
 def _ask(driver: Any, question: str) -> str:
     box = driver.find_element(By.ID, "question")
     box.clear()
@@ -58,12 +67,8 @@ def _ask(driver: Any, question: str) -> str:
 
 
 def test_web_page_answers_and_refuses(server: Env, browser: Any, artifacts: Path) -> None:
-    browser.get(server.url + "/")
+    _open(browser, server, server.keys.docs)
     assert "abstain" in browser.title
-    browser.find_element(By.ID, "api-key").send_keys(server.keys.docs)
-    workspace = browser.find_element(By.ID, "workspace")
-    workspace.clear()
-    workspace.send_keys("docs")
 
     assert _ask(browser, ANSWERED) == "answered"
     answer = browser.find_element(By.ID, "answer").text
@@ -92,11 +97,7 @@ def test_web_page_answers_and_refuses(server: Env, browser: Any, artifacts: Path
 
 
 def test_web_page_says_how_it_read_a_misspelt_question(server: Env, browser: Any) -> None:
-    browser.get(server.url + "/")
-    browser.find_element(By.ID, "api-key").send_keys(server.keys.docs)
-    workspace = browser.find_element(By.ID, "workspace")
-    workspace.clear()
-    workspace.send_keys("docs")
+    _open(browser, server, server.keys.docs)
     assert _ask(browser, ANSWERED.replace("password", "pasword")) == "answered"
     read_as = browser.find_element(By.ID, "read-as")
     assert read_as.is_displayed() and read_as.text == "Read as: " + ANSWERED
@@ -126,11 +127,7 @@ def test_the_workspace_field_offers_the_keys_workspaces(server: Env, browser: An
 
 
 def test_web_page_shows_auth_errors(server: Env, browser: Any) -> None:
-    browser.get(server.url + "/")
-    browser.find_element(By.ID, "api-key").send_keys(server.keys.other)
-    workspace = browser.find_element(By.ID, "workspace")
-    workspace.clear()
-    workspace.send_keys("docs")
+    _open(browser, server, server.keys.other)
     assert _ask(browser, ANSWERED) == "error"
     assert browser.find_element(By.ID, "error").text.startswith("forbidden:")
 
@@ -143,11 +140,7 @@ def test_web_page_reviews_the_query_log_with_one_click(server: Env, browser: Any
     qlog.configure(LogSettings(enabled=True))
     try:
         server.pipeline.ask(REFUSED, workspace="docs")
-        browser.get(server.url + "/")
-        browser.find_element(By.ID, "api-key").send_keys(server.keys.admin)
-        workspace = browser.find_element(By.ID, "workspace")
-        workspace.clear()
-        workspace.send_keys("docs")
+        _open(browser, server, server.keys.admin)
         browser.find_element(By.CSS_SELECTOR, "#review summary").click()
         browser.find_element(By.ID, "review-load").click()
         WebDriverWait(browser, 30).until(
