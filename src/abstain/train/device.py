@@ -100,7 +100,7 @@ def run_call(budget_s: float, *, from_v2: bool = False) -> str:
 def train(folder: Path, out: Path, *, device: str, budget_s: float | None,
           resume: Path | None, max_steps: int | None,
           save_optimizer: bool = False, recipe_name: str | None = None,
-          from_v2: bool = False) -> dict[str, Any]:
+          from_v2: bool = False, seed: int | None = None) -> dict[str, Any]:
     import dataclasses
 
     import numpy as np
@@ -133,11 +133,12 @@ def train(folder: Path, out: Path, *, device: str, budget_s: float | None,
     print(json.dumps(info), flush=True)
     if device.startswith("cuda"):
         torch.backends.cuda.matmul.allow_tf32 = True
-    model, state = loop.train(ts, recipe, folder / "base.npz", out, seed=ts.meta["seed"],
+    seed = ts.meta["seed"] if seed is None else seed  # another seed: another run of the pairs
+    model, state = loop.train(ts, recipe, folder / "base.npz", out, seed=seed,
                               device=device, resume=resume,
                               log=lambda s: print(s, flush=True),
                               save_optimizer=save_optimizer)
-    metrics: dict[str, Any] = {"recipe": recipe.name, **info, "steps": state["step"],
+    metrics: dict[str, Any] = {"recipe": recipe.name, "seed": seed, **info, "steps": state["step"],
                                "planned_steps": state.get("total"),
                                "train_seconds": state["seconds"],
                                "pairs_seen": state["pairs_seen"],
@@ -229,7 +230,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="prepare: the recipe (default squad2-full); train: another recipe "
                              "of the same pairs to train the prepared set with")
     parser.add_argument("--data-dir", default=None)
-    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--seed", type=int, default=None,
+                        help=f"prepare: the pairs' seed (default {SEED}); train: the run's "
+                        "(batch order, head), default the set's")
     parser.add_argument("--cache", default=CARRY, help="the prepared folder")
     parser.add_argument("--out", default=None, help="train: default $OUT or .data/reader/device")
     parser.add_argument("--device", default="auto")
@@ -257,7 +260,8 @@ def main(argv: list[str] | None = None) -> int:
         from abstain.train import data_dir
 
         args.recipe = args.recipe or "squad2-full"
-        report = prepare(args.recipe, data_dir(args.data_dir), Path(args.cache), args.seed,
+        report = prepare(args.recipe, data_dir(args.data_dir), Path(args.cache),
+                         SEED if args.seed is None else args.seed,
                          reuse=args.reuse, from_v2=args.from_v2)
         print(json.dumps(report, indent=2))
         mib = report["total_bytes"] / 2**20
@@ -282,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         train(Path(args.cache), out, device=args.device, budget_s=args.budget,
               resume=Path(args.resume) if args.resume else None, max_steps=args.max_steps,
               save_optimizer=args.save_optimizer, recipe_name=args.recipe,
-              from_v2=args.from_v2)
+              from_v2=args.from_v2, seed=args.seed)
         return 0
     print(assemble(Path(args.out or "."), Path(args.to) if args.to else None))
     return 0
