@@ -391,7 +391,8 @@ def test_the_readers_quote_leaves_out_its_sections_heading() -> None:
 
 def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> None:
     """same_pages (the default pipeline): the reader's window replaces word overlap's quote
-    when it is on the same page, never when it is on another one."""
+    when it is on the same page, never when it is on another one: there it is added after
+    word overlap's quote (add_best_window), which stays first."""
     from abstain.evidence import ReadWindow
     from abstain.generate.extractive import ExtractiveGenerator
 
@@ -409,12 +410,17 @@ def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> Non
     read_other = [only_words, replace(elsewhere, document=other,
                                       read=(ReadWindow(short, (short,), 0.98, 0),))]
     vetoing = ExtractiveGenerator(judge=KeywordReader("7400"), same_pages=True,
-                                  add_chosen=False)
+                                  add_chosen=False, add_best_window=False)
     deciding = ExtractiveGenerator(judge=KeywordReader("7400"), add_chosen=False)
     assert [s.text for s in vetoing.generate(question, read_same).sentences] == [port]
     kept = vetoing.generate(question, read_other)
     assert "7400" not in " ".join(s.text for s in kept.sentences)
     assert kept.notes and "other pages" in kept.notes[0]
+    added = ExtractiveGenerator(judge=KeywordReader("7400"), same_pages=True,
+                                add_chosen=False).generate(question, read_other)
+    assert [s.text for s in added.sentences] == [*(s.text for s in kept.sentences), short]
+    assert [s.cites for s in added.sentences][-1] == (2,)
+    assert "added the reader's answering window(s) (best P(answers) 0.98)" in added.notes[-1]
     assert [s.text for s in deciding.generate(question, read_other).sentences] == [short]
     [unrelated] = _evidence(["The kitchen is cleaned on Fridays."])
     bare = "Nodes listen on 7400."
@@ -422,9 +428,76 @@ def test_a_vetoing_reader_requotes_only_on_the_pages_word_overlap_chose() -> Non
     nothing = vetoing.generate(question, [unrelated, replace(
         listen, document=other, read=(ReadWindow(bare, (bare,), 0.98, 0),))])
     assert not nothing.sentences and "nothing quoted" in nothing.notes[0]  # said, not silent
-    chosen = ExtractiveGenerator(judge=KeywordReader("7400"), same_pages=True).generate(
+    chosen = ExtractiveGenerator(judge=KeywordReader("7400"), same_pages=True,
+                                 add_best_window=False).generate(
         question, read_other)  # the quote choice keeps to the quoted pages too
     assert "7400" not in " ".join(s.text for s in chosen.sentences)
+
+
+def test_the_readers_window_is_added_only_to_a_quote_that_reads_as_answering() -> None:
+    """The reader's best window joins the answer after the quote_reading check has read the
+    quote without it: a quote of word overlap's that does not read as answering is refused
+    with nothing added (the window would pass the check by itself); observed (eval
+    --answer-all), the check keeps its value and the window is shown added. A window under
+    BEST_WINDOW_ADDED is not added."""
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import BEST_WINDOW_ADDED, ExtractiveGenerator
+    from abstain.records import CheckName, RefusalReason
+
+    question = Question.parse("Which TCP port does replication traffic use?")
+    wordy = "Replication traffic settings live in the cluster file."
+    short = "Replication nodes listen on 7400."
+    other = Document("o", "default", "o.md", "O", "h")
+    [only_words] = _evidence([wordy])
+    [elsewhere] = _evidence([short])
+
+    def read_at(p: float) -> list[Evidence]:
+        return [only_words, replace(elsewhere, document=other,
+                                    read=(ReadWindow(short, (short,), p, 0),))]
+
+    checked = ExtractiveGenerator(judge=KeywordReader("7400"), same_pages=True,
+                                  add_chosen=False, min_quote_reading=0.02)
+    refused = checked.generate(question, read_at(0.98))
+    assert refused.refusal == RefusalReason.UNANSWERABLE
+    assert [s.text for s in refused.sentences] == [wordy]
+    [check] = [c for c in refused.checks if c.name == CheckName.QUOTE_READING]
+    assert not check.passed and check.value is not None and check.value < 0.02
+    checked.observing = True
+    observed = checked.generate(question, read_at(0.98))
+    assert observed.refusal is None and [s.text for s in observed.sentences] == [wordy, short]
+    assert [c.passed for c in observed.checks if c.name == CheckName.QUOTE_READING] == [False]
+    low = ExtractiveGenerator(judge=KeywordReader("7400"), same_pages=True, add_chosen=False)
+    assert [s.text for s in low.generate(question, read_at(BEST_WINDOW_ADDED - 0.01)).sentences
+            ] == [wordy]
+    assert [s.text for s in low.generate(question, read_at(BEST_WINDOW_ADDED)).sentences
+            ] == [wordy, short]
+
+
+def test_the_readers_quote_keeps_what_its_lead_in_introduces() -> None:
+    """Found on ripgrep's FAQ: the reader read "For example:" with the error's code block and
+    "… simply increasing the limit:" with the command after it best, and its quote kept the
+    lead-in without the command: of a passage's code blocks only the one sharing most asked
+    words (the error's) was kept, as of a passage's list items. Code blocks are not siblings
+    of one another the way list items are; and a sentence a kept lead-in introduces is kept
+    though it adds no word of its own."""
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    error = "$ rg '\\pL'\nError: pattern exceeds size limit of 10485760 bytes."
+    lead = "In this case, you can work around by simply increasing the limit:"
+    fix = "$ rg '\\pL' --size-limit 1G"
+    [ev] = _evidence([f"For example:\n\n```\n{error}\n```\n\n{lead}\n\n```\n{fix}\n```"])
+    read = replace(ev, read=(ReadWindow(f"For example: {error}", ("For example:", error), 0.97, 0),
+                             ReadWindow(f"{lead} {fix}", (lead, fix), 0.99, 1)))
+    question = Question.parse("Error: pattern exceeds size limit of 10485760 bytes")
+    quoted = [s.text for s in ExtractiveGenerator().quote_reading(question, [read]).sentences]
+    assert quoted == ["For example:", error, lead, fix]
+    bare = "$ rg --size-limit"
+    [ev] = _evidence([f"{lead}\n\n```\n{bare}\n```"])
+    read = replace(ev, read=(ReadWindow(f"{lead} {bare}", (lead, bare), 0.99, 0),))
+    asked = Question.parse("Can rg raise its size limit?")
+    quoted = [s.text for s in ExtractiveGenerator().quote_reading(asked, [read]).sentences]
+    assert quoted == [lead, bare]
 
 
 def test_a_sentence_about_another_code_of_the_pattern_is_left_out() -> None:
