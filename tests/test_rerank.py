@@ -473,6 +473,36 @@ def test_the_readers_window_is_added_only_to_a_quote_that_reads_as_answering() -
             ] == [wordy, short]
 
 
+def test_an_example_differing_from_a_quoted_one_is_added() -> None:
+    """Found on pdm's docs: word overlap quoted the env_file example, the reader read the
+    env_file.override one best; the two code blocks share nearly every word, so the added
+    window was taken for a near-duplicate and dropped, though the word they differ by is the
+    answer. A code block is left out only when it is the one quoted; a prose sentence that
+    near-duplicates a quoted one still is."""
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+    from abstain.records import Generation, Sentence
+
+    plain = '[tool.pdm.scripts]\nstart.cmd = "flask run -p 54321"\nstart.env_file = ".env"'
+    override = ('[tool.pdm.scripts]\nstart.cmd = "flask run -p 54321"\n'
+                'start.env_file.override = ".env"')
+    lead = "Store the variables in a dotenv file and let the script read it:"
+    text = f"{lead}\n\n```\n{plain}\n```\n\nTo let it win over the shell:\n\n```\n{override}\n```"
+    [ev] = _evidence([text])
+    question = Question.parse("The script's env_file values lose to variables exported in my "
+                              "shell. How do I make the .env file override them?")
+    generator = ExtractiveGenerator(judge=KeywordReader("override"), add_chosen=False,
+                                    same_pages=True)
+    quote = Generation(sentences=(Sentence(lead, (1,)), Sentence(plain, (1,))),
+                       model="extractive")  # word overlap's, as it quoted pdm's page
+    read = replace(ev, read=(ReadWindow(override, (override,), 0.98, 1),))
+    added = generator.with_the_best_window(question, [read], quote)
+    assert [s.text for s in added.sentences][-1] == override
+    twin = "Store the variables in a dotenv file and let the script read them:"
+    read = replace(ev, read=(ReadWindow(twin, (twin,), 0.98, 0),))
+    assert generator.with_the_best_window(question, [read], quote) == quote
+
+
 def test_the_readers_quote_keeps_what_its_lead_in_introduces() -> None:
     """Found on ripgrep's FAQ: the reader read "For example:" with the error's code block and
     "… simply increasing the limit:" with the command after it best, and its quote kept the
