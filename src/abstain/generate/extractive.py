@@ -143,10 +143,10 @@ class ExtractiveGenerator:
         chose, never another page. ``choice``: the quote choice whose best unit is added
         (the shipped one when None); ``add_chosen=False`` adds none. ``add_best_window``: the
         reader's quote is added when the quote lacks it (:meth:`with_the_best_window`).
-        ``min_quote_reading``
-        (with a ``judge``): the answer is refused (``unanswerable``) when no part of its quote
-        reads as answering at this probability (:meth:`read_of_quote`); ``observing``: that
-        check is recorded but refuses nothing (``abstain eval --answer-all``)."""
+        ``min_quote_reading`` (with a ``judge``): the answer is refused (``unanswerable``) when
+        no part of its quote reads as answering at this probability (:meth:`read_of_quote`);
+        ``observing``: that check is recorded but refuses nothing (``abstain eval
+        --answer-all``)."""
         self.max_sentences = max_sentences
         self.max_evidence = max_evidence
         self.min_overlap = min_overlap
