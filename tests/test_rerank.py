@@ -503,6 +503,27 @@ def test_an_example_differing_from_a_quoted_one_is_added() -> None:
     assert generator.with_the_best_window(question, [read], quote) == quote
 
 
+def test_an_added_lead_in_goes_before_the_quoted_sentence_it_introduces() -> None:
+    """Found in `make demo`: the reader's quote was the lead-in "If the admin password is lost,
+    run the following command as root:" with the command, which the answer already quoted;
+    the lead-in alone was added at the end, introducing nothing. It goes before the command."""
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+    from abstain.records import Generation, Sentence
+
+    lead = "If the admin password is lost, run the following command as root on a node:"
+    command = "sudo qsctl admin reset-password --local"
+    other = "Run the reset as root on any server node."
+    [first, second] = _evidence([other, f"{lead}\n\n```\n{command}\n```"])
+    read = replace(second, read=(ReadWindow(f"{lead} {command}", (lead, command), 0.95, 0),))
+    quote = Generation(sentences=(Sentence(other, (1,)), Sentence(command, (2,))),
+                       model="extractive")
+    question = Question.parse("How do I reset the admin password?")
+    added = ExtractiveGenerator(judge=KeywordReader("reset"), same_pages=True).with_the_best_window(
+        question, [first, read], quote)
+    assert [s.text for s in added.sentences] == [other, lead, command]
+
+
 def test_the_readers_quote_keeps_what_its_lead_in_introduces() -> None:
     """Found on ripgrep's FAQ: the reader read "For example:" with the error's code block and
     "… simply increasing the limit:" with the command after it best, and its quote kept the

@@ -187,7 +187,9 @@ class ExtractiveGenerator:
         one (a code block only when it is the same). Added after the ``quote_reading`` check
         has read the quote without it (the window would pass that check by itself; what the
         check asks is whether what word overlap and the quote choice chose reads as
-        answering). Nothing is added to an empty quote."""
+        answering). What is added goes after the quote, but a lead-in ("… run the following
+        command:") goes right before the quoted sentence it introduces. Nothing is added to
+        an empty quote."""
         read = [w.probability for ev in evidence[: self.max_evidence] for w in ev.read]
         if not quote.sentences or not read or max(read) < BEST_WINDOW_ADDED:
             return quote
@@ -197,12 +199,23 @@ class ExtractiveGenerator:
         quoted = [s.text for s in quote.sentences]
         code = {u.text for s in reader.sentences for u in split_units(evidence[s.cites[0] - 1].text)
                 if u.code}  # an example that differs from a quoted one: the difference answers
-        new = [s for s in _without_headings(question, reader, evidence).sentences
-               if s.text not in quoted
+        said = _without_headings(question, reader, evidence).sentences
+        new = [s for s in said if s.text not in quoted
                and (s.text in code or not any(_redundant(s.text, q) for q in quoted))]
         if not new:
             return quote
-        return replace(quote, sentences=(*quote.sentences, *new), notes=(
+        sentences = list(quote.sentences)
+        for at, sentence in enumerate(said):
+            if sentence not in new:
+                continue
+            introduced = said[at + 1].text if at + 1 < len(said) else None
+            texts = [s.text for s in sentences]
+            if sentence.text.rstrip().endswith(":") and introduced in texts:
+                # a lead-in goes right before the quoted sentence it introduces
+                sentences.insert(texts.index(introduced), sentence)
+            else:
+                sentences.append(sentence)
+        return replace(quote, sentences=tuple(sentences), notes=(
             *quote.notes, f"added the reader's answering window(s) (best P(answers) "
             f"{max(read):.2f}), which the quote lacked"))
 
