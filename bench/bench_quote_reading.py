@@ -2,7 +2,8 @@
 extractive answer timed with and without its ``quote_reading`` check (the reader reads each
 quoted sentence, and the quote of each page quoting several, in one batched call:
 :meth:`abstain.generate.extractive.ExtractiveGenerator.read_back`) in one process, and how many
-answers the check refused.
+answers the check refused; and, beside them, without the reader's window added after the check
+(:meth:`~abstain.generate.extractive.ExtractiveGenerator.with_the_best_window`, no model call).
 
     abstain ingest ../shared/data/realdocs-dev/kb/click --db click.db
     python bench/bench_quote_reading.py click.db=../shared/data/realdocs-dev/questions-click.jsonl
@@ -20,19 +21,25 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sets", nargs="+", help="DB=QUESTIONS.jsonl: a store and its questions")
     args = parser.parse_args()
-    took: dict[bool, list[float]] = {True: [], False: []}
-    refused = 0
+    labels = ("without the quote check", "with the quote check (shipped)",
+              "with the quote check, without the reader's window added")
+    took: dict[str, list[float]] = {label: [] for label in labels}
+    refused = added = 0
     for shipped, question, evidence in let_through(args.sets):
-        assert shipped.min_quote_reading
-        unchecked = variant(shipped, min_quote_reading=None)
-        for checked, generator in ((True, shipped), (False, unchecked)):
+        assert shipped.min_quote_reading and shipped.add_best_window
+        variants = (variant(shipped, min_quote_reading=None), shipped,
+                    variant(shipped, add_best_window=False))
+        for label, generator in zip(labels, variants, strict=True):
             ms, generation = answer_ms(generator, question, evidence)
-            took[checked].append(ms)
-            if checked:
+            took[label].append(ms)
+            if generator is shipped:
                 refused += generation.refusal is not None
-    for checked in (False, True):
-        print(p50_p95(f"{'with' if checked else 'without'} the quote check", took[checked]))
-    print(f"{len(took[True])} questions let through; the check refused {refused}")
+                added += any(n.startswith("added the reader's answering window")
+                             for n in generation.notes)
+    for label in labels:
+        print(p50_p95(label, took[label]))
+    print(f"{len(took[labels[0]])} questions let through; the check refused {refused}; "
+          f"the reader's window was added to {added}")
 
 
 if __name__ == "__main__":
