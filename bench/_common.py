@@ -40,6 +40,16 @@ def timed(fn: Callable[[], object], repeat: int) -> list[float]:
     return out
 
 
+def store_sets(doc: str | None) -> list[str]:
+    """The ``DB=QUESTIONS.jsonl`` arguments of a benchmark whose help is ``doc``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sets", nargs="+", help="DB=QUESTIONS.jsonl: a store and its questions")
+    return list(parser.parse_args().sets)
+
+
 def let_through(sets: list[str]) -> Iterator[tuple[Any, Any, Any]]:
     """Each question of ``DB=QUESTIONS.jsonl`` sets that the default gate lets through: the
     store's pipeline's extractive answerer, the parsed question and the kept evidence."""

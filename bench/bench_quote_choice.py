@@ -10,21 +10,15 @@ was added.
 
 from __future__ import annotations
 
-import argparse
-
-from _common import answer_ms, let_through, p50_p95, variant
+from _common import answer_ms, let_through, p50_p95, store_sets, variant
 
 from abstain.generate.choice import candidates
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("sets", nargs="+", help="DB=QUESTIONS.jsonl: a store and its questions")
-    args = parser.parse_args()
     took: dict[bool, list[float]] = {True: [], False: []}
     added = described = 0
-    for shipped, question, evidence in let_through(args.sets):
+    for shipped, question, evidence in let_through(store_sets(__doc__)):
         for chosen, generator in ((True, shipped), (False, variant(shipped, add_chosen=False))):
             ms, generation = answer_ms(generator, question, evidence)
             took[chosen].append(ms)

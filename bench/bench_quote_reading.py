@@ -11,21 +11,15 @@ answers the check refused; and, beside them, without the reader's window added a
 
 from __future__ import annotations
 
-import argparse
-
-from _common import answer_ms, let_through, p50_p95, variant
+from _common import answer_ms, let_through, p50_p95, store_sets, variant
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("sets", nargs="+", help="DB=QUESTIONS.jsonl: a store and its questions")
-    args = parser.parse_args()
     labels = ("without the quote check", "with the quote check (shipped)",
               "with the quote check, without the reader's window added")
     took: dict[str, list[float]] = {label: [] for label in labels}
     refused = added = 0
-    for shipped, question, evidence in let_through(args.sets):
+    for shipped, question, evidence in let_through(store_sets(__doc__)):
         assert shipped.min_quote_reading and shipped.add_best_window
         variants = (variant(shipped, min_quote_reading=None), shipped,
                     variant(shipped, add_best_window=False))

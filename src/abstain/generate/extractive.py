@@ -197,7 +197,8 @@ class ExtractiveGenerator:
         if not reader.sentences or not _names_the_asked(question, reader, evidence):
             return quote
         quoted = [s.text for s in quote.sentences]
-        code = {u.text for s in reader.sentences for u in split_units(evidence[s.cites[0] - 1].text)
+        pages = {s.cites[0] for s in reader.sentences}
+        code = {u.text for n in pages for u in split_units(evidence[n - 1].text)
                 if u.code}  # an example that differs from a quoted one: the difference answers
         said = _without_headings(question, reader, evidence).sentences
         new = [s for s in said if s.text not in quoted
