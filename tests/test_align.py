@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from abstain.align import AnswerType, carries, english_rarity, holds
+from abstain.align import AnswerType, AskedType, carries, english_rarity, holds
 from abstain.asked import compared, expected_type, measured
 from abstain.embed.base import Embedder
 from abstain.mentions import Kind, Mention, parse_question
 from abstain.pipeline import Pipeline
+from abstain.question import Question
 from abstain.stores.sqlite import SQLiteStore
 from abstain.text import stem
 from abstain.verify import LexicalVerifier
@@ -200,11 +201,31 @@ def test_a_flag_made_of_a_pages_words_is_not_that_pages_flag(tmp_path: Path,
     ("What batch size does insert_all() use?", AnswerType.NUMBER),
     ("Who maintains the project?", AnswerType.NAME),
     ("How do I reset the admin password?", None),
-    ("Which version added incremental backups?", AnswerType.NUMBER),
+    ("Which version added incremental backups?", AnswerType.VERSION),
+    ("which uvicorn release got rid of the --debug flag?", AnswerType.VERSION),
+    ("Since which version can it serve WSGI apps?", AnswerType.VERSION),
+    ("What's the minimum Redis version required?", AnswerType.VERSION),
     ("What's new in version 4.2?", None),  # the version is given, not asked for
+    ("Which version control systems can pip install from?", None),
+    ("From which directory is the config read?", None),
+    ("How many versions are supported?", AnswerType.NUMBER),
 ])
 def test_expected_answer_type(question: str, kind: AnswerType | None) -> None:
     assert expected_type(question) is kind
+
+
+def test_a_version_asked_is_a_version_the_question_does_not_give() -> None:
+    """"Which version added --override-binary?" was typed as a number to stand by the word
+    "version", so a changelog's "0.65" answered nothing and answerable questions were refused
+    ``answer_type_missing``."""
+    asked = AskedType.of(Question.parse("Which msgspec release dropped Python 3.8?"))
+    assert asked is not None and asked.expected is AnswerType.VERSION
+    for sentence in ("Version 0.19.0", "[0.20.1] - 2024-10-03", "Added in v4.24.0.",
+                     "0.65 (released 2024-01-02)", "Fixed in release 7."):
+        assert asked.carried_by(sentence), sentence
+    for sentence in ("Drop support for Python 3.8 (#756).", "Wait 0.5 seconds.",
+                     "The timeout is 2000 ms.", "Backups go after 14 days."):
+        assert not asked.carried_by(sentence), sentence
 
 
 def test_a_number_must_stand_by_what_is_counted() -> None:

@@ -598,6 +598,39 @@ def test_a_window_opening_on_it_brings_the_sentence_before() -> None:
         "It can be changed with the --replication-port flag on every node."]
 
 
+def test_a_version_asked_is_answered_with_the_changelog_heading_over_the_entry() -> None:
+    """"Which release removed --debug?" was answered "Remove the --debug flag (#1640)": the
+    release it asks for stood in the heading above."""
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    doc = Document("d", "default", "CHANGELOG.md", "Changelog", "h")
+    text = "Removed\n- Remove the --debug flag (#1640)\n- Remove the DebugMiddleware (#1697)"
+    chunk = Chunk("c0", "d", ChunkKind.CHILD, text, 0,
+                  heading_path=("Changelog", "0.19.0 (October 19, 2022)", "Removed"))
+    ev = Evidence(FusedHit("c0", 1.0), chunk, doc, text)
+    generation = ExtractiveGenerator().generate(
+        Question.parse("Which release removed the --debug flag?"), [ev])
+    assert [s.text for s in generation.sentences] == [
+        "0.19.0 (October 19, 2022)", "Remove the --debug flag (#1640)"]
+    assert any("heading that states the version" in n for n in generation.notes)
+    untyped = ExtractiveGenerator().generate(
+        Question.parse("Was the --debug flag removed?"), [ev])
+    assert "0.19.0 (October 19, 2022)" not in [s.text for s in untyped.sentences]
+
+
+def test_the_sentence_that_goes_on_from_a_quoted_one_is_quoted_with_it() -> None:
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    [ev] = _evidence(["Defaults are copied onto each new model. If you include an array as "
+                      "a default value, it will be shared among all instances. Instead, "
+                      "define defaults as a function. The kitchen is cleaned on Fridays."])
+    generation = ExtractiveGenerator().generate(
+        Question.parse("Why is an array default shared among all instances?"), [ev])
+    texts = [s.text for s in generation.sentences]
+    assert "Instead, define defaults as a function." in texts
+    assert "The kitchen is cleaned on Fridays." not in texts
+
+
 def test_a_unit_ending_on_a_colon_brings_what_it_introduces() -> None:
     from abstain.generate.extractive import ExtractiveGenerator
 

@@ -13,11 +13,12 @@ from abstain.text import STOPWORDS, content_words, function_words, stem, stem_se
 
 
 class AnswerType(StrEnum):
-    """What a when / how-many / who question asks for."""
+    """What a when / how-many / who / which-version question asks for."""
 
     DATE = "date"
     NUMBER = "number"
     NAME = "name"
+    VERSION = "version"
 
 
 _WHEN = re.compile(
@@ -32,8 +33,18 @@ _HOW_MANY = re.compile(
     r"|\b(?:maximum|minimum|max|min|largest|smallest|biggest|highest|lowest)\s+(?:number|size"
     r"|value|length|limit|count|amount)\b"
     r"|\b(?:what|which)(?:'s|\s+is)?\s+(?:the\s+)?(?:\w+\s+){0,2}(?:size|timeout|limit|port"
-    r"|count|length|threshold|interval|delay|capacity|version)\b(?!\s+v?\d)", re.IGNORECASE)
-"""A number asked for; not where the question gives it ("What's new in version 4.2?")."""
+    r"|count|length|threshold|interval|delay|capacity)\b(?!\s+v?\d)", re.IGNORECASE)
+"""A number asked for; not where the question gives it ("What's the limit 500 for?"). A version
+asked for is :data:`_WHICH_VERSION`'s."""
+_WHICH_VERSION = re.compile(
+    r"\b(?:which|what)(?:'s|\s+is|\s+was)?\s+(?:the\s+)?(?:[\w.-]+\s+){0,2}(?:version|release)s?\b"
+    r"(?!\s+(?:v?\d|control|process|notes?|cycle|schedule|branch|channel|policy|tags?|history"
+    r"|number\s+of)\b)"
+    r"|\b(?:since|from|as\s+of|starting\s+(?:with|from)|until|before|after)\s+(?:which|what)\s+"
+    r"(?:[\w.-]+\s+){0,2}(?:version|release)s?\b", re.IGNORECASE)
+"""A version asked for: "which release dropped Python 3.8?", "what's the minimum Redis version
+required?", "since which version…?"; not "what's new in version 4.2?", nor "which version
+control systems…"."""
 HOW_TO = re.compile(
     r"^\W*(?:how\s+(?:do|can|should|would|could|shall|must)\s+(?:i|we|you|one|they|users?)\s+"
     r"(?!know\b|tell\b|spell\b|say\b|pronounce\b|name\b|call\b|feel\b|find\s+out\b)"
@@ -53,6 +64,8 @@ def expected_type(asked: str) -> AnswerType | None:
         return AnswerType.NAME
     if _WHEN.search(asked):
         return AnswerType.DATE
+    if _WHICH_VERSION.search(asked):
+        return AnswerType.VERSION
     if _HOW_MANY.search(asked):
         return AnswerType.NUMBER
     return None

@@ -163,6 +163,8 @@ _KINDS = {
                "nl": "aantal", "tr": "sayı", "zh": "数字"},
     "name": {"en": "name", "de": "Name", "fr": "le nom", "es": "el nombre", "nl": "naam",
              "tr": "isim", "zh": "名称"},
+    "version": {"en": "version", "de": "Version", "fr": "la version", "es": "la versión",
+                "nl": "versie", "tr": "sürüm", "zh": "版本"},
 }
 
 

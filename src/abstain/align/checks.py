@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from abstain.align.question import Focus
 from abstain.align.types import TYPE_WORDS, AskedType
+from abstain.asked import AnswerType
 from abstain.evidence import Evidence
 from abstain.mentions import Kind, Mention
 from abstain.question import Question
@@ -273,7 +274,8 @@ def generated_type_check(question: Question, sentences: Sequence[str]) -> Check 
 
 def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
     """The first evidence sentence (a chunk's own heading included) on the question's subject
-    that carries the expected answer type."""
+    that carries the expected answer type; for a version asked, a heading above a sentence on
+    the subject that carries one (a changelog's "0.19.0" over "Remove the --debug flag")."""
     question = focus.question
     asked = AskedType.of(question)
     if asked is None:
@@ -283,13 +285,24 @@ def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
     subject -= stem_set(TYPE_WORDS)
     for ev in evidence:
         labelled = _labelled(ev, focus) or _headed(ev, subject)
-        heading = " ".join(ev.chunk.heading_path[-1:])
-        for sentence in ([heading] if heading else []) + split_sentences(ev.text):
-            on_subject = labelled or any(holds(m, sentence) for m in question.identifiers) or bool(
-                subject & set(stems(sentence)))
-            if on_subject and asked.carried_by(sentence):
-                return sentence
+        headings = _own_headings(ev, asked)
+        on_subject = [sentence for sentence in [*headings, *split_sentences(ev.text)]
+                      if labelled or any(holds(m, sentence) for m in question.identifiers)
+                      or bool(subject & set(stems(sentence)))]
+        said = next((s for s in on_subject if asked.carried_by(s)), None)
+        if said is None and on_subject and asked.expected is AnswerType.VERSION:
+            said = next((h for h in reversed(headings) if asked.carried_by(h)), None)
+        if said is not None:
+            return said
     return None
+
+
+def _own_headings(ev: Evidence, asked: AskedType) -> tuple[str, ...]:
+    """The headings a chunk's sentences stand under that may carry the answer: its own (the
+    last); for a version asked, every heading above it too ("0.19.0" over "Removed" over a
+    changelog's "Remove the --debug flag")."""
+    path = tuple(h for h in ev.chunk.heading_path if h)
+    return path if asked.expected is AnswerType.VERSION else path[-1:]
 
 
 def _headed(ev: Evidence, subject: set[str]) -> bool:

@@ -77,6 +77,12 @@ _DATE = re.compile(
 _VERSION_DATE = re.compile(r"\b(?:version|release|in|since|until|from|before|after)\s+v?\d+"
                            r"(?:\.\d+)+", re.IGNORECASE)
 """In software, "when" is often answered by a version ("removed in 5.0")."""
+_VERSION = re.compile(
+    r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:[-.]?(?:a|b|rc|alpha|beta|dev|post)\d*)?(?![\w.]*\d)"
+    r"(?!\s*(?:%|ms|s|sec|seconds?|min|minutes?|hours?|days?|[kmgt]i?b|bytes?|x|px|times)\b)"
+    r"|\b(?:version|release|v)\s*\d+\b", re.IGNORECASE)
+"""A version: "0.19.0", "v4.24.0", "3.11", "2.0rc1", "version 4" (not "0.5 seconds"); the asked
+sentences' own numbers answer nothing ("Python 3.8" of "which release dropped Python 3.8?")."""
 _ROLE_WORDS = frozenset(
     """team maintainer maintainers author authors developer developers company foundation
     organisation organization vendor owner administrator admin contributors community
@@ -90,13 +96,17 @@ where "our maintainers" or "the team" name no one."""
 
 def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = frozenset(),
             versions: bool = True, measure: frozenset[str] = frozenset()) -> bool:
-    """Whether ``sentence`` holds an answer of the type: numbers of the question don't count;
+    """Whether ``sentence`` holds an answer of the type: numbers of the question don't count
+    (a version only when all its numbers are the question's);
     ``versions``: a version counts as a date (not when the question asks about a version);
     ``measure``: stems of what a how-many question counts (:func:`abstain.asked.measured`) —
     a number must stand within :data:`NUMBER_WINDOW` words of one of them or of a unit."""
     if expected is AnswerType.DATE:
         return _DATE.search(sentence) is not None or (
             versions and _VERSION_DATE.search(sentence) is not None)
+    if expected is AnswerType.VERSION:
+        return any(not set(re.findall(r"\d+", m.group(0))) <= exclude
+                   for m in _VERSION.finditer(sentence))
     if expected is AnswerType.NUMBER:
         words = _UNIT_TOKEN.findall(_LABEL.sub(lambda m: m.group(1).replace("_", " "),
                                               fold(sentence)))
