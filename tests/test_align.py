@@ -286,8 +286,24 @@ def test_a_row_s_column_label_gives_its_value_a_unit_and_a_setting_s_name_does_n
     how_long = measured("How long did it take to resolve INC-1?")
     assert carries("incident_id: INC-1; minutes_to_resolve: 308", AnswerType.NUMBER,
                    measure=how_long)
-    assert not carries("Backups older than backup.retention_days (14 by default) go.",
-                       AnswerType.NUMBER, measure=measured("Which version added backups?"))
+    assert not carries("Backups older than backup.retention_days are pruned after 14 runs.",
+                       AnswerType.NUMBER, measure=measured("How long does a backup take?"))
+    version = AskedType.of(Question.parse("Which version added backups?"))
+    assert version is not None
+    assert not version.carried_by("Backups older than backup.retention_days (14 by default) go.")
+
+
+def test_a_settings_default_and_a_number_written_with_its_unit_carry_an_amount() -> None:
+    """Documentation states a setting's default bare ("Default: 120", the unit in the option's
+    description) or joined to its unit ("10s", "400ms"): "how long does uvicorn keep idle
+    connections?" was refused ``answer_type_missing`` against "Default: 120"."""
+    how_long = measured("How long are idle keep-alive connections kept?")
+    for sentence in ("Default: 120", "Defaults to 60.", "fallbackDuration: 10s",
+                     "The indicator appears after 400ms."):
+        assert carries(sentence, AnswerType.NUMBER, measure=how_long), sentence
+    for sentence in ("Requests are retried 3 times.", "Writes are 2x faster.",
+                     "Connections are kept while 3 workers run."):
+        assert not carries(sentence, AnswerType.NUMBER, measure=how_long), sentence
 
 
 def test_times_and_x_are_not_units_of_duration() -> None:
@@ -375,6 +391,38 @@ def test_the_misfires_no_longer_answer_through_the_pipeline(tmp_path: Path,
         answer = pipe.ask("How long are failed jobs retried?")
         check = next(c for c in answer.checks if c.name == "answer_type")
         assert not answer.answered and not check.passed and check.value == "none"
+
+
+CHANGELOG = """\
+# Changelog
+
+## 10.4.2
+
+### Bugfixes
+
+- Fixed a performance regression in directory walking.
+
+## 10.4.0
+
+### Features
+
+- Add --ignore-contain option to ignore directories containing a named entry.
+- Add --format option for custom output.
+"""
+
+
+def test_a_release_heading_dates_and_versions_the_entries_under_it(tmp_path: Path,
+                                                                   minilm: Embedder) -> None:
+    """"When was --ignore-contain added?" and "which release added it?" were refused
+    ``answer_type_missing``: the release stands in the heading two levels above the entry."""
+    with Pipeline(SQLiteStore(tmp_path / "changes.db"), minilm) as pipe:
+        pipe.ingest_text(CHANGELOG, source="CHANGELOG.md")
+        for question in ("When was --ignore-contain added?",
+                         "Which release added the --ignore-contain option?"):
+            answer = pipe.ask(question)
+            check = next(c for c in answer.checks if c.name == "answer_type")
+            assert check.passed and check.value in ("date", "version"), question
+            assert answer.answered and "10.4.0" in answer.text, question
 
 
 MAIL = """\

@@ -274,8 +274,9 @@ def generated_type_check(question: Question, sentences: Sequence[str]) -> Check 
 
 def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
     """The first evidence sentence (a chunk's own heading included) on the question's subject
-    that carries the expected answer type; for a version asked, a heading above a sentence on
-    the subject that carries one (a changelog's "0.19.0" over "Remove the --debug flag")."""
+    that carries the expected answer type; for a version or a date asked, a heading above a
+    sentence on the subject that carries one (a changelog's "0.19.0 (October 19, 2022)" over
+    "Remove the --debug flag")."""
     question = focus.question
     asked = AskedType.of(question)
     if asked is None:
@@ -290,7 +291,7 @@ def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
                       if labelled or any(holds(m, sentence) for m in question.identifiers)
                       or bool(subject & set(stems(sentence)))]
         said = next((s for s in on_subject if asked.carried_by(s)), None)
-        if said is None and on_subject and asked.expected is AnswerType.VERSION:
+        if said is None and on_subject and asked.expected in RELEASED:
             said = next((h for h in reversed(headings) if asked.carried_by(h)), None)
         if said is not None:
             return said
@@ -299,10 +300,14 @@ def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
 
 def _own_headings(ev: Evidence, asked: AskedType) -> tuple[str, ...]:
     """The headings a chunk's sentences stand under that may carry the answer: its own (the
-    last); for a version asked, every heading above it too ("0.19.0" over "Removed" over a
-    changelog's "Remove the --debug flag")."""
+    last); for a version or a date asked, every heading above it too ("Release v2.21.0
+    (2024-11-25)" over "Removed" over a changelog's "Drop support of Python 3.8")."""
     path = tuple(h for h in ev.chunk.heading_path if h)
-    return path if asked.expected is AnswerType.VERSION else path[-1:]
+    return path if asked.expected in RELEASED else path[-1:]
+
+
+RELEASED = frozenset({AnswerType.VERSION, AnswerType.DATE})
+"""The types a changelog's release heading states for every entry under it."""
 
 
 def _headed(ev: Evidence, subject: set[str]) -> bool:

@@ -77,6 +77,10 @@ _DATE = re.compile(
 _VERSION_DATE = re.compile(r"\b(?:version|release|in|since|until|from|before|after)\s+v?\d+"
                            r"(?:\.\d+)+", re.IGNORECASE)
 """In software, "when" is often answered by a version ("removed in 5.0")."""
+_RELEASE = re.compile(r"\s*(?:(?:version|release)\s+)?v?\d+(?:\.\d+){1,3}[\w.+-]*\s*(?:[(\[–—-].*)?$",
+                      re.IGNORECASE)
+"""A changelog's release line, "10.4.0" or "v2.1 (beta)": a version alone is the "when" of
+what it heads (not "Set it to 1.5.")."""
 _VERSION = re.compile(
     r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:[-.]?(?:a|b|rc|alpha|beta|dev|post)\d*)?(?![\w.]*\d)"
     r"(?!\s*(?:%|ms|s|sec|seconds?|min|minutes?|hours?|days?|[kmgt]i?b|bytes?|x|px|times)\b)"
@@ -102,26 +106,34 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
     ``measure``: stems of what a how-many question counts (:func:`abstain.asked.measured`) —
     a number must stand within :data:`NUMBER_WINDOW` words of one of them or of a unit."""
     if expected is AnswerType.DATE:
-        return _DATE.search(sentence) is not None or (
-            versions and _VERSION_DATE.search(sentence) is not None)
+        release = _RELEASE.match(sentence)
+        return _DATE.search(sentence) is not None or (versions and (
+            _VERSION_DATE.search(sentence) is not None
+            or (release is not None and not _numbers(release.group(0)) <= exclude)))
     if expected is AnswerType.VERSION:
-        return any(not set(re.findall(r"\d+", m.group(0))) <= exclude
-                   for m in _VERSION.finditer(sentence))
+        return any(not _numbers(m.group(0)) <= exclude for m in _VERSION.finditer(sentence))
     if expected is AnswerType.NUMBER:
         words = _UNIT_TOKEN.findall(_LABEL.sub(lambda m: m.group(1).replace("_", " "),
                                               fold(sentence)))
+        joined = [i for i, w in enumerate(words) if _WITH_UNIT.fullmatch(w)]
         at = [i for i, w in enumerate(words)
-              if states_an_amount(w) and w not in exclude]
+              if states_an_amount(w) and w not in exclude] + joined
         if not measure:
             return bool(at)
         units = _UNITS
         if UNITS_ONLY in measure:  # a duration: "3 times" counts tries, it lasts nothing
             units = _UNITS - _COUNTING_UNITS
-            at = [i for i in at if i + 1 == len(words) or words[i + 1] not in _COUNTING_UNITS]
-        near = [i for i, w in enumerate(words) if w in units or stem(w) in measure]
+            at = [i for i in at if (i + 1 == len(words) or words[i + 1] not in _COUNTING_UNITS)
+                  and not words[i].endswith("x")]
+        near = joined + [i for i, w in enumerate(words)
+                         if w in units or w in _DEFAULTS or stem(w) in measure]
         return any(abs(i - j) <= NUMBER_WINDOW for i in at for j in near)
     return _named_role(sentence) or any(
         _person_like(sentence, start, word) for start, word in capitalised_words(sentence))
+
+
+def _numbers(text: str) -> set[str]:
+    return set(re.findall(r"\d+", text))
 
 
 def _named_role(sentence: str) -> bool:
@@ -169,4 +181,9 @@ _UNITS = frozenset(
     second seconds minute minutes min mins hour hours hr hrs day days week weeks month months
     year years times x""".split()) | _CURRENCIES
 _COUNTING_UNITS = frozenset({"times", "x"})
+_WITH_UNIT = re.compile(r"\d+(?:ms|s|secs?|m|mins?|h|hrs?|d|w|k|kb|mb|gb|tb|kib|mib|gib|x)")
+"""A number written with its unit ("10s", "400ms", "256m", "2x"): it carries its own."""
+_DEFAULTS = frozenset({"default", "defaults"})
+"""A setting's default stands by its number ("Default: 120", "defaults to 60"): the unit is
+the option's, named in its name or description, not beside the number."""
 """Units of a count or a ratio ("retried 3 times", "2 x faster"), not of a duration."""
