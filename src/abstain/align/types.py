@@ -77,8 +77,8 @@ _DATE = re.compile(
 _VERSION_DATE = re.compile(r"\b(?:version|release|in|since|until|from|before|after)\s+v?\d+"
                            r"(?:\.\d+)+", re.IGNORECASE)
 """In software, "when" is often answered by a version ("removed in 5.0")."""
-_RELEASE = re.compile(r"\s*(?:(?:version|release)\s+)?v?\d+(?:\.\d+){1,3}[\w.+-]*\s*(?:[(\[–—-].*)?$",
-                      re.IGNORECASE)
+_RELEASE = re.compile(
+    r"\s*(?:(?:version|release)\s+)?v?\d+(?:\.\d+){1,3}[\w.+-]*\s*(?:[(\[–—-].*)?$", re.IGNORECASE)
 """A changelog's release line, "10.4.0" or "v2.1 (beta)": a version alone is the "when" of
 what it heads (not "Set it to 1.5.")."""
 _VERSION = re.compile(
