@@ -30,6 +30,8 @@ from abstain.evaluate.harness import RunSpec, execute
 from abstain.question import Question
 from abstain.train import userpairs
 
+USERDOCS = Path(__file__).resolve().parents[1] / "data" / "userdocs"
+"""This checkout's sets, also when another checkout's ``src`` is imported (``PYTHONPATH``)."""
 REALDOCS = Path(__file__).resolve().parents[2] / "shared" / "data" / "realdocs-dev"
 
 
@@ -45,7 +47,7 @@ def main() -> int:
     dbs.mkdir(parents=True, exist_ok=True)
     abstain = str(Path(sys.executable).with_name("abstain"))
     sets = [(f.name, str(userpairs.source(f).get("role")), f / "questions.jsonl", f / "kb")
-            for f in userpairs.sets()]
+            for f in userpairs.sets(USERDOCS)]
     sets += [(name, "dev", REALDOCS / f"questions-{name}.jsonl", REALDOCS / "kb" / name)
              for name in ("click", "sqlite-utils") if (REALDOCS / "kb" / name).is_dir()]
     counts: Counter[tuple[str, str]] = Counter()
