@@ -34,8 +34,8 @@ _HOW_MANY = re.compile(
     r"|value|length|limit|count|amount)\b"
     r"|\b(?:what|which)(?:'s|\s+is)?\s+(?:the\s+)?(?:\w+\s+){0,2}(?:size|timeout|limit|port"
     r"|count|length|threshold|interval|delay|capacity)\b(?!\s+v?\d)", re.IGNORECASE)
-"""A number asked for; not where the question gives it ("What's the limit 500 for?"). A version
-asked for is :data:`_WHICH_VERSION`'s."""
+"""A number asked for; not where the question gives it ("What is the port 8080 for?"). A
+version asked for is :data:`_WHICH_VERSION`'s."""
 _WHICH_VERSION = re.compile(
     r"\b(?:which|what)(?:'s|\s+is|\s+was)?\s+(?:the\s+)?(?:[\w.-]+\s+){0,2}(?:version|release)s?\b"
     r"(?!\s+(?:v?\d|control|process|notes?|cycle|schedule|branch|channel|policy|tags?|history"

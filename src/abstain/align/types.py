@@ -181,9 +181,9 @@ _UNITS = frozenset(
     second seconds minute minutes min mins hour hours hr hrs day days week weeks month months
     year years times x""".split()) | _CURRENCIES
 _COUNTING_UNITS = frozenset({"times", "x"})
+"""Units of a count or a ratio ("retried 3 times", "2 x faster"), not of a duration."""
 _WITH_UNIT = re.compile(r"\d+(?:ms|s|secs?|m|mins?|h|hrs?|d|w|k|kb|mb|gb|tb|kib|mib|gib|x)")
 """A number written with its unit ("10s", "400ms", "256m", "2x"): it carries its own."""
 _DEFAULTS = frozenset({"default", "defaults"})
 """A setting's default stands by its number ("Default: 120", "defaults to 60"): the unit is
 the option's, named in its name or description, not beside the number."""
-"""Units of a count or a ratio ("retried 3 times", "2 x faster"), not of a duration."""
