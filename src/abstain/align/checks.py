@@ -291,7 +291,7 @@ def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
                       if labelled or any(holds(m, sentence) for m in question.identifiers)
                       or bool(subject & set(stems(sentence)))]
         said = next((s for s in on_subject if asked.carried_by(s)), None)
-        if said is None and on_subject and asked.expected in RELEASED:
+        if said is None and on_subject and asked.expected in RELEASE_TYPES:
             said = next((h for h in reversed(headings) if asked.carried_by(h)), None)
         if said is not None:
             return said
@@ -303,10 +303,10 @@ def _own_headings(ev: Evidence, asked: AskedType) -> tuple[str, ...]:
     last); for a version or a date asked, every heading above it too ("Release v2.21.0
     (2024-11-25)" over "Removed" over a changelog's "Drop support of Python 3.8")."""
     path = tuple(h for h in ev.chunk.heading_path if h)
-    return path if asked.expected in RELEASED else path[-1:]
+    return path if asked.expected in RELEASE_TYPES else path[-1:]
 
 
-RELEASED = frozenset({AnswerType.VERSION, AnswerType.DATE})
+RELEASE_TYPES = frozenset({AnswerType.VERSION, AnswerType.DATE})
 """The types a changelog's release heading states for every entry under it."""
 
 
