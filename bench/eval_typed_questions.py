@@ -10,7 +10,8 @@ is one of ``--types``. With ``--questions DIR`` the chosen questions of each set
 to DIR the first time and read from there after: a before / after comparison asks the same
 questions of both checkouts (``PYTHONPATH=old/src python bench/eval_typed_questions.py …``),
 chosen by the newer one's reading. Each set's kb/ is ingested once into DBS/<set>.db, as
-``bench/eval_userdocs.py`` does. Prints, per role (``train``, ``eval``, ``dev``): answerable
+``bench/eval_userdocs.py`` does (the first checkout to run ingests them; both then ask the same
+stores). Prints, per role (``train``, ``eval``, ``dev``): answerable
 questions answered right and wrong, answerable ones refused (of those ``answer_type_missing``)
 and near misses answered. docs/EVALUATION.md, "A version asked is a version", has what it
 measured.
@@ -25,8 +26,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from abstain.asked import AnswerType
 from abstain.config import Settings
 from abstain.evaluate.harness import RunSpec, execute
+from abstain.evaluate.records import save_records
 from abstain.question import Question
 from abstain.train import userpairs
 
@@ -41,11 +44,18 @@ def main() -> int:
                         "version, number, name")
     parser.add_argument("--dbs", default="/tmp/userdocs", help="where the stores are kept")
     parser.add_argument("--questions", type=Path, help="keep the chosen questions here")
+    parser.add_argument("--records", type=Path, help="save each set's records here "
+                        "(abstain eval --save-records format), to compare two runs question "
+                        "by question")
     args = parser.parse_args()
-    kinds = set(args.types.split(","))
+    kinds = {kind.strip() for kind in args.types.split(",") if kind.strip()}
+    unknown = kinds - {t.value for t in AnswerType}
+    if unknown:
+        parser.error(f"unknown answer types: {', '.join(sorted(unknown))} "
+                     f"(known: {', '.join(t.value for t in AnswerType)})")
     dbs = Path(args.dbs)
     dbs.mkdir(parents=True, exist_ok=True)
-    abstain = str(Path(sys.executable).with_name("abstain"))
+    cli = str(Path(sys.executable).with_name("abstain"))
     sets = [(f.name, str(userpairs.source(f).get("role")), f / "questions.jsonl", f / "kb")
             for f in userpairs.sets(USERDOCS)]
     sets += [(name, "dev", REALDOCS / f"questions-{name}.jsonl", REALDOCS / "kb" / name)
@@ -57,10 +67,13 @@ def main() -> int:
             continue
         db = dbs / f"{name}.db"
         if not db.exists():
-            subprocess.run([abstain, "ingest", str(kb), "--db", str(db)], check=True,
+            subprocess.run([cli, "ingest", str(kb), "--db", str(db)], check=True,
                            stdout=subprocess.DEVNULL)
         run = execute(RunSpec(data=str(chosen), settings=Settings(store=str(db))),
                       progress=False)
+        if args.records is not None:
+            args.records.mkdir(parents=True, exist_ok=True)
+            save_records(run.records, args.records / f"{name}.jsonl")
         for r in run.records:
             category = r.item.category
             if r.answered:

@@ -209,6 +209,9 @@ def test_a_flag_made_of_a_pages_words_is_not_that_pages_flag(tmp_path: Path,
     ("Which version control systems can pip install from?", None),
     ("From which directory is the config read?", None),
     ("How many versions are supported?", AnswerType.NUMBER),
+    ("What is the release date of 2.0?", None),  # a date, not a version
+    ("What does a release contain?", None),
+    ("Which version-control system is used?", None),
 ])
 def test_expected_answer_type(question: str, kind: AnswerType | None) -> None:
     assert expected_type(question) is kind
@@ -224,8 +227,34 @@ def test_a_version_asked_is_a_version_the_question_does_not_give() -> None:
                      "0.65 (released 2024-01-02)", "Fixed in release 7."):
         assert asked.carried_by(sentence), sentence
     for sentence in ("Drop support for Python 3.8 (#756).", "Wait 0.5 seconds.",
-                     "The timeout is 2000 ms.", "Backups go after 14 days."):
+                     "The timeout is 2000 ms.", "Backups go after 14 days.",
+                     "It costs 1.50 USD.", "IP 192.168.1.1 is used.", "Held on 12.03.2024.",
+                     "The V8 engine runs it."):
         assert not asked.carried_by(sentence), sentence
+    minimum = AskedType.of(Question.parse("What's the minimum Redis version required?"))
+    assert minimum is not None and minimum.carried_by("Redis 6 or newer is required.")
+    # the question's own version is excluded whole, not digit by digit
+    supports = AskedType.of(Question.parse("Which version supports Python 3.12?"))
+    assert supports is not None and supports.carried_by("Python 3.12 is supported since v3.")
+
+
+def test_only_a_release_line_above_a_chunk_dates_or_versions_it() -> None:
+    """A heading two levels up states the release of a changelog's entry; a section's
+    "Nightly builds" or "3.2.1 Options" states none."""
+    from abstain.align import stating_headings
+    from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
+
+    def under(*path: str) -> Evidence:
+        chunk = Chunk("c", "d", ChunkKind.CHILD, "Added --ignore-contain.", 0, heading_path=path)
+        return Evidence(FusedHit("c", 1.0), chunk, Document("d", "default", "C.md", "C", "h"),
+                        chunk.text)
+
+    when = AskedType.of(Question.parse("When was --ignore-contain added?"))
+    assert when is not None
+    assert stating_headings(under("10.4.0 (2024-05-01)", "Features"), when) == [
+        "10.4.0 (2024-05-01)"]
+    for heading in ("Nightly builds", "Monday standup", "3.2.1 Options", "2.1 - Installation"):
+        assert stating_headings(under(heading, "Features"), when) == [], heading
 
 
 def test_a_number_must_stand_by_what_is_counted() -> None:
@@ -302,8 +331,14 @@ def test_a_settings_default_and_a_number_written_with_its_unit_carry_an_amount()
                      "The indicator appears after 400ms."):
         assert carries(sentence, AnswerType.NUMBER, measure=how_long), sentence
     for sentence in ("Requests are retried 3 times.", "Writes are 2x faster.",
-                     "Connections are kept while 3 workers run."):
+                     "Connections are kept while 3 workers run.",
+                     "Writes are 2x faster with 4 workers."):
         assert not carries(sentence, AnswerType.NUMBER, measure=how_long), sentence
+    # a number with a unit attached lasts; it counts nothing by itself
+    assert not carries("Renders in 3D.", AnswerType.NUMBER,
+                       measure=measured("How many users can log in?"))
+    assert carries("Set to 0 to disable (Default 4).", AnswerType.NUMBER,
+                   measure=measured("How many streams does a transfer use?"))
 
 
 def test_times_and_x_are_not_units_of_duration() -> None:

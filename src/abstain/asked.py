@@ -36,10 +36,13 @@ _HOW_MANY = re.compile(
     r"|count|length|threshold|interval|delay|capacity)\b(?!\s+v?\d)", re.IGNORECASE)
 """A number asked for; not where the question gives it ("What is the port 8080 for?"). A
 version asked for is :data:`_WHICH_VERSION`'s."""
+_NOT_BEFORE_VERSION = (r"(?!(?:does|do|did|is|are|was|were|will|can|could|should|would|has"
+                       r"|have|in|of|on|for|goes|happens|a|an|each|every)\b)")
 _WHICH_VERSION = re.compile(
-    r"\b(?:which|what)(?:'s|\s+is|\s+was)?\s+(?:the\s+)?(?:[\w.-]+\s+){0,2}(?:version|release)s?\b"
-    r"(?!\s+(?:v?\d|control|process|notes?|cycle|schedule|branch|channel|policy|tags?|history"
-    r"|number\s+of)\b)"
+    rf"\b(?:which|what)(?:'s|\s+is|\s+was)?\s+(?:the\s+)?(?:{_NOT_BEFORE_VERSION}[\w.-]+\s+){{0,2}}"
+    r"(?:version|release)s?\b"
+    r"(?![\s-]+(?:v?\d|control|process|notes?|cycle|schedule|branch|channel|policy|tags?"
+    r"|history|dates?|managers?|number\s+of)\b)"
     r"|\b(?:since|from|as\s+of|starting\s+(?:with|from)|until|before|after)\s+(?:which|what)\s+"
     r"(?:[\w.-]+\s+){0,2}(?:version|release)s?\b", re.IGNORECASE)
 """A version asked for: "which release dropped Python 3.8?", "what's the minimum Redis version
@@ -89,6 +92,7 @@ _NOT_MEASURE = tuple(("how many much what which is the does do did a an of my yo
 
 UNITS_ONLY = "\x00"
 """A measure that no word stems to: only a unit (hours, days, %) can stand by the number."""
+
 _DURATION = re.compile(r"\bhow\s+(?:long|often|old|fast|frequently|soon)\b|\bfor\s+how\s+long\b",
                        re.IGNORECASE)
 

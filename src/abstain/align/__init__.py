@@ -45,6 +45,7 @@ from abstain.align.checks import (
     keyword_confidence,
     local_coverage,
     local_coverage_check,
+    stating_headings,
     typed_sentence,
 )
 from abstain.align.question import Focus, phrases
@@ -55,4 +56,5 @@ from abstain.text import english_rarity
 __all__ = ["AnswerType", "AskedType", "EntityVerdict", "Focus", "answer_type_check", "carries",
            "coverage_check", "english_rarity", "entity_check", "focus_evidence",
            "generated_type_check", "holds", "informative_coverage", "keyword_confidence",
-           "local_coverage", "local_coverage_check", "phrases", "typed_sentence"]
+           "local_coverage", "local_coverage_check", "phrases", "stating_headings",
+           "typed_sentence"]

@@ -10,8 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from abstain.align.question import Focus
-from abstain.align.types import TYPE_WORDS, AskedType
-from abstain.asked import AnswerType
+from abstain.align.types import RELEASE_TYPES, TYPE_WORDS, AskedType, is_release_line
 from abstain.evidence import Evidence
 from abstain.mentions import Kind, Mention
 from abstain.question import Question
@@ -286,28 +285,27 @@ def typed_sentence(focus: Focus, evidence: tuple[Evidence, ...]) -> str | None:
     subject -= stem_set(TYPE_WORDS)
     for ev in evidence:
         labelled = _labelled(ev, focus) or _headed(ev, subject)
-        headings = _own_headings(ev, asked)
-        on_subject = [sentence for sentence in [*headings, *split_sentences(ev.text)]
+        own = [h for h in ev.chunk.heading_path[-1:] if h]
+        on_subject = [sentence for sentence in [*own, *split_sentences(ev.text)]
                       if labelled or any(holds(m, sentence) for m in question.identifiers)
                       or bool(subject & set(stems(sentence)))]
         said = next((s for s in on_subject if asked.carried_by(s)), None)
-        if said is None and on_subject and asked.expected in RELEASE_TYPES:
-            said = next((h for h in reversed(headings) if asked.carried_by(h)), None)
+        if said is None and on_subject:
+            said = next(iter(stating_headings(ev, asked)), None)
         if said is not None:
             return said
     return None
 
 
-def _own_headings(ev: Evidence, asked: AskedType) -> tuple[str, ...]:
-    """The headings a chunk's sentences stand under that may carry the answer: its own (the
-    last); for a version or a date asked, every heading above it too ("Release v2.21.0
-    (2024-11-25)" over "Removed" over a changelog's "Drop support of Python 3.8")."""
-    path = tuple(h for h in ev.chunk.heading_path if h)
-    return path if asked.expected in RELEASE_TYPES else path[-1:]
-
-
-RELEASE_TYPES = frozenset({AnswerType.VERSION, AnswerType.DATE})
-"""The types a changelog's release heading states for every entry under it."""
+def stating_headings(ev: Evidence, asked: AskedType) -> list[str]:
+    """The headings a chunk's sentences stand under that state the type of answer asked,
+    nearest first: its own heading; for a version or a date, the release lines above it too
+    ("Release v2.21.0 (2024-11-25)" over "Removed" over "Drop support of Python 3.8"; not a
+    section's "Nightly builds" or "3.2.1 Options")."""
+    path = [h for h in ev.chunk.heading_path if h]
+    return [h for at, h in enumerate(reversed(path))
+            if asked.carried_by(h) and (at == 0 or (asked.expected in RELEASE_TYPES
+                                                    and is_release_line(h)))]
 
 
 def _headed(ev: Evidence, subject: set[str]) -> bool:

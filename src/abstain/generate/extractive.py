@@ -54,7 +54,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from abstain.align import AskedType, holds
+from abstain.align import AskedType, holds, stating_headings
 from abstain.asked import HOW_TO
 from abstain.evidence import Evidence, RowVerdict
 from abstain.gate import is_curated_match
@@ -492,16 +492,16 @@ def with_the_typed_heading(question: Question, evidence: Sequence[Evidence],
                            quote: Generation) -> Generation:
     """``quote`` with the heading that states the type of answer asked, when no quoted
     sentence does: a changelog's "0.19.0 (October 19, 2022)" before "Remove the --debug flag"
-    for "which release removed --debug?". The nearest heading above the first quoted sentence
-    whose chunk stands under one that carries it, placed before that sentence."""
+    for "which release removed --debug?". The nearest such heading
+    (:func:`~abstain.align.stating_headings`) of the first quoted sentence's chunk that has
+    one, placed before that sentence."""
     asked = AskedType.of(question)
     if asked is None or any(asked.carried_by(s.text) for s in quote.sentences):
         return quote
     for at, sentence in enumerate(quote.sentences):
         if not sentence.cites:
             continue
-        path = evidence[sentence.cites[0] - 1].chunk.heading_path
-        heading = next((h for h in reversed(path) if asked.carried_by(h)), None)
+        heading = next(iter(stating_headings(evidence[sentence.cites[0] - 1], asked)), None)
         if heading is not None:
             return replace(quote, sentences=(
                 *quote.sentences[:at], Sentence(heading, sentence.cites[:1]),
@@ -525,8 +525,8 @@ def with_what_goes_on(quote: Generation, evidence: Sequence[Evidence]) -> Genera
     """``quote`` with the sentence after a quoted one when it goes on from it
     (:data:`GOES_ON`) and is no near-duplicate of a quoted one: "… it will be shared among
     all instances." is half an answer without "Instead, define defaults as a function.". Only
-    between sentences of running text (not a code block, list item or table row, nor a
-    heading)."""
+    after a quoted sentence of running text (no code block, list item or table row), and only
+    running text (nor a heading); one sentence after each, not a chain."""
     units_of: dict[int, list[Unit]] = {}
     quoted = [s.text for s in quote.sentences]
     out: list[Sentence] = []
