@@ -92,7 +92,6 @@ _NOT_MEASURE = tuple(("how many much what which is the does do did a an of my yo
 
 UNITS_ONLY = "\x00"
 """A measure that no word stems to: only a unit (hours, days, %) can stand by the number."""
-
 _DURATION = re.compile(r"\bhow\s+(?:long|often|old|fast|frequently|soon)\b|\bfor\s+how\s+long\b",
                        re.IGNORECASE)
 

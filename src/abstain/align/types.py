@@ -119,6 +119,8 @@ def versions_in(text: str) -> list[str]:
 
 def is_release_line(heading: str) -> bool:
     return _RELEASE.match(heading) is not None
+
+
 _ROLE_WORDS = frozenset(
     """team maintainer maintainers author authors developer developers company foundation
     organisation organization vendor owner administrator admin contributors community
