@@ -17,7 +17,7 @@ from abstain.mentions import Kind, Mention, parse_question
 from abstain.pipeline import Pipeline
 from abstain.question import Question
 from abstain.stores.sqlite import SQLiteStore
-from abstain.text import stem
+from abstain.text import find_identifiers, stem
 from abstain.verify import LexicalVerifier
 
 # -- the sample corpus: answered from the right document ---------------------
@@ -236,6 +236,22 @@ def test_a_version_asked_is_a_version_the_question_does_not_give() -> None:
     # the question's own version is excluded whole, not digit by digit
     supports = AskedType.of(Question.parse("Which version supports Python 3.12?"))
     assert supports is not None and supports.carried_by("Python 3.12 is supported since v3.")
+
+
+def test_one_definition_of_a_version_serves_identifiers_answers_and_release_lines() -> None:
+    """The identifier grammar, the version answer type and a changelog's release line read
+    a version's numbers alike (:data:`abstain.text.grammar.VERSION_NUMBER`): a pre-release
+    part is part of it everywhere, a word or a range after a dash is not, and a date is none."""
+    from abstain.align.types import is_release_line, versions_in
+
+    for text, version in (("2.0rc1", "2.0rc1"), ("1.0.0-beta.2", "1.0.0-beta.2"),
+                          ("2.1.dev0", "2.1.dev0"), ("3.8-compatible", "3.8")):
+        assert find_identifiers(f"Needs {text} here.") == [version], text
+        assert versions_in(f"Needs {text} here.") == [version], text
+        assert is_release_line(text) == (text == version), text
+    assert find_identifiers("Python 2.7-3.5") == versions_in("Python 2.7-3.5") == ["2.7", "3.5"]
+    assert not is_release_line("12.03.2024") and versions_in("12.03.2024") == []
+    assert versions_in("[0.20.1] - 2024-10-03") == ["0.20.1"]  # the release line's once
 
 
 def test_only_a_release_line_above_a_chunk_dates_or_versions_it() -> None:

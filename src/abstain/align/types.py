@@ -16,7 +16,7 @@ from abstain.text import (
     states_an_amount,
     stem,
 )
-from abstain.text.grammar import capitalised_words
+from abstain.text.grammar import VERSION_NUMBER, capitalised_words
 from abstain.text.words import MONTHS, WEEKDAYS
 
 
@@ -78,33 +78,34 @@ _DATE = re.compile(
     rf"(?:{_MONTHS})\b|\b(?:{'|'.join(WEEKDAYS)})s?\b"
     r"|\b\d{1,2}:\d\d\b|\b\d{1,2}\s?(?:am|pm)\b|\b(?:yesterday|today|tomorrow|ago|daily"
     r"|nightly|weekly|monthly|yearly|annually|hourly|quarterly)\b", re.IGNORECASE)
-_VERSION_DATE = re.compile(r"\b(?:version|release|in|since|until|from|before|after)\s+v?\d+"
-                           r"(?:\.\d+)+", re.IGNORECASE)
+_VERSION_DATE = re.compile(rf"\b(?:version|release|in|since|until|from|before|after)\s+v?"
+                           rf"{VERSION_NUMBER}", re.IGNORECASE)
 """In software, "when" is often answered by a version ("removed in 5.0")."""
 _NOT_A_VERSION_AFTER = (r"(?!\s*(?:%|ms|s|sec|seconds?|min|minutes?|hours?|days?|[kmgt]i?b|bytes?"
                         r"|x|px|times|usd|eur|gbp|dollars?|euros?)\b)")
-_PRE = r"(?:[-.]?(?:a|b|rc|alpha|beta|dev|post)\d*)"
+_DAY_MONTH_YEAR = r"\d{1,2}\.\d{1,2}\.\d{4}"
 _VERSION = re.compile(
-    r"(?<![\w.])(?!\d{1,2}\.\d{1,2}\.\d{4})(?P<a>\d+(?:\.\d+){1,2}" + _PRE + r"?)(?![\w.]*\d)"
-    + _NOT_A_VERSION_AFTER
-    + r"|(?<![\w.])(?-i:v)(?P<b>\d+(?:\.\d+){0,2})" + _PRE + r"?(?![\w.]*\d)"
+    rf"(?<![\w.])(?!{_DAY_MONTH_YEAR})(?!\d+(?:\.\d+){{3}})"
+    rf"(?P<a>{VERSION_NUMBER})(?![\w.]*\d)" + _NOT_A_VERSION_AFTER
+    + rf"|(?<![\w.])(?-i:v)(?P<b>{VERSION_NUMBER}|\d+)(?![\w.]*\d)"
     r"|\b(?:versions?|releases?)\s+(?P<c>\d+)(?![\w.]*\d)"
     r"|(?<![\w.])(?P<e>\d+)(?:\+|\s+or\s+(?:newer|later|above|higher|greater)\b)",
     re.IGNORECASE)
-"""A version: two or three numbers ("0.19.0", "3.11", "2.0rc1"; not a date "12.03.2024", an
-address "192.168.1.1", "0.5 seconds" or "1.50 USD"), "v" and a number ("v4", not "V8"),
-"version 4", "6 or newer", "18+". A decimal number counts too ("Set it to 1.5."): as a
-sentence's only number it rarely answers a which-version question, and requiring a name or a
-"since" before two numbers (as in "since mypy 2.0", "Python versions 3.10 and up") lost 7
-right answers of 401 on the ``train`` sets' version, date and number questions
-(``bench/eval_typed_questions.py``)."""
+"""A version answers a which-version question: two or three numbers of
+:data:`~abstain.text.grammar.VERSION_NUMBER` ("0.19.0", "3.11", "2.0rc1"; not a date
+"12.03.2024", four numbers as of an address "192.168.1.1", "0.5 seconds" or "1.50 USD"), "v"
+and a number ("v4", not "V8"), "version 4", "6 or newer", "18+". A decimal number counts too
+("Set it to 1.5."): as a sentence's only number it rarely answers a which-version question,
+and requiring a name or a "since" before two numbers (as in "since mypy 2.0", "Python versions
+3.10 and up") lost 7 right answers of 401 on the ``train`` sets' version, date and number
+questions (``bench/eval_typed_questions.py``)."""
 _RELEASE = re.compile(
-    r"\s*\[?(?:(?:version|release)\s+|(?-i:[A-Z])[\w.+-]*\s+)?(?-i:v)?(?P<r>\d+(?:\.\d+){1,3}"
-    + _PRE + r"?)\]?"
+    r"\s*\[?(?:(?:version|release)\s+|(?-i:[A-Z])[\w.+-]*\s+)?(?-i:v)?"
+    rf"(?!{_DAY_MONTH_YEAR})(?P<r>{VERSION_NUMBER})\]?"
     r"(?:\s*[(\[–—-]\s*[^)\]]*?\b(?:19|20)\d\d\b.*)?\s*$", re.IGNORECASE)
 """A changelog's release line: a version alone, or with its date, after the project's name
 or not ("10.4.0", "v8.7.0", "0.19.0 (October 19, 2022)", "[0.20.1] - 2024-10-03", "Twine
-5.1.0 (2024-05-15)"); not "2.1 - Installation" nor "3.2.1 Options"."""
+5.1.0 (2024-05-15)"); not "2.1 - Installation", "3.2.1 Options" nor a date "12.03.2024"."""
 RELEASE_TYPES = frozenset({AnswerType.VERSION, AnswerType.DATE})
 """The types a changelog's release line states for every entry under it."""
 
@@ -114,7 +115,7 @@ def versions_in(text: str) -> list[str]:
     line's own ("0.65 (2024-01-02)") whatever its form."""
     release = _RELEASE.match(text)
     found = [next(g for g in m.groups() if g is not None) for m in _VERSION.finditer(text)]
-    return [release.group("r"), *found] if release is not None else found
+    return list(dict.fromkeys([release.group("r"), *found])) if release is not None else found
 
 
 def is_release_line(heading: str) -> bool:

@@ -22,12 +22,19 @@ from collections.abc import Iterator
 from abstain.text.sentences import split_sentences
 from abstain.text.words import LIGHT_WORDS, MONTHS, STOPWORDS, WEEKDAYS, fold
 
+VERSION_NUMBER = (r"\d+(?:\.\d+){1,3}(?i:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|preview"
+                  r"|snapshot)(?:\.?\d+)*)?")
+"""The numbers of a version, the one definition of them: two to four ("3.11", "2.3.1",
+"1.0.0.42"), with a pre-release or post-release part ("2.0rc1", "1.0.0-beta.2",
+"2.1.dev0"; not the "-compatible" of "3.8-compatible" nor the "-3.5" of a range "2.7-3.5").
+The identifier kind "version" below, the version answer type and a changelog's release line
+(:mod:`abstain.align.types`) are this in a context."""
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("flag", re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")),
     ("call", re.compile(r"(?<![\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\([^()]{0,80}\)")),
     ("dotted", re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w(])")),
     ("code", re.compile(r"(?<![\w.-])[A-Z][A-Z0-9]{0,9}-\d{1,6}\.\d{1,4}(?![\w-]|\.\w)")),
-    ("version", re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.]+)?(?![\w.]*\w)")),
+    ("version", re.compile(rf"(?<![\w.])v?{VERSION_NUMBER}(?![\w.]*\w)")),
     ("code", re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9]{0,9}(?:-[A-Z0-9]{1,10})*-\d{1,6}"
                         r"(?![\w-])")),
     ("code", re.compile(r"(?<![\w.-])[A-Za-z]+\d+[A-Za-z0-9]*(?![\w-])")),
