@@ -15,19 +15,19 @@ def test_a_chunk_reads_back_as_its_units() -> None:
               table_row(["Code", "Meaning"], ["E1002", "disk full. Free space."]),
               code("x = 1. y = 2\n\nprint(x)")]
     text = "\n".join(b.text for b in blocks if b is not None)
-    assert split_units(text) == [
+    assert split_units(text) == (
         Unit("5.2.0 — 2025-02-11"), Unit("The service reads these."), Unit("Both matter."),
         Unit("APP_DB_URL: PostgreSQL connection string. Required.", whole=True),
         Unit("Code: E1002; Meaning: disk full. Free space.", whole=True),
-        Unit("x = 1. y = 2\n\nprint(x)", whole=True, code=True)]
+        Unit("x = 1. y = 2\n\nprint(x)", whole=True, code=True))
 
 
 def test_a_task_list_item_is_read_without_its_checkbox() -> None:
     """A checklist's "- [ ] Connect to NW-Corp Wi-Fi" was quoted with its "[ ]"."""
-    assert split_units("- [ ] Connect to the Wi-Fi\n- [x] Collect the badge\n1. [ ] Sign") == [
+    assert split_units("- [ ] Connect to the Wi-Fi\n- [x] Collect the badge\n1. [ ] Sign") == (
         Unit("Connect to the Wi-Fi", whole=True), Unit("Collect the badge", whole=True),
-        Unit("Sign", whole=True)]
-    assert split_units("- [link] is a word") == [Unit("[link] is a word", whole=True)]
+        Unit("Sign", whole=True))
+    assert split_units("- [link] is a word") == (Unit("[link] is a word", whole=True),)
 
 
 def test_a_long_item_is_read_sentence_by_sentence_without_its_marker() -> None:

@@ -6,6 +6,7 @@ too short to tell, falls back to English.
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 
@@ -232,12 +233,16 @@ are the nearest shipped languages (a Dutch question that could be Afrikaans stay
 
 @functools.lru_cache(maxsize=2)
 def _identifier(shipped_only: bool) -> object:
+    """py3langid's identifier over every language it knows, or restricted to
+    :data:`LANGUAGES`; the model file is read once for both (half a second)."""
+    if shipped_only:
+        ident = copy.copy(_identifier(False))
+        # set_languages makes new arrays: the full model stays as it is
+        ident.set_languages(list(LANGUAGES))  # type: ignore[attr-defined]
+        return ident
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-    ident = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-    if shipped_only:
-        ident.set_languages(list(LANGUAGES))
-    return ident
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
 def detect_language(text: str, *, min_probability: float = 0.6) -> str:

@@ -527,7 +527,7 @@ def with_what_goes_on(quote: Generation, evidence: Sequence[Evidence]) -> Genera
     all instances." is half an answer without "Instead, define defaults as a function.". Only
     after a quoted sentence of running text (no code block, list item or table row), and only
     running text (nor a heading); one sentence after each, not a chain."""
-    units_of: dict[int, list[Unit]] = {}
+    units_of: dict[int, Sequence[Unit]] = {}
     quoted = [s.text for s in quote.sentences]
     out: list[Sentence] = []
     for sentence in quote.sentences:
@@ -578,7 +578,7 @@ def _states(heading: str, typed_as: AskedType | None) -> bool:
             or any(ch.isdigit() for ch in heading) or bool(find_identifiers(heading)))
 
 
-def _position(text: str, units: list[Unit]) -> int:
+def _position(text: str, units: Sequence[Unit]) -> int:
     """Where ``text`` stands among its passage's units (after them when it is none)."""
     return next((at for at, u in enumerate(units) if u.text == text), len(units))
 
@@ -620,7 +620,7 @@ def _counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _documents_of_items(quote: Generation, units_of: list[list[Unit]],
+def _documents_of_items(quote: Generation, units_of: Sequence[Sequence[Unit]],
                         evidence: Sequence[Evidence]) -> set[str]:
     """The documents of which ``quote`` quotes a list item or table row."""
     out = set()
@@ -705,7 +705,7 @@ def _one_unit_each(question: Question, evidence: Sequence[Evidence],
 
 
 def _with_what_they_introduce(chosen: list[tuple[int, int, str]],
-                               units_of: list[list[Unit]]) -> list[tuple[int, int, str]]:
+                               units_of: Sequence[Sequence[Unit]]) -> list[tuple[int, int, str]]:
     """The chosen units, each one that ends on a colon ("Example implementation:", "This is
     useful for password input:") followed by the unit it introduces — a code block, a list
     item, the next sentence — which a reader needs to make sense of it."""
@@ -735,7 +735,7 @@ PROCEDURE_LEAD = re.compile(
 "Do the following:" (not "Account policies:")."""
 
 
-def _whole_procedures(chosen: list[tuple[int, int, str]], units_of: list[list[Unit]],
+def _whole_procedures(chosen: list[tuple[int, int, str]], units_of: Sequence[Sequence[Unit]],
                       headings_of: Sequence[set[str]]) -> list[tuple[int, int, str]]:
     """For a how-to question: each chosen step of a procedure — a list item under a sentence
     that introduces a procedure (:data:`PROCEDURE_LEAD`), or of a list whose items mostly open

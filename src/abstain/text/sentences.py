@@ -13,6 +13,7 @@ verifier and the gate, so that "a sentence" means the same thing everywhere:
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -62,11 +63,13 @@ class Unit:
     """A fenced code block (whole too), of one line or many."""
 
 
-def split_units(text: str) -> list[Unit]:
+@functools.lru_cache(maxsize=1024)
+def split_units(text: str) -> tuple[Unit, ...]:
     """The quotable units of ``text``: sentences, never across a line end; a list item,
     definition or table row line whole (its marker dropped; a longer one than
     :data:`UNIT_CHARS` sentence by sentence); a fenced code block whole (without its
-    fences)."""
+    fences). Kept for the last texts split: the gate, the answerer's steps and the verifier
+    split the same chunks."""
     units: list[Unit] = []
     lines = text.split("\n")
     i = 0
@@ -88,7 +91,7 @@ def split_units(text: str) -> list[Unit]:
                 units.extend(Unit(s) for s in _sentences(text))
         elif line and not _UNDERLINE.fullmatch(line):
             units.extend(Unit(s) for s in _sentences(line))
-    return units
+    return tuple(units)
 
 
 def split_sentences(text: str) -> list[str]:
