@@ -322,6 +322,16 @@ def test_lexical_verifier_keeps_a_faithful_sentence() -> None:
     ("You may replace it.", False),
     ("Office: Sao Paulo; Opened: 2022; Headcount: 64", True),  # a table row's label
     ("Model: Crafter; Model Year: 2019", True),
+    # history is dated too: a year before 1900, an era's year, a century, a decade
+    ("Nion wrote of it in a book published in 1846.", True),
+    ("The Taika Reform was issued in 646 AD.", True),
+    ("Catalan evolved in the 9th century.", True),
+    ("19th-century Spain saw a revival.", True),
+    ("The war of the 1640s.", True),
+    ("It lasted 1861–1865.", True),
+    ("The cache holds 1500 rows.", False),
+    ("Set the limit to 1500.", False),
+    ("We sell 10 ad slots.", False),
 ])
 def test_a_year_counts_as_a_date_only_in_a_date_context(sentence: str, dated: bool) -> None:
     assert carries(sentence, AnswerType.DATE, versions=False) is dated

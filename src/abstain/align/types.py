@@ -63,11 +63,14 @@ _YEAR = (
     r"|copyright|released|founded|launched|published|introduced|added|deprecated|removed"
     r"|shipped|created|started|established|dated|updated|opened|closed|signed|joined|ended"
     r"|expires|expired|renewed|built|q[1-4]):?\s+(?:the\s+)?|©\s*|\("
-    r"|\b(?:19|20)\d\d\s*(?:-|–|to)\s*)(?:19|20)\d\ds?\b(?!\s*(?:%|ms|s|sec|seconds?|min"
-    r"|minutes?|hours?|days?|[kmgt]i?b|bytes?|times|x|px|rows|items|requests)\b)")
-"""A year in a date context ("in 2019", "released 2021", "(2019)", "2019–2021", a table
-row's "Opened: 2022"); a bare number that looks like one ("The timeout is 2000 ms.") is no
-date."""
+    r"|\b(?:1\d|20)\d\d\s*(?:-|–|to)\s*)(?:1\d|20)\d\ds?\b(?!\s*(?:%|ms|s|sec|seconds?|min"
+    r"|minutes?|hours?|days?|[kmgt]i?b|bytes?|times|x|px|rows|items|requests)\b)"
+    r"|(?-i:\b\d{1,4}\s?(?:AD|BC|BCE|CE)\b|\bA\.?D\.?\s?\d{1,4}\b)"
+    r"|\b\d{1,2}(?:st|nd|rd|th)[\s-]+centur(?:y|ies)\b|\b(?:1\d|20)\d0s\b")
+"""A year in a date context ("in 2019", "published in 1846", "(2019)", "1861–1865", a table
+row's "Opened: 2022"), a year of an era ("646 AD", "44 BC"), a century ("the 9th century",
+"19th-century") or a decade ("the 1640s"); a bare number that looks like a year ("The timeout
+is 2000 ms.") is no date."""
 _MONTH_NAMED = (r"\b(?:in|by|until|till|from|since|before|after|during|of|every|each|next|last"
                 r"|this)\s+(?:(?:early|mid|late|the\s+end\s+of|the\s+start\s+of)[\s-]+)?"
                 rf"(?:{'|'.join(MONTHS)})\b")
