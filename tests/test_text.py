@@ -193,6 +193,10 @@ def test_a_name_is_a_capitalised_word_that_is_no_stopword_or_light_word() -> Non
     ("Is GitHub Actions' cache shared?", ["GitHub Actions"]),
     ("Who is on call on 14 January 2026, or on Monday?", []),  # a date, which no name is
     ("Is April Ludgate the manager?", ["April Ludgate"]),
+    # a title is no part of the name: the document says "a Charter of Elizabeth II"
+    ("What did Queen Elizabeth II's charter create?", ["Elizabeth II"]),
+    ("When did President Kennedy sign it?", ["Kennedy"]),
+    ("Is St Louis near the General Settings page?", ["St Louis", "General Settings"]),
 ])
 def test_a_name_takes_its_numeral_and_possessive_and_no_calendar_word(
         text: str, names: list[str]) -> None:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 
 from abstain.text.sentences import split_sentences
-from abstain.text.words import LIGHT_WORDS, MONTHS, STOPWORDS, WEEKDAYS, fold
+from abstain.text.words import LIGHT_WORDS, MONTHS, STOPWORDS, TITLES, WEEKDAYS, fold
 
 VERSION_NUMBER = (r"\d+(?:\.\d+){1,3}(?i:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|preview"
                   r"|snapshot)(?:\.?\d+)*)?")
@@ -122,7 +122,8 @@ def capitalised_words(sentence: str) -> Iterator[tuple[int, str]]:
 
 def names_in(sentence: str) -> list[tuple[int, int, str]]:
     """Capitalised names of one sentence with their spans: Kubernetes, GraphQL, Saint-Clair,
-    "GitHub Actions" (a second capitalised word joins), "Henry VIII" (a Roman numeral too).
+    "GitHub Actions" (a second capitalised word joins), "Henry VIII" (a Roman numeral too),
+    "Elizabeth II" of "Queen Elizabeth II" (a title before a name is left out: :data:`TITLES`).
     The first word of a sentence counts only when it could not be an ordinary capitalised
     word (CamelCase, ALL CAPS, a digit)."""
     out: list[tuple[int, int, str]] = []
@@ -135,6 +136,8 @@ def names_in(sentence: str) -> list[tuple[int, int, str]]:
             continue
         end = start + len(word)
         follow = _NAME_FOLLOW.match(sentence, end)
+        if follow and fold(word).rstrip(".") in TITLES and is_name_word(follow.group(1)):
+            continue  # "Queen Elizabeth II": the name is the words after the title
         possessive = sentence[end:end + 1] in ("'", "’")
         if follow and is_name_word(follow.group(1)) and not possessive:
             word, end = f"{word} {follow.group(1)}", follow.end()

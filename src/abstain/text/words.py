@@ -193,6 +193,12 @@ LIGHT_WORDS = frozenset(
 """Words that say how a question is asked, not what about: they never count as terms, and a
 capitalised one is no name ("Please", "Roughly"); contractions typed without their
 apostrophe ("whats", "wont") among them."""
+TITLES = frozenset(
+    """king queen emperor empress pope prince princess president sir lord lady dr mr mrs ms
+    bishop archbishop cardinal senator chancellor sultan tsar czar mayor professor""".split())
+"""A title before a name is no part of it: "Queen Elizabeth II" is "Elizabeth II", which a
+document may name without the title ("a Charter of Elizabeth II"). Not "Saint" or "St" (a
+place: "St Louis"), nor "General" or "Captain" (a settings page, a product)."""
 STEP_VERBS = frozenset("""
     open close click right-click double-click select choose pick run enter type go navigate
     find search set install uninstall add remove create delete copy paste restart reboot
