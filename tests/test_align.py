@@ -254,6 +254,21 @@ def test_one_definition_of_a_version_serves_identifiers_answers_and_release_line
     assert versions_in("[0.20.1] - 2024-10-03") == ["0.20.1"]  # the release line's once
 
 
+def test_a_release_number_dates_a_change_for_a_when_question() -> None:
+    """"Since when does gevent publish ppc64le wheels?" is answered by "Beginning with gevent
+    22.10.0, …": three numbers or a "v" date a change wherever they stand, not only after
+    "in" or "since"; a decimal, an address or the question's own release does not."""
+    when = AskedType.of(Question.parse("Since when does gevent publish ppc64le wheels?"))
+    assert when is not None and when.expected is AnswerType.DATE
+    for sentence in ("Beginning with gevent 22.10.0, ppc64le binaries are on PyPI.",
+                     "v0.25.0 adds --squeeze-blank.", "Changed in v4: the default."):
+        assert when.carried_by(sentence), sentence
+    for sentence in ("Set it to 1.5.", "Bind to 192.168.1.1 first.", "The V8 engine runs it."):
+        assert not when.carried_by(sentence), sentence
+    own = AskedType.of(Question.parse("When was 2.3.1 released?"))
+    assert own is not None and not own.carried_by("See 2.3.1 for the notes.")
+
+
 def test_only_a_release_line_above_a_chunk_dates_or_versions_it() -> None:
     """A heading two levels up states the release of a changelog's entry; a section's
     "Nightly builds" or "3.2.1 Options" states none."""

@@ -84,6 +84,9 @@ _DATE = re.compile(
 _VERSION_DATE = re.compile(rf"\b(?:version|release|in|since|until|from|before|after)\s+v?"
                            rf"{VERSION_NUMBER}", re.IGNORECASE)
 """In software, "when" is often answered by a version ("removed in 5.0")."""
+_RELEASED = re.compile(r"(?<![\w.])v?(\d+\.\d+\.\d+)(?![\w.]*\d)|(?<![\w.])v(\d+(?:\.\d+)?)\b")
+"""A release's number dates a change for a when-question wherever it stands: three numbers
+("gevent 22.10.0") or a "v" and one or two ("v0.25", "v4")."""
 _NOT_A_VERSION_AFTER = (r"(?!\s*(?:%|ms|s|sec|seconds?|min|minutes?|hours?|days?|[kmgt]i?b|bytes?"
                         r"|x|px|times|usd|eur|gbp|dollars?|euros?)\b)")
 _DAY_MONTH_YEAR = r"\d{1,2}\.\d{1,2}\.\d{4}"
@@ -147,6 +150,7 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
     if expected is AnswerType.DATE:
         return _DATE.search(sentence) is not None or (versions and (
             _VERSION_DATE.search(sentence) is not None
+            or any((m.group(1) or m.group(2)) not in given for m in _RELEASED.finditer(sentence))
             or (is_release_line(sentence) and not set(versions_in(sentence)) <= given)))
     if expected is AnswerType.VERSION:
         return any(v not in given for v in versions_in(sentence))
