@@ -269,6 +269,22 @@ def test_a_release_number_dates_a_change_for_a_when_question() -> None:
     assert own is not None and not own.carried_by("See 2.3.1 for the notes.")
 
 
+def test_a_frequency_answers_how_often() -> None:
+    """"How often do replicas ping the master?" is answered by "every second", "How often
+    does Meilisearch release?" by "four to six times a year": a frequency, where no number
+    stands by a unit of time; a count of tries still lasts nothing."""
+    often = AskedType.of(Question.parse("How often do replicas ping the master?"))
+    assert often is not None and often.expected is AnswerType.NUMBER
+    for sentence in ("Replicas ping the master every second.", "We ship every other week.",
+                     "It releases between four and six times a year.", "Backups run nightly.",
+                     "The festival is biennial."):
+        assert often.carried_by(sentence), sentence
+    for sentence in ("Replicas ping the master.", "The master pings replicas often."):
+        assert not often.carried_by(sentence), sentence
+    how_long = AskedType.of(Question.parse("How long is the ping timeout?"))
+    assert how_long is not None and not how_long.carried_by("It is retried 3 times a day.")
+
+
 def test_only_a_release_line_above_a_chunk_dates_or_versions_it() -> None:
     """A heading two levels up states the release of a changelog's entry; a section's
     "Nightly builds" or "3.2.1 Options" states none."""

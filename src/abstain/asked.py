@@ -92,6 +92,13 @@ _NOT_MEASURE = tuple(("how many much what which is the does do did a an of my yo
 
 UNITS_ONLY = "\x00"
 """A measure that no word stems to: only a unit (hours, days, %) can stand by the number."""
+HOW_OFTEN = "\x01"
+"""A measure that no word stems to, of a how-often question: a frequency ("every week",
+"three times a year", "daily") answers it as a number with a unit does."""
+MARKERS = frozenset({UNITS_ONLY, HOW_OFTEN})
+"""The measures that are no word of the question."""
+_HOW_OFTEN = re.compile(r"\bhow\s+(?:often|frequently)\b|\b(?:at|with)\s+what\s+(?:frequency"
+                        r"|interval)\b", re.IGNORECASE)
 _DURATION = re.compile(r"\bhow\s+(?:long|often|old|fast|frequently|soon)\b|\bfor\s+how\s+long\b",
                        re.IGNORECASE)
 
@@ -101,6 +108,8 @@ def measured(asked: str) -> frozenset[str]:
     for how long / how often, units only; nothing for "how much does X cost / weigh", where
     what follows "how much" is the verb's subject, not a measure ("NW" of NW-1003 was)."""
     found: set[str] = {UNITS_ONLY} if _DURATION.search(asked) else set()
+    if _HOW_OFTEN.search(asked):
+        found.add(HOW_OFTEN)
     for pattern in _MEASURED:
         for match in pattern.finditer(asked):
             found.update(stem(w) for w in content_words(match.group(1)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from abstain.asked import UNITS_ONLY, AnswerType
+from abstain.asked import HOW_OFTEN, UNITS_ONLY, AnswerType
 from abstain.question import Question
 from abstain.text import (
     STOPWORDS,
@@ -157,6 +157,8 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
     if expected is AnswerType.NUMBER:
         words = _UNIT_TOKEN.findall(_LABEL.sub(lambda m: m.group(1).replace("_", " "),
                                               fold(sentence)))
+        if HOW_OFTEN in measure and _FREQUENCY.search(sentence):
+            return True
         duration = UNITS_ONLY in measure  # "3 times" counts tries, it lasts nothing
         joined = [i for i, w in enumerate(words) if _WITH_UNIT.fullmatch(w)
                   and not (duration and w.endswith("x"))]
@@ -221,6 +223,13 @@ _UNITS = frozenset(
     year years times x""".split()) | _CURRENCIES
 _COUNTING_UNITS = frozenset({"times", "x"})
 """Units of a count or a ratio ("retried 3 times", "2 x faster"), not of a duration."""
+_FREQUENCY = re.compile(
+    r"\bevery\s+(?:other\s+|alternate\s+|few\s+|\d+\s+|\w+\s+)?\w+"
+    r"|\b(?:once|twice|thrice|\w+\s+times)\s+(?:a|an|per|each|every)\s+\w+"
+    r"|\b(?:hourly|daily|nightly|weekly|fortnightly|biweekly|monthly|bimonthly|quarterly"
+    r"|yearly|annually|biennial(?:ly)?|biannual(?:ly)?|semiannual(?:ly)?)\b", re.IGNORECASE)
+"""A frequency: "every second", "every other week", "every October", "three times a year",
+"twice per day", "weekly", "biennial"."""
 _WITH_UNIT = re.compile(r"\d+(?:ms|s|secs?|m|mins?|h|hrs?|d|w|kb|mb|gb|tb|kib|mib|gib|x)")
 """A number written with its unit ("10s", "400ms", "256m", "2x"): it carries its own."""
 _DEFAULTS = frozenset({"default", "defaults"})

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from abstain.align.checks import holds
-from abstain.asked import UNITS_ONLY
+from abstain.asked import MARKERS
 from abstain.embed import Embedder
 from abstain.evidence import RowVerdict
 from abstain.mentions import Kind, Mention
@@ -159,7 +159,7 @@ def verdict(question: Question, row: Row, *, unique: bool = True,
     named_columns = set().union(*column_stems)
     if any(stem(fold(w)) not in named_columns for w in _ACROSS_ROWS.findall(question.asked)):
         return RowVerdict.DOES_NOT_ANSWER  # "list all …", "the highest …": many rows
-    measured = {m for m in question.measure if m != UNITS_ONLY}
+    measured = {m for m in question.measure if m not in MARKERS}
     if measured & column_stems[0]:  # "how many SLA tiers are there?" of a Tier column
         return RowVerdict.DOES_NOT_ANSWER
     named = keys_named(question) if named is None else named
