@@ -245,7 +245,9 @@ def test_one_definition_of_a_version_serves_identifiers_answers_and_release_line
     from abstain.align.types import is_release_line, versions_in
 
     for text, version in (("2.0rc1", "2.0rc1"), ("1.0.0-beta.2", "1.0.0-beta.2"),
-                          ("2.1.dev0", "2.1.dev0"), ("3.8-compatible", "3.8")):
+                          ("2.1.dev0", "2.1.dev0"), ("3.8-compatible", "3.8"),
+                          ("4.0.0-M1", "4.0.0-M1"), ("18.0.0-canary.3", "18.0.0-canary.3"),
+                          ("21.0.1-ea", "21.0.1-ea"), ("1.0.0-rc.1", "1.0.0-rc.1")):
         assert find_identifiers(f"Needs {text} here.") == [version], text
         assert versions_in(f"Needs {text} here.") == [version], text
         assert is_release_line(text) == (text == version), text
@@ -261,9 +263,13 @@ def test_a_release_number_dates_a_change_for_a_when_question() -> None:
     when = AskedType.of(Question.parse("Since when does gevent publish ppc64le wheels?"))
     assert when is not None and when.expected is AnswerType.DATE
     for sentence in ("Beginning with gevent 22.10.0, ppc64le binaries are on PyPI.",
-                     "v0.25.0 adds --squeeze-blank.", "Changed in v4: the default."):
+                     "v0.25.0 adds --squeeze-blank.", "Changed in v4.2: the default."):
         assert when.carried_by(sentence), sentence
-    for sentence in ("Set it to 1.5.", "Bind to 192.168.1.1 first.", "The V8 engine runs it."):
+    for sentence in ("Set it to 1.5.", "Bind to 192.168.1.1 first.", "The V8 engine runs it.",
+                     # a review's: a section, a path, a UUID, a phone, thousands, a pin
+                     "See section 4.2.1 for details.", "Send requests to /api/v1/users.",
+                     "UUID v4 identifiers are used.", "Call 555.123.4567 for help.",
+                     "Die Datei hat 1.234.567 Zeilen.", "pip install requests==2.31.0"):
         assert not when.carried_by(sentence), sentence
     own = AskedType.of(Question.parse("When was 2.3.1 released?"))
     assert own is not None and not own.carried_by("See 2.3.1 for the notes.")
@@ -279,8 +285,14 @@ def test_a_frequency_answers_how_often() -> None:
                      "It releases between four and six times a year.", "Backups run nightly.",
                      "The festival is biennial."):
         assert often.carried_by(sentence), sentence
-    for sentence in ("Replicas ping the master.", "The master pings replicas often."):
+    for sentence in ("Replicas ping the master.", "The master pings replicas often.",
+                     # a review's: "every" and "once a" of no time
+                     "Every user must enable MFA.", "Once a token expires, log in again.",
+                     "Backups are stored in every region.", "There are times a restart helps."):
         assert not often.carried_by(sentence), sentence
+    own = AskedType.of(Question.parse("How often are the weekly backups verified?"))
+    assert own is not None and not own.carried_by("The weekly backups are stored in S3.")
+    assert own.carried_by("The weekly backups are verified every month.")
     how_long = AskedType.of(Question.parse("How long is the ping timeout?"))
     assert how_long is not None and not how_long.carried_by("It is retried 3 times a day.")
 
@@ -363,6 +375,16 @@ def test_lexical_verifier_keeps_a_faithful_sentence() -> None:
     ("The cache holds 1500 rows.", False),
     ("Set the limit to 1500.", False),
     ("We sell 10 ad slots.", False),
+    # a review's: counts and sizes of a thousand and more are no years of history
+    ("Divide the value by 1024 to get kilobytes.", False),
+    ("Data is stored in 1024-byte blocks.", False),
+    ("The limit went from 1000 to 5000.", False),
+    ("Retry after 1000 attempts.", False),
+    ("Chunks are 1000-1500 characters long.", False),
+    ("The default MTU (1500) applies.", False),
+    ("You can sync up to 5000 AD objects.", False),
+    ("The library handles 1000s of requests.", False),
+    ("The default timeout is 1800s.", False),
 ])
 def test_a_year_counts_as_a_date_only_in_a_date_context(sentence: str, dated: bool) -> None:
     assert carries(sentence, AnswerType.DATE, versions=False) is dated

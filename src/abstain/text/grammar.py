@@ -22,12 +22,16 @@ from collections.abc import Iterator
 from abstain.text.sentences import split_sentences
 from abstain.text.words import LIGHT_WORDS, MONTHS, STOPWORDS, TITLES, WEEKDAYS, fold
 
-VERSION_NUMBER = (r"\d+(?:\.\d+){1,3}(?i:[-.]?(?:a|b|rc|alpha|beta|dev|post|pre|preview"
-                  r"|snapshot)(?:\.?\d+)*)?")
+VERSION_NUMBER = (
+    r"\d+(?:\.\d+){1,3}"
+    r"(?:[-.]?(?:a|b|rc)\.?\d+|(?i:[-.]?(?:alpha|beta|dev|post|pre|preview)\d*(?:\.\d+)*)"
+    r"|-(?=[0-9A-Za-z]*[A-Za-z])(?:[0-9A-Za-z]*\d[0-9A-Za-z]*|(?i:snapshot|canary|nightly|next|ea"
+    r"|insiders|milestone))(?:\.[0-9A-Za-z]+)*)?")
 """The numbers of a version, the one definition of them: two to four ("3.11", "2.3.1",
-"1.0.0.42"), with a pre-release or post-release part ("2.0rc1", "1.0.0-beta.2",
-"2.1.dev0"; not the "-compatible" of "3.8-compatible" nor the "-3.5" of a range "2.7-3.5").
-The identifier kind "version" below, the version answer type and a changelog's release line
+"1.0.0.42"), with a pre-release or build part ("2.0rc1", "1.0.0-beta.2", "2.1.dev0",
+"4.0.0-M1", "18.0.0-canary.3", "21.0.1-ea", "2.4.1-1ubuntu1"); not the "-compatible" of
+"3.8-compatible", the "-3.5" of a range "2.7-3.5" or the "B" of a model's "1.5B". The
+identifier kind "version" below, the version answer type and a changelog's release line
 (:mod:`abstain.align.types`) are this in a context."""
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("flag", re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")),
@@ -136,8 +140,9 @@ def names_in(sentence: str) -> list[tuple[int, int, str]]:
             continue
         end = start + len(word)
         follow = _NAME_FOLLOW.match(sentence, end)
-        if follow and fold(word).rstrip(".") in TITLES and is_name_word(follow.group(1)):
-            continue  # "Queen Elizabeth II": the name is the words after the title
+        if (follow and fold(word) in TITLES and is_name_word(follow.group(1))
+                and _NAME_NUMERAL.match(sentence, follow.end())):
+            continue  # "Queen Elizabeth II": the name and its numeral follow the title
         possessive = sentence[end:end + 1] in ("'", "’")
         if follow and is_name_word(follow.group(1)) and not possessive:
             word, end = f"{word} {follow.group(1)}", follow.end()

@@ -196,9 +196,11 @@ apostrophe ("whats", "wont") among them."""
 TITLES = frozenset(
     """king queen emperor empress pope prince princess president sir lord lady dr mr mrs ms
     bishop archbishop cardinal senator chancellor sultan tsar czar mayor professor""".split())
-"""A title before a name is no part of it: "Queen Elizabeth II" is "Elizabeth II", which a
-document may name without the title ("a Charter of Elizabeth II"). Not "Saint" or "St" (a
-place: "St Louis"), nor "General" or "Captain" (a settings page, a product)."""
+"""A title before a name and its numeral is no part of it: "Queen Elizabeth II" is
+"Elizabeth II", which a document may name without the title ("a Charter of Elizabeth II").
+Before any other name it stays: "Queen Mary", "Dr Pepper", "King County", "Lord Kelvin" are
+names of their own (the rest alone is a common word, another person or a unit). Not "Saint"
+or "St" (a place: "St Louis"), nor "General" or "Captain" (a settings page, a product)."""
 STEP_VERBS = frozenset("""
     open close click right-click double-click select choose pick run enter type go navigate
     find search set install uninstall add remove create delete copy paste restart reboot
@@ -301,6 +303,10 @@ def _english_zipf() -> dict[str, float]:
     raw = resources.files("abstain").joinpath("data/english_zipf.tsv").read_text()
     return {word: float(z) for word, _, z in (line.partition("\t") for line in raw.splitlines()
                                               if line and not line.startswith("#"))}
+
+
+NAME_RARITY = 0.5
+"""A capitalised word counts as a name when it is at most this common in English (Zipf ≤ 4.75)."""
 
 
 def english_rarity(word: str) -> float:
