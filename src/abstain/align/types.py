@@ -107,23 +107,6 @@ _NUMBERED = frozenset("""section sections figure fig table chapter clause step p
     rule article item paragraph part equation eq listing example""".split())
 """Words before a number of dots that make it a section's, not a release's ("see section
 4.2.1")."""
-
-
-def release_numbers(sentence: str) -> list[str]:
-    """The releases :data:`_RELEASED` finds, but a section's number (:data:`_NUMBERED`), a
-    number grouped by thousands ("1.234.567") or a phone number ("555.123.4567")."""
-    found = []
-    for match in _RELEASED.finditer(sentence):
-        number = match.group(1) or match.group(2)
-        head, *rest = number.split(".")
-        before = sentence[:match.start()].split()
-        if before and fold(before[-1]).strip("(") in _NUMBERED:
-            continue
-        if any(len(part) >= 4 for part in rest) or (len(head) <= 3 and rest
-                                                     and all(len(p) == 3 for p in rest)):
-            continue
-        found.append(number)
-    return found
 _NOT_A_VERSION_AFTER = (r"(?!\s*(?:%|ms|s|sec|seconds?|min|minutes?|hours?|days?|[kmgt]i?b|bytes?"
                         r"|x|px|times|usd|eur|gbp|dollars?|euros?)\b)")
 _DAY_MONTH_YEAR = r"\d{1,2}\.\d{1,2}\.\d{4}"
@@ -165,6 +148,23 @@ def is_release_line(heading: str) -> bool:
     return _RELEASE.match(heading) is not None
 
 
+def release_numbers(sentence: str) -> list[str]:
+    """The releases :data:`_RELEASED` finds, but a section's number (:data:`_NUMBERED`), a
+    number grouped by thousands ("1.234.567") or a phone number ("555.123.4567")."""
+    found = []
+    for match in _RELEASED.finditer(sentence):
+        number = match.group(1) or match.group(2)
+        head, *rest = number.split(".")
+        before = sentence[:match.start()].split()
+        if before and fold(before[-1]).strip("(") in _NUMBERED:
+            continue
+        if any(len(part) >= 4 for part in rest) or (len(head) <= 3 and rest
+                                                     and all(len(p) == 3 for p in rest)):
+            continue
+        found.append(number)
+    return found
+
+
 _ROLE_WORDS = frozenset(
     """team maintainer maintainers author authors developer developers company foundation
     organisation organization vendor owner administrator admin contributors community
@@ -188,11 +188,13 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
     if expected is AnswerType.DATE:
         if _DATE.search(sentence) is not None:
             return True
+        if not versions:
+            return False
         dating = [m.group("v") for m in _VERSION_DATE.finditer(sentence)]
         dating += release_numbers(sentence)
         if is_release_line(sentence):
             dating += versions_in(sentence)
-        return versions and any(v not in given for v in dating)
+        return any(v not in given for v in dating)
     if expected is AnswerType.VERSION:
         return any(v not in given for v in versions_in(sentence))
     if expected is AnswerType.NUMBER:
