@@ -87,20 +87,18 @@ def test_a_version_inside_longer_versions_does_not_exist(sample_pipeline: Pipeli
     assert "3.0 was not found" in answer.refusal.message
     known = sample_pipeline.ask("What changed in Quillstack 2.3.0?")
     assert known.refusal is None or known.refusal.reason != "unknown_entity"
-    # a version is its trailing zeros: 2.3 is 2.3.0 (of 31 versions named by answerable
-    # questions of the train sets refused unknown_entity, the docs wrote 23 with a ".0")
-    short = sample_pipeline.ask("What changed in Quillstack 2.3?")
-    assert short.refusal is None or short.refusal.reason != "unknown_entity"
 
 
-def test_a_version_occurs_as_its_trailing_zeros_only() -> None:
+def test_another_release_with_more_zeros_does_not_vouch_for_a_version() -> None:
+    """Reading "4.0" as there wherever "4.0.0" stands answered 19 more train questions, but
+    let any "openapi: 3.0.0", dependency pin or "10.0.0.0/16" vouch for a made-up
+    "Quillstack 3.0" (a review's finding): a version occurs only as itself."""
     from abstain.text.grammar import occurs_in
 
-    assert occurs_in("4.0", "Released 4.0.0 today.") and occurs_in("v2.3", "See 2.3.0.")
-    assert occurs_in("4.0.0", "4.0.0.0") and occurs_in("2.3", "v2.3")
-    for asked, text in (("1.3", "1.3.2 is out"), ("2.0", "version 2 is"), ("4.0", "4.0.1"),
-                        ("3.0", "1.3.0 and 2.3.0"), ("2.1.0", "the 2.1 line")):
+    for asked, text in (("3.0", "openapi: 3.0.0"), ("3.0", "requires Pydantic >= 3.0.0"),
+                        ("10.0", 'cidr_block = "10.0.0.0/16"'), ("1.3", "1.3.2 is out")):
         assert not occurs_in(asked, text), (asked, text)
+    assert occurs_in("v2.3", "See 2.3.") and occurs_in("2.3", "v2.3")
 
 
 def test_number_question_without_a_number_is_refused(sample_pipeline: Pipeline) -> None:

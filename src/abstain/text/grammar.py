@@ -173,12 +173,9 @@ def normalise_identifier(token: str) -> str:
 
 
 def occurs_in(identifier: str, text: str) -> bool:
-    """Whole-token, case-insensitive occurrence; v2.3 matches 2.3 and vice versa, and a
-    version asked its release written with more zeros (4.0 is there as 4.0.0; 1.3 is not
-    there as 1.3.2, nor 2.1.0 as the 2.1 line)."""
+    """Whole-token, case-insensitive occurrence; v2.3 matches 2.3 and vice versa."""
     ident = fold(normalise_identifier(identifier))
-    zeros = r"(?:\.0)*" if re.fullmatch(r"\d+(?:\.\d+)+", ident) else ""
-    pattern = rf"(?<![\w.-])v?{re.escape(ident)}{zeros}(?![\w-]|\.\d)"
+    pattern = rf"(?<![\w.-])v?{re.escape(ident)}(?![\w-]|\.\d)"
     return re.search(pattern, fold(text)) is not None
 
 
