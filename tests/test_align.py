@@ -281,7 +281,10 @@ def test_a_release_number_dates_a_change_for_a_when_question() -> None:
                      # a review's: a section, a path, a UUID, a phone, thousands, a pin
                      "See section 4.2.1 for details.", "Send requests to /api/v1/users.",
                      "UUID v4 identifiers are used.", "Call 555.123.4567 for help.",
-                     "Die Datei hat 1.234.567 Zeilen.", "pip install requests==2.31.0"):
+                     "Die Datei hat 1.234.567 Zeilen.", "pip install requests==2.31.0",
+                     # a second review's: a dependency's version dates no change
+                     "Requires Python 3.8.10 or later.", "Tested with Node v18.17.0.",
+                     "The build uses CUDA 12.1.0 images."):
         assert not when.carried_by(sentence), sentence
     own = AskedType.of(Question.parse("When was 2.3.1 released?"))
     assert own is not None and not own.carried_by("See 2.3.1 for the notes.")

@@ -107,6 +107,11 @@ _NUMBERED = frozenset("""section sections figure fig table chapter clause step p
     rule article item paragraph part equation eq listing example""".split())
 """Words before a number of dots that make it a section's, not a release's ("see section
 4.2.1")."""
+_REQUIRED = frozenset("""requires require required requiring needs need needed tested uses
+    using install installs installed pinned pin""".split())
+"""Words before a number of dots that make it a dependency's, not the release of a change."""
+_OR_LATER = re.compile(r"\s*(?:\+|(?:or|and)\s+(?:later|newer|above|higher|greater|up)\b)",
+                       re.IGNORECASE)
 _NOT_A_VERSION_AFTER = (r"(?!\s*(?:%|ms|s|sec|seconds?|min|minutes?|hours?|days?|[kmgt]i?b|bytes?"
                         r"|x|px|times|usd|eur|gbp|dollars?|euros?)\b)")
 _DAY_MONTH_YEAR = r"\d{1,2}\.\d{1,2}\.\d{4}"
@@ -150,13 +155,18 @@ def is_release_line(heading: str) -> bool:
 
 def release_numbers(sentence: str) -> list[str]:
     """The releases :data:`_RELEASED` finds, but a section's number (:data:`_NUMBERED`), a
-    number grouped by thousands ("1.234.567") or a phone number ("555.123.4567")."""
+    dependency's (:data:`_REQUIRED`: "Requires Python 3.8.10 or later", "Tested with Node
+    v18.17.0"), a number grouped by thousands ("1.234.567") or a phone number
+    ("555.123.4567")."""
     found = []
     for match in _RELEASED.finditer(sentence):
         number = match.group(1) or match.group(2)
         head, *rest = number.split(".")
         before = sentence[:match.start()].split()
         if before and fold(before[-1]).strip("(") in _NUMBERED:
+            continue
+        if (_OR_LATER.match(sentence, match.end())
+                or any(fold(w).strip("(,") in _REQUIRED for w in before[-3:])):
             continue
         if any(len(part) >= 4 for part in rest) or (len(head) <= 3 and rest
                                                      and all(len(p) == 3 for p in rest)):
