@@ -312,6 +312,21 @@ def test_a_frequency_answers_how_often() -> None:
     assert how_long is not None and not how_long.carried_by("It is retried 3 times a day.")
 
 
+def test_a_duration_without_a_number_or_a_length_answers_how_long() -> None:
+    """"How long has Carnival been celebrated?" is answered by "for centuries", "How long have
+    Puerto Ricans been U.S. citizens?" by "since 1917", "How long is the rail network?" by
+    "2,548 km": 37 % of SQuAD train's how-long questions misfired."""
+    how_long = AskedType.of(Question.parse("How long has Carnival been celebrated?"))
+    assert how_long is not None
+    for sentence in ("Carnival has been celebrated for centuries.", "Citizens since 1917.",
+                     "Native rule re-emerged for about a century.", "The network is 2,548 km.",
+                     "It was used for more than two decades."):
+        assert how_long.carried_by(sentence), sentence
+    for sentence in ("It was retried 3 times.", "Carnival is celebrated in Rio.",
+                     "Since 2000 requests arrived, it slowed."):
+        assert not how_long.carried_by(sentence), sentence
+
+
 def test_only_a_release_line_above_a_chunk_dates_or_versions_it() -> None:
     """A heading two levels up states the release of a changelog's entry; a section's
     "Nightly builds" or "3.2.1 Options" states none."""

@@ -213,6 +213,8 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
         if HOW_OFTEN in measure and frequencies(sentence) - exclude:
             return True
         duration = UNITS_ONLY in measure  # "3 times" counts tries, it lasts nothing
+        if duration and _LASTING.search(sentence):
+            return True
         joined = [i for i, w in enumerate(words) if _WITH_UNIT.fullmatch(w)
                   and not (duration and w.endswith("x"))]
         at = [i for i, w in enumerate(words)
@@ -221,7 +223,7 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
             return bool(at)
         units = _UNITS
         if duration:
-            units = _UNITS - _COUNTING_UNITS
+            units = (_UNITS - _COUNTING_UNITS) | _SPAN_UNITS
             at = [i for i in at if i + 1 == len(words) or words[i + 1] not in _COUNTING_UNITS]
         near = (joined if duration else []) + [  # "3d" lasts; "3D" counts no users
             i for i, w in enumerate(words) if w in units or w in _DEFAULTS or stem(w) in measure]
@@ -272,6 +274,22 @@ _UNITS = frozenset(
     """% percent percentage byte bytes kb mb gb tb kib mib gib ms millisecond milliseconds sec
     second seconds minute minutes min mins hour hours hr hrs day days week weeks month months
     year years times x""".split()) | _CURRENCIES
+_SPAN_UNITS = frozenset(
+    """decade decades century centuries semester semesters km kilometre kilometres kilometer
+    kilometers metre metres meter meters mm cm mile miles foot feet ft inch inches yard
+    yards""".split())
+"""Units only a how-long / how-far question's answer needs ("two decades", "2,548 km"); for a
+how-many question they would let "a 24 km route" answer "how many engineers …?"."""
+_LASTING = re.compile(
+    r"\b(?:for|about|around|over|nearly|almost|within|after|some|(?:more|less)\s+than)\s+"
+    r"(?:a|an|several|a\s+few|many)\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?"
+    r"|decades?|centur(?:y|ies)|millenni(?:um|a))\b"
+    r"|\bfor\s+(?:hours|days|weeks|months|years|decades|centuries|millennia)\b"
+    r"|\b(?:since|from)\s+(?:(?:about|around|at\s+least|early|late|mid)\s+)?(?:the\s+)?"
+    r"(?:1\d|20)\d\d\b(?!\s*(?:%|ms|s|sec|seconds?|min|minutes?|hours?|days?|[kmgt]i?b|bytes?"
+    r"|bits?|times|x|px|rows|items|requests)\b)", re.IGNORECASE)
+"""A duration without a number by its unit ("for about a century", "for centuries", "more
+than a few months"), or the year it runs from ("citizens since 1917"): it answers how long."""
 _COUNTING_UNITS = frozenset({"times", "x"})
 """Units of a count or a ratio ("retried 3 times", "2 x faster"), not of a duration."""
 _TIME_WORDS = (r"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|weekdays?|weekends?|months?"
