@@ -325,6 +325,8 @@ def test_a_duration_without_a_number_or_a_length_answers_how_long() -> None:
     for sentence in ("It was retried 3 times.", "Carnival is celebrated in Rio.",
                      "Since 2000 requests arrived, it slowed."):
         assert not how_long.carried_by(sentence), sentence
+    how_old = AskedType.of(Question.parse("How old was William IV when he died?"))
+    assert how_old is not None and how_old.carried_by("William IV died at the age of 71.")
 
 
 def test_only_a_release_line_above_a_chunk_dates_or_versions_it() -> None:

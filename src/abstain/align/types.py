@@ -277,9 +277,10 @@ _UNITS = frozenset(
 _SPAN_UNITS = frozenset(
     """decade decades century centuries semester semesters km kilometre kilometres kilometer
     kilometers metre metres meter meters mm cm mile miles foot feet ft inch inches yard
-    yards""".split())
-"""Units only a how-long / how-far question's answer needs ("two decades", "2,548 km"); for a
-how-many question they would let "a 24 km route" answer "how many engineers …?"."""
+    yards age aged""".split())
+"""Units only a how-long / how-far / how-old question's answer needs ("two decades", "2,548
+km", "at the age of 71"); for a how-many question they would let "a 24 km route" answer "how
+many engineers …?"."""
 _LASTING = re.compile(
     r"\b(?:for|about|around|over|nearly|almost|within|after|some|(?:more|less)\s+than)\s+"
     r"(?:a|an|several|a\s+few|many)\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?"
