@@ -61,6 +61,12 @@ TYPE_WORDS = tuple(("year date day month time release released many much long la
 ``stem_set(TYPE_WORDS)``)."""
 
 _MONTHS = "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|" + "|".join(MONTHS)
+_COUNTED = (r"%|ms|s|sec|seconds?|min|minutes?|hours?|days?|[kmgt]i?b|bytes?|times|x|px|rows"
+            r"|items|requests")
+"""What a number that looks like a year counts when one of these follows it ("in 2000 ms",
+"since 2019 requests"): then it is no year."""
+_PERIODIC = "hourly|daily|nightly|weekly|monthly|quarterly|yearly|annually"
+"""Adverbs of a period: a date for a when-question, a frequency for a how-often one."""
 _NO_NOUN_AFTER = (r"(?!\s*-?\s*(?!(?:and|or|in|at|on|to|by|when|the|a|an|as|after|before|he"
                   r"|she|it|they|was|were|is|with|from|for|of|under|during|that|which|until"
                   r"|who)\b)[a-z])")
@@ -71,8 +77,8 @@ _YEAR = (
     r"|copyright|released|founded|launched|published|introduced|added|deprecated|removed"
     r"|shipped|created|started|established|dated|updated|opened|closed|signed|joined|ended"
     r"|expires|expired|renewed|built|q[1-4]):?\s+(?:the\s+)?|©\s*|\("
-    r"|\b(?:19|20)\d\d\s*(?:-|–|to)\s*)(?:19|20)\d\ds?\b(?!\s*(?:%|ms|s|sec|seconds?|min"
-    r"|minutes?|hours?|days?|[kmgt]i?b|bytes?|times|x|px|rows|items|requests)\b)"
+    r"|\b(?:19|20)\d\d\s*(?:-|–|to)\s*)(?:19|20)\d\ds?\b"
+    rf"(?!\s*(?:{_COUNTED})\b)"
     r"|\b(?:in|since|until|till|during|circa|around|about|year|early|late|mid|founded|published"
     r"|born|died|built|signed|established|crowned|between)\s+(?:the\s+)?1\d\d\d"
     r"(?:\s*(?:–|-|to|and)\s*1\d\d\d)?\b" + _NO_NOUN_AFTER
@@ -94,8 +100,8 @@ a day or a year is still the answer to "when"."""
 _DATE = re.compile(
     rf"{_YEAR}|{_MONTH_NAMED}|\b\d{{4}}-\d\d(?:-\d\d)?\b|\b(?:{_MONTHS})\.?\s+\d|\b\d{{1,2}}\s+"
     rf"(?:{_MONTHS})\b|\b(?:{'|'.join(WEEKDAYS)})s?\b"
-    r"|\b\d{1,2}:\d\d\b|\b\d{1,2}\s?(?:am|pm)\b|\b(?:yesterday|today|tomorrow|ago|daily"
-    r"|nightly|weekly|monthly|yearly|annually|hourly|quarterly)\b", re.IGNORECASE)
+    r"|\b\d{1,2}:\d\d\b|\b\d{1,2}\s?(?:am|pm)\b"
+    rf"|\b(?:yesterday|today|tomorrow|ago|{_PERIODIC})\b", re.IGNORECASE)
 _VERSION_DATE = re.compile(rf"\b(?:version|release|in|since|until|from|before|after)\s+v?"
                            rf"(?P<v>{VERSION_NUMBER})", re.IGNORECASE)
 """In software, "when" is often answered by a version ("removed in 5.0")."""
@@ -208,13 +214,13 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
     if expected is AnswerType.VERSION:
         return any(v not in given for v in versions_in(sentence))
     if expected is AnswerType.NUMBER:
-        words = _UNIT_TOKEN.findall(_LABEL.sub(lambda m: m.group(1).replace("_", " "),
-                                              fold(sentence)))
         if HOW_OFTEN in measure and frequencies(sentence) - exclude:
             return True
         duration = UNITS_ONLY in measure  # "3 times" counts tries, it lasts nothing
         if duration and _LASTING.search(sentence):
             return True
+        words = _UNIT_TOKEN.findall(_LABEL.sub(lambda m: m.group(1).replace("_", " "),
+                                              fold(sentence)))
         joined = [i for i, w in enumerate(words) if _WITH_UNIT.fullmatch(w)
                   and not (duration and w.endswith("x"))]
         at = [i for i, w in enumerate(words)
@@ -257,8 +263,6 @@ def _person_like(sentence: str, start: int, word: str) -> bool:
     return english_rarity(fold(word)) >= NAME_RARITY
 
 
-
-
 NUMBER_WINDOW = 4
 """How many words may stand between a number and what it counts ("the batch size is 100")."""
 _UNIT_TOKEN = re.compile(r"\w+|[%$€£¥]")
@@ -287,8 +291,7 @@ _LASTING = re.compile(
     r"|decades?|centur(?:y|ies)|millenni(?:um|a))\b"
     r"|\bfor\s+(?:hours|days|weeks|months|years|decades|centuries|millennia)\b"
     r"|\b(?:since|from)\s+(?:(?:about|around|at\s+least|early|late|mid)\s+)?(?:the\s+)?"
-    r"(?:1\d|20)\d\d\b(?!\s*(?:%|ms|s|sec|seconds?|min|minutes?|hours?|days?|[kmgt]i?b|bytes?"
-    r"|bits?|times|x|px|rows|items|requests)\b)", re.IGNORECASE)
+    rf"(?:1\d|20)\d\d\b(?!\s*(?:{_COUNTED}|bits?)\b)", re.IGNORECASE)
 """A duration without a number by its unit ("for about a century", "for centuries", "more
 than a few months"), or the year it runs from ("citizens since 1917"): it answers how long."""
 _COUNTING_UNITS = frozenset({"times", "x"})
@@ -300,8 +303,8 @@ _FREQUENCY = re.compile(
     rf"\bevery\s+(?:other\s+|alternate\s+|few\s+|single\s+|\d+\s+|\w+\s+)?{_TIME_WORDS}\b"
     r"|\b(?:on|at|after|before|with|per)\s+(?:every|each)\s+\w+"
     rf"|\b(?:once|twice|thrice|\w+\s+times)\s+(?:a|an|per|each|every)\s+{_TIME_WORDS}\b"
-    r"|\b(?:hourly|daily|nightly|weekly|fortnightly|biweekly|monthly|bimonthly|quarterly"
-    r"|yearly|annually|biennial(?:ly)?|biannual(?:ly)?|semiannual(?:ly)?)\b", re.IGNORECASE)
+    rf"|\b(?:{_PERIODIC}|fortnightly|biweekly|bimonthly|biennial(?:ly)?|biannual(?:ly)?"
+    r"|semiannual(?:ly)?)\b", re.IGNORECASE)
 """A frequency: "every second", "every other week", "every October", "three times a year",
 "twice per day", "on every deploy", "weekly", "biennial"; not "every user", "once a token
 expires"."""
