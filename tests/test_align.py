@@ -693,3 +693,17 @@ def test_a_message_that_names_nothing_is_refused_before_retrieval(message: str) 
     assert trace.outcome.refusal.reason == "needs_clarification"
     assert trace.outcome.refusal.message.startswith("There is nothing here to look up")
     assert [s.name for s in trace.stages] == ["validate"]
+
+
+def test_a_time_of_day_is_no_amount() -> None:
+    """A newcomer's "How much does lunch cost in the cafeteria?" was answered by "The
+    cafeteria is open from 11:30 to 14:00.": a clock time counted as the amount."""
+    how_much = AskedType.of(Question.parse("How much does lunch cost in the cafeteria?"))
+    for sentence in ("The cafeteria is open from 11:30 to 14:00.",
+                     "Orders close at 9:05 pm.", "The backup starts at 02:00:00."):
+        assert not how_much.carried_by(sentence), sentence
+    for sentence in ("Lunch costs 7.50 EUR and is served from 11:30.",
+                     "The screen is 16:9 and costs 300 dollars."):
+        assert how_much.carried_by(sentence), sentence
+    assert not carries("Open from 11:30 to 14:00.", AnswerType.NUMBER)
+    assert carries("Aspect ratio 16:9.", AnswerType.NUMBER)  # a ratio is no time of day
