@@ -6,8 +6,10 @@ Three tables, each per domain (a domain is one records file or several pooled, `
 1. **Within the answers given, how well each signal ranks right against wrong answers**
    (AUROC of the answers the default gate gives): a signal that cannot tell them apart there
    cannot make a stricter bar more precise.
-2. **A stricter reader's veto**: right / given as the default's bar on the reader's
-   answerability (``presets.VETO``) rises.
+2. **A stricter reader's veto, or a confident reading waiving the word-level checks**: right /
+   given as the default's bar on the reader's answerability (``presets.VETO``) rises, and as
+   the word-level checks (``gate.WAIVABLE``) are waived at and above an answerability
+   (``GateThresholds.waive_lexical_at``), the answer confidence recomputed with them passed.
 3. **One model deciding instead of the checks' conjunction**: a logistic over every signal the
    gate has before it answers (:func:`abstain.answer_confidence.signals` and the
    answerability's logit), fitted on the ``--fit`` domains to "the answer would be right"; the
@@ -33,12 +35,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from abstain.answer_confidence import signals
-from abstain.evaluate.answer_all import gate_decision
+from abstain.answer_confidence import shipped_answer_confidence, signals
+from abstain.evaluate.answer_all import first_failing
 from abstain.evaluate.logistic import fit_logistic
 from abstain.evaluate.metrics import auroc
-from abstain.evaluate.records import QuestionRecord, load_records
-from abstain.gate import SETTLED_WITHOUT_READING
+from abstain.evaluate.records import CheckValue, QuestionRecord, load_records
+from abstain.gate import SETTLED_WITHOUT_READING, WAIVABLE
 from abstain.presets import VETO
 from abstain.records import CheckName
 
@@ -48,6 +50,7 @@ MODEL_SIGNALS = ("top_fused_norm", "in_both", "best_cosine", "term_coverage",
 RANKED = ("answerability", "quote_reading", "passage_coverage", "informative_coverage",
           "top_fused_norm")
 VETOES = (VETO["balanced"], 0.5, 0.7, 0.9)
+WAIVERS = (0.9, 0.95, 0.98)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +63,22 @@ class Row:
     """A check no reading overturns failed, or the quote read as answering nothing."""
     given: bool
     """The generator gave an answer when let through."""
+    waived: tuple[bool, ...]
+    """Answered with the word-level checks waived at each of :data:`WAIVERS`."""
+
+
+def decides(record: QuestionRecord, *, waive_at: float | None = None) -> bool:
+    """Whether the default gate answers ``record`` (an ``--answer-all`` record), the answer
+    confidence recomputed by the shipped model; ``waive_at``: the word-level checks pass at
+    and above this answerability."""
+    checks: tuple[CheckValue, ...] = record.checks
+    reading = record.features.get("answerability")
+    if waive_at is not None and reading is not None and reading >= waive_at:
+        checks = tuple(CheckValue(c.name, True, c.value, c.threshold, c.reason)
+                       if c.name in WAIVABLE else c for c in checks)
+    model = shipped_answer_confidence()
+    return (record.answered and first_failing(checks, confidence=False) is None
+            and model.confidence(signals(record.features, checks)) >= model.threshold)
 
 
 def _row(record: QuestionRecord) -> Row:
@@ -71,8 +90,8 @@ def _row(record: QuestionRecord) -> Row:
     vetoed = any(not c.passed and (c.name in SETTLED_WITHOUT_READING
                                    or c.name == CheckName.QUOTE_READING)
                  for c in record.checks)
-    return Row(values, record.right, gate_decision(record) is None and record.answered,
-               vetoed, record.answered)
+    return Row(values, record.right, decides(record), vetoed, record.answered,
+               tuple(decides(record, waive_at=w) for w in WAIVERS))
 
 
 def load(spec: str) -> tuple[str, list[Row]]:
@@ -110,14 +129,17 @@ def main() -> None:
             cells.append("–" if math.isnan(value) else f"{value:.2f}")
         print(f"| {name} | {len(given)} ({sum(labels)}) | " + " | ".join(cells) + " |")
 
-    print("\n| domain | " + " | ".join(f"answerability ≥ {v:g}" for v in VETOES) + " |")
-    print("|---|" + "---|" * len(VETOES))
+    print("\n| domain | " + " | ".join(f"answerability ≥ {v:g}" for v in VETOES) + " | "
+          + " | ".join(f"waived at {w:g}" for w in WAIVERS) + " |")
+    print("|---|" + "---|" * (len(VETOES) + len(WAIVERS)))
     for name, rows in judged.items():
         cells = []
         for bar in VETOES:
             kept = [r for r in rows if r.answered and r.values["answerability"] >= bar]
-            right = sum(r.right for r in kept)
-            cells.append(f"{right} / {len(kept)}")
+            cells.append(f"{sum(r.right for r in kept)} / {len(kept)}")
+        for i, _ in enumerate(WAIVERS):
+            kept = [r for r in rows if r.waived[i]]
+            cells.append(f"{sum(r.right for r in kept)} / {len(kept)}")
         print(f"| {name} | " + " | ".join(cells) + " |")
 
     if not args.fit:

@@ -537,8 +537,8 @@ def test_a_missing_extra_skips_the_file_with_the_pip_install(
     f = tmp_path / "a.rst"
     f.write_text(RST)
     report = pipe.ingest([f])
-    assert report.skipped == [(str(f), "reading reStructuredText needs docutils is not "
-                                       "installed; install it with: pip install "
+    assert report.skipped == [(str(f), "reading reStructuredText needs docutils, which is "
+                                       "not installed; install it with: pip install "
                                        "'abstain[formats]'")]
 
 

@@ -42,11 +42,11 @@ class MissingDependency(ConfigError):
     """An optional dependency is not installed."""
 
     def __init__(self, package: str, extra: str) -> None:
-        super().__init__(
-            f"{package} is not installed; install it with: pip install 'abstain[{extra}]'"
-        )
         self.package = package
         self.extra = extra
+        self.install = f"pip install 'abstain[{extra}]'"
+        """The command that brings it."""
+        super().__init__(f"{package} is not installed; install it with: {self.install}")
 
 
 class InputError(AbstainError):

@@ -120,7 +120,8 @@ def parse_file(path: Path) -> ParsedDocument:
         return fmt.read(path)
     except ImportError as exc:
         hint = MissingDependency(exc.name or fmt.library, fmt.extra or "formats")
-        raise IngestError(str(path), f"reading {fmt.name} needs {hint}") from exc
+        raise IngestError(str(path), f"reading {fmt.name} needs {hint.package}, which is not "
+                                     f"installed; install it with: {hint.install}") from exc
     except OSError as exc:
         raise IngestError(str(path), f"cannot read: {exc.strerror or exc}") from exc
 
