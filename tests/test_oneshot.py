@@ -78,5 +78,21 @@ def test_text_documents_still_work() -> None:
 def test_what_is_a_path_and_what_is_text(tmp_path: Path) -> None:
     paths, texts = split_docs([tmp_path, "docs/", "a.md", "x/y", "The answer is 42.",
                                "one\ntwo", "hello"])
-    assert paths == [tmp_path, "docs/", "a.md", "x/y"]
-    assert texts == ["The answer is 42.", "one\ntwo", "hello"]
+    # a single word is a path: a mistyped folder must not become a one-word document
+    assert paths == [tmp_path, "docs/", "a.md", "x/y", "hello"]
+    assert texts == ["The answer is 42.", "one\ntwo"]
+
+
+def test_a_mistyped_folder_raises_instead_of_refusing_every_question(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file or directory: handbok"):
+        abstain.ask("What is the stipend?", docs="handbok", embedder=HashingEmbedder())
+
+
+def test_documents_none_of_which_can_be_read_raise_with_the_reasons(tmp_path: Path) -> None:
+    blob = tmp_path / "blob.md"
+    blob.write_bytes(b"\x00\x01\x02binary\xff" * 50)
+    image = tmp_path / "logo.png"
+    image.write_bytes(b"\x89PNG\r\n")
+    for question in ("How long is the probation period?", "x?"):
+        with pytest.raises(InputError, match=r"none of the documents could be read.*blob\.md"):
+            abstain.ask(question, docs=[blob, image], embedder=HashingEmbedder())

@@ -103,15 +103,16 @@ __all__ = [
 def ask(question: str, docs: str | Path | Sequence[str | Path], *,
         preset: str | Preset = "balanced", embedder: Embedder | None = None,
         **kwargs: Any) -> Answer:
-    """One-shot: answer ``question`` from ``docs`` — files, folders, or Markdown text with a
-    line break in it; one of them, or a list — or refuse with the reason.
+    """One-shot: answer ``question`` from ``docs`` — files, folders, or Markdown text (a line
+    break or a space in it; a single word is read as a path); one of them, or a list — or
+    refuse with the reason.
 
     ``preset``: ``lenient``, ``balanced`` (default) or ``strict``, each with ``+reader`` too
     (the reading decides). Other keywords are :class:`Pipeline`'s (``reader=False``,
     ``strictness="strict"``, ``generator=…``). The documents are ingested once into a store in
     the user cache directory keyed by their content, so asking again reuses it. No document,
-    or a path that does not exist, raises :class:`InputError`; a bad option
-    :class:`ConfigError`.
+    a path that does not exist, or documents none of which can be read raise
+    :class:`InputError`; a bad option :class:`ConfigError`.
     """
     from abstain.pipeline import ask as _ask
 

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from abstain.embed.base import Embedder
+from abstain.errors import InputError
 from abstain.ingest import Ingester, Paraphraser, file_hash
 from abstain.ingest.chunk import ChunkingConfig
 from abstain.ingest.parse import SUPPORTED_SUFFIXES
@@ -24,13 +25,17 @@ from abstain.ingest.sources import FileSource, check_paths_exist, iter_sources
 from abstain.stores.sqlite import SQLiteStore
 
 KEEP = 8
+MAX_NAMED = 5
+"""The skipped documents an error names."""
 WORKSPACE = "default"
 
 
 def split_docs(docs: Sequence[str | Path]) -> tuple[list[str | Path], list[str]]:
     """(paths, texts): a Path, or a one-line string that names an existing file or looks
-    like a path (a supported suffix, a trailing slash, or a slash and no spaces), is a
-    path; anything else is Markdown text."""
+    like a path (a supported suffix, a trailing slash, a slash, or a single word: no space
+    in it), is a path; anything else — a line break in it, or words with spaces that name
+    no file — is Markdown text. So a mistyped folder (``"handbok"``) is a path that does
+    not exist, not a one-word document."""
     paths: list[str | Path] = []
     texts: list[str] = []
     for doc in docs:
@@ -48,14 +53,15 @@ def _looks_like_path(text: str) -> bool:
         return True
     stripped = text.strip()
     return (stripped.lower().endswith(SUPPORTED_SUFFIXES) or stripped.endswith(("/", os.sep))
-            or ("/" in stripped and not any(c.isspace() for c in stripped)))
+            or not any(c.isspace() for c in stripped))
 
 
 @contextmanager
 def oneshot_store(docs: Sequence[str | Path], embedder: Embedder, *,
                   chunking: ChunkingConfig | None = None,
                   paraphraser: Paraphraser | None = None) -> Iterator[SQLiteStore]:
-    """An open store holding ``docs`` in workspace ``default``; a missing path raises."""
+    """An open store holding ``docs`` in workspace ``default``; a missing path raises, and so
+    does a set of documents none of which could be read (each one's reason named)."""
     paths, texts = split_docs(docs)
     check_paths_exist(paths)
     chunking = chunking or ChunkingConfig()
@@ -89,10 +95,16 @@ def _build(path: Path, paths: list[str | Path], texts: list[str], embedder: Embe
     store = SQLiteStore(path)
     try:
         ingester = Ingester(store, embedder, WORKSPACE, chunking, paraphraser)
+        skipped: list[tuple[str, str]] = []
         if paths:
-            ingester.ingest_paths(paths)
+            skipped = ingester.ingest_paths(paths).skipped
         for n, text in enumerate(texts, start=1):
             ingester.ingest_text(text, source=f"text-{n}")
+        if not store.list_documents(WORKSPACE):
+            reasons = "; ".join(f"{source}: {why}" for source, why in skipped[:MAX_NAMED])
+            more = f" (and {len(skipped) - MAX_NAMED} more)" if len(skipped) > MAX_NAMED else ""
+            raise InputError("none of the documents could be read, so there is nothing to "
+                             f"answer from: {reasons or 'no supported file found'}{more}")
     finally:
         store.close()
 
