@@ -252,3 +252,51 @@ def test_the_stores_own_database_in_the_folder_is_not_a_document(tmp_path: Path)
         pipe.ingest([tmp_path])
         report = pipe.ingest([tmp_path])
     assert report.unchanged == [str(tmp_path / "a.md")] and report.skipped == []
+
+
+def test_a_folder_that_cannot_be_listed_is_reported_not_dropped(
+        pipe: Pipeline, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A newcomer's ``locked/`` (mode 000) vanished from the report: os.walk drops a folder
+    it cannot list unless asked. (Root reads any folder, so the refusal is simulated.)"""
+    docs = tmp_path / "docs"
+    (docs / "locked").mkdir(parents=True)
+    (docs / "locked" / "secret.md").write_text("# Secret\n\nThe vault code is 4711.")
+    (docs / "ok.md").write_text("# OK\n\nThe lobby opens at 06:00.")
+    real = os.scandir
+
+    def scandir(path: object = ".") -> object:
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    report = pipe.ingest([docs])
+    assert report.added == [str((docs / "ok.md").resolve())]
+    assert report.skipped == [(str((docs / "locked").resolve()),
+                               "cannot read folder: Permission denied")]
+
+
+def test_a_folder_turned_unreadable_keeps_its_documents_through_a_prune(
+        pipe: Pipeline, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder that cannot be listed holds files no one can look for: ``--prune`` must not
+    take them for deleted (a mode 000 folder also hides its files from os.path.exists)."""
+    docs = tmp_path / "docs"
+    (docs / "locked").mkdir(parents=True)
+    secret = docs / "locked" / "secret.md"
+    secret.write_text("# Secret\n\nThe vault code is 4711.")
+    (docs / "ok.md").write_text("# OK\n\nThe lobby opens at 06:00.")
+    assert len(pipe.ingest([docs]).added) == 2
+    real_scandir, real_exists = os.scandir, os.path.exists
+
+    def scandir(path: object = ".") -> object:
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os.path, "exists",
+                        lambda p: "locked" not in str(p) and real_exists(p))
+    report = pipe.ingest([docs], prune=True)
+    assert report.removed == [] and report.gone == []
+    assert [s for s, _ in report.skipped] == [str((docs / "locked").resolve())]
+    assert any(d.source == str(secret.resolve()) for d in pipe.documents())

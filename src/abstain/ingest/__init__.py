@@ -168,6 +168,7 @@ class Ingester:
         check_paths_exist(given)
         report = IngestReport()
         seen: set[str] = set()
+        unlisted: list[Path] = []  # folders that could not be read: their documents stay
         stored = self.store.list_documents(self.workspace)  # read once for the whole sync
         self._legacy = {os.path.realpath(d.source): d for d in stored if d.origin == ""}
         self._stored = {d.source for d in stored}
@@ -183,6 +184,8 @@ class Ingester:
                 try:
                     if isinstance(item, Skip):
                         report.skipped.append((item.source, item.reason))
+                        if item.folder:
+                            unlisted.append(Path(item.source))
                     else:
                         self._ingest_file(item, report)
                 except IngestError as exc:
@@ -195,7 +198,7 @@ class Ingester:
             self._flush(report)
         finally:
             self._pending = None
-        gone = _gone(stored, roots(given), seen)
+        gone = _gone(stored, roots(given), seen, unlisted)
         if prune:
             report.removed += [d.source for d in gone
                                if self.store.delete_document(self.workspace, d.id)]
@@ -390,16 +393,19 @@ class Ingester:
             self.on_progress(event, n)
 
 
-def _gone(stored: list[DocumentInfo], folders: list[Path], seen: set[str]
-          ) -> list[DocumentInfo]:
+def _gone(stored: list[DocumentInfo], folders: list[Path], seen: set[str],
+          unlisted: Sequence[Path] = ()) -> list[DocumentInfo]:
     """Of the documents stored before the sync, the file documents under ``folders`` that it
-    did not meet and whose file no longer exists (the ones it wrote, it met)."""
+    did not meet and whose file no longer exists (the ones it wrote, it met); none under an
+    ``unlisted`` folder, whose files cannot even be looked for (a folder turned unreadable
+    must not prune what it holds)."""
     if not folders:
         return []
     return [doc for doc in stored
             if doc.origin == "file" and doc.source not in seen
             and not os.path.exists(doc.source)
-            and any(Path(doc.source).is_relative_to(root) for root in folders)]
+            and any(Path(doc.source).is_relative_to(root) for root in folders)
+            and not any(Path(doc.source).is_relative_to(f) for f in unlisted)]
 
 
 def own_folders(own: frozenset[str]) -> tuple[str, ...]:

@@ -40,6 +40,8 @@ class FileSource:
 class Skip:
     source: str
     reason: str
+    folder: bool = False
+    """A folder that could not be listed: what it held is unknown, not gone."""
 
 
 def check_paths_exist(paths: Iterable[str | Path]) -> None:
@@ -80,7 +82,17 @@ files Office leaves beside an open document (``~$budget.xlsx``)."""
 
 def _walk(root: Path, follow_symlinks: bool) -> Iterator[FileSource | Skip]:
     visited = {root}
-    for folder, dirs, files in os.walk(root, followlinks=follow_symlinks):
+    unreadable: list[OSError] = []  # a folder os.walk cannot list is reported, not dropped
+
+    def skipped_folders() -> Iterator[Skip]:
+        while unreadable:
+            error = unreadable.pop(0)
+            yield Skip(str(error.filename), f"cannot read folder: {error.strerror or error}",
+                       folder=True)
+
+    for folder, dirs, files in os.walk(root, followlinks=follow_symlinks,
+                                       onerror=unreadable.append):
+        yield from skipped_folders()
         here = Path(folder)
         kept = []
         for name in sorted(dirs):
@@ -102,6 +114,7 @@ def _walk(root: Path, follow_symlinks: bool) -> Iterator[FileSource | Skip]:
         for name in sorted(files):
             if not name.startswith(_NOT_DOCUMENTS):
                 yield _one(root, here / name, follow_symlinks)
+    yield from skipped_folders()
 
 
 def _one(root: Path, path: Path, follow_symlinks: bool) -> FileSource | Skip:
