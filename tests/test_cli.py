@@ -141,3 +141,27 @@ def test_python_dash_m_abstain_is_the_command() -> None:
     done = subprocess.run([sys.executable, "-m", "abstain", "--version"], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.startswith("abstain, version")
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # starlette's multipart
+def test_serve_says_when_its_store_does_not_exist(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mistyped --db served an empty store without a word (a newcomer's find); the server
+    may create it, since documents can be added through it, but says so."""
+    pytest.importorskip("uvicorn")
+    import abstain.server
+    from abstain.stores.sqlite import SQLiteStore
+
+    served: list[object] = []
+    monkeypatch.setattr(abstain.server, "serve", lambda app, **kw: served.append(app))
+    keys = tmp_path / "keys.db"
+    typo = tmp_path / "typo.db"
+    result = CliRunner().invoke(cli, ["serve", "--db", str(typo), "--keys", str(keys),
+                                      "--port", "0"])
+    assert result.exit_code == 0, result.output
+    assert served and f"{typo} does not exist: serving a new, empty store" in result.output
+    kb = tmp_path / "kb.db"
+    SQLiteStore(kb).close()
+    again = CliRunner().invoke(cli, ["serve", "--db", str(kb), "--keys", str(keys),
+                                     "--port", "0"])
+    assert again.exit_code == 0 and "does not exist" not in again.output

@@ -100,6 +100,7 @@ def serve(ctx: click.Context, /, host: str, port: int, keys_path: str | None,
     from abstain.server.config import DEFAULT_BURST, DEFAULT_RATE, MAX_JSON_BYTES
 
     resolved = resolve_options(ctx)
+    _say_if_new_store(resolved.options.store)
     keys = _key_store(keys_path)
     if not keys.list():
         click.secho("No API keys yet: create one with `abstain keys create --workspace WS`.",
@@ -115,6 +116,22 @@ def serve(ctx: click.Context, /, host: str, port: int, keys_path: str | None,
         run(app, host=host, port=port, log_level=log_level)
     finally:
         keys.close()
+
+
+def _say_if_new_store(location: str | None) -> None:
+    """The server creates a SQLite store that is not there (documents can be added through
+    it); a mistyped --db would otherwise serve an empty one without a word."""
+    from pathlib import Path
+
+    from abstain.config import default_db_path
+
+    if location and location.startswith(("postgresql://", "postgres://")):
+        return
+    path = Path(location or default_db_path()).expanduser()
+    if not path.exists():
+        click.secho(f"{path} does not exist: serving a new, empty store (add documents with "
+                    "`abstain ingest` or POST /v1/workspaces/WS/documents)", fg="yellow",
+                    err=True)
 
 
 def _source_view(root: str | None, url: str | None) -> SourceView:
