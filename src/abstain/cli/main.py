@@ -174,8 +174,10 @@ class _Bar:
 @cli.command()
 @click.argument("question")
 @store_options
-@click.option("-k", "top_k", default=5, show_default=True, help="How many fused hits to print.")
-@click.option("--candidates", default=30, show_default=True, help="Rows each arm returns.")
+@click.option("-k", "top_k", default=5, show_default=True, type=click.IntRange(min=1),
+              help="How many fused hits to print.")
+@click.option("--candidates", default=30, show_default=True, type=click.IntRange(min=1),
+              help="Rows each arm returns.")
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON (schema in docs/CLI.md).")
 def search(question: str, db: str | None, store: str | None, workspace: str, top_k: int,
            candidates: int, as_json: bool) -> None:
