@@ -108,9 +108,15 @@ def test_errors_are_one_line_not_tracebacks(sample_db: str, tmp_path: Path) -> N
     result = runner.invoke(cli, ["search", "x", "--db", str(tmp_path / "junk.db")])
     assert result.exit_code == 1 and "Error:" in result.output
     assert "Traceback" not in result.output
-    # A value a settings object rejects is a ConfigError: one line, exit code 1.
+    # A flag out of range is refused by its own name (exit code 2, click's usage error) …
     result = runner.invoke(cli, ["search", "x", "--db", sample_db, "--candidates", "0"])
-    assert (result.exit_code, result.output) == (1, "Error: candidates and top_k must be >= 1\n")
+    assert result.exit_code == 2 and "Invalid value for '--candidates'" in result.output
+    # … and a file a settings object rejects is a ConfigError: one line, exit code 1.
+    junk = tmp_path / "cal.json"
+    junk.write_text('{"not": "a calibration"}')
+    result = runner.invoke(cli, ["ask", "x", "--db", sample_db, "--calibration", str(junk)])
+    assert result.exit_code == 1 and result.output.startswith(
+        f"Error: cannot read calibration file {junk}") and result.output.count("\n") == 1
 
 
 def test_db_env_var_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
