@@ -31,8 +31,8 @@ def store_options(func: F) -> F:
                              "both].")(func)
     func = click.option("--db", "db", envvar="ABSTAIN_DB", metavar="FILE",
                         type=click.Path(dir_okay=False),
-                        help="SQLite database file [env ABSTAIN_DB; default: the user data "
-                             "directory].")(func)
+                        help="SQLite database file [env ABSTAIN_DB; default: abstain.toml's "
+                             "store, else the user data directory].")(func)
     return func
 
 

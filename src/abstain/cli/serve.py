@@ -43,7 +43,8 @@ def _require_server_extra() -> None:
               help="TCP port.")
 @click.option("--db", "db", envvar="ABSTAIN_DB", metavar="FILE",
               type=click.Path(dir_okay=False),
-              help="SQLite database file [env ABSTAIN_DB; default: the user data directory].")
+              help="SQLite database file [env ABSTAIN_DB; default: abstain.toml's store, "
+                   "else the user data directory].")
 @click.option("--store", "store", envvar="ABSTAIN_STORE", metavar="URL",
               help="Store location: a SQLite path or a postgresql:// URL [env ABSTAIN_STORE].")
 @ask_options
