@@ -74,8 +74,8 @@ def test_german_off_topic_question_is_refused_in_german(sample_pipeline: Pipelin
     assert not answer.answered
     assert answer.language == "de"
     assert answer.refusal is not None
-    assert answer.refusal.message == refusal_message(answer.refusal.reason, "de")
-    assert "Dokumenten" in answer.refusal.message
+    assert answer.refusal.message.endswith(refusal_message(answer.refusal.reason, "de"))
+    assert "Berlin wurde in den Dokumenten nicht gefunden." in answer.refusal.message
 
 
 @pytest.mark.parametrize(("lang", "question"), [
@@ -93,7 +93,12 @@ def test_refusal_in_every_shipped_language(sample_pipeline: Pipeline, lang: str,
     assert not answer.answered
     assert answer.language == lang
     assert answer.refusal is not None
-    assert answer.refusal.message == refusal_message(answer.refusal.reason, lang)
+    # where a name it asks about ("Australia") is read as nowhere in the sample corpus, the
+    # message names it, in the question's language
+    unknown = any(c.name == "entity_existence" and not c.passed for c in answer.checks)
+    named = {"entity": ", ".join(answer.refusal.missing)} if unknown else {}
+    assert answer.refusal.message == refusal_message(answer.refusal.reason, lang, **named)
+    assert lang != "en" or "Australia was not found" in answer.refusal.message
 
 
 @pytest.mark.parametrize("question", ["Hvor ligger møterommet Ørn?",  # Norwegian, not Dutch

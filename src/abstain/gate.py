@@ -600,6 +600,12 @@ def refusal_fields(reason: str, result: GateResult) -> dict[str, object]:
     if reason in (RefusalReason.UNKNOWN_ENTITY,
                   RefusalReason.ENTITY_NOT_IN_EVIDENCE) and result.missing:
         return {"entity": ", ".join(result.missing)}
+    unknown = next((c for c in result.checks if c.name == CheckName.ENTITY_EXISTENCE
+                    and not c.passed and c.reason == RefusalReason.UNKNOWN_ENTITY), None)
+    if reason == RefusalReason.NO_EVIDENCE and unknown is not None and result.missing:
+        # nothing was kept, and a name the question asks about is nowhere in the workspace:
+        # say which (the JSON's ``missing`` names it already)
+        return {"entity": ", ".join(result.missing)}
     if reason == RefusalReason.LOW_COVERAGE and result.missing:
         more = len(result.missing) > MAX_NAMED_TERMS  # the check's detail lists them all
         return {"terms": ", ".join(result.missing[:MAX_NAMED_TERMS]) + (", …" if more else "")}

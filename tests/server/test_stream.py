@@ -70,7 +70,8 @@ def test_plain_text_mode_refusal_uses_the_rejection_sentinel(server: Env) -> Non
     meta = httpx.Response(200, content=lines[0]).json()
     assert meta["triage"] == "no_match"
     assert lines[1] == "[REJECTION]"
-    assert lines[2].startswith("I don't have enough information")
+    assert lines[2] == ("ADR-0050 was not found in the documents. I don't have enough "
+                        "information in the documents to answer this.")
 
 
 def test_unknown_workspace_is_a_json_404_before_any_stream(server: Env) -> None:
