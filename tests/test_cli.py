@@ -171,3 +171,16 @@ def test_serve_says_when_its_store_does_not_exist(tmp_path: Path,
     again = CliRunner().invoke(cli, ["serve", "--db", str(kb), "--keys", str(keys),
                                      "--port", "0"])
     assert again.exit_code == 0 and "does not exist" not in again.output
+
+
+def test_a_refusal_on_the_topic_names_the_closest_passage(sample_db: str) -> None:
+    """A newcomer found an on-topic refusal pointed nowhere; a made-up name has no
+    closest passage to show."""
+    runner = CliRunner()
+    on_topic = runner.invoke(cli, ["ask", "Which port does the Quillstack web admin console "
+                                          "listen on?", "--db", sample_db])
+    assert on_topic.exit_code == 0 and "Refused (low_coverage" in on_topic.output
+    assert "Closest passage: " in on_topic.output and "qa/network-ports.md" in on_topic.output
+    made_up = runner.invoke(cli, ["ask", "What does ADR-0050 decide?", "--db", sample_db])
+    assert "Refused (unknown_entity" in made_up.output
+    assert "Closest passage" not in made_up.output

@@ -59,6 +59,13 @@ def ask(ctx: click.Context, /, question: str, as_json: bool, debug: bool,
     render(answer, debug=debug)
 
 
+_ON_TOPIC = frozenset({RefusalReason.UNANSWERABLE, RefusalReason.LOW_COVERAGE,
+                       RefusalReason.ANSWER_TYPE_MISSING, RefusalReason.LOW_CONFIDENCE,
+                       RefusalReason.ENTITY_NOT_IN_EVIDENCE})
+"""Refusals whose kept evidence is on the question's topic but does not answer it: the text
+output names the closest passage, where a reader would look next."""
+
+
 def render(answer: Answer, *, debug: bool = False) -> None:
     if answer.read_as is not None:
         click.echo(f"Read as: {answer.read_as}")
@@ -80,6 +87,11 @@ def render(answer: Answer, *, debug: bool = False) -> None:
         if answer.refusal.suggestions and answer.refusal.reason != RefusalReason.UNKNOWN_TERM:
             # (a clarifying question names its near terms itself, in the question's language)
             click.echo("Did you mean: " + ", ".join(answer.refusal.suggestions) + "?")
+        if answer.refusal.reason in _ON_TOPIC and answer.evidence:
+            best = answer.evidence[0]
+            where = " › ".join(best.chunk.heading_path) or best.document.title
+            click.echo(f"Closest passage: {printable(best.source)}" + (f" › {where}" if where
+                                                                        else ""))
     for claim in answer.unsupported_claims:
         click.secho(f"  removed (unsupported): {claim}", fg="red")
     faithful = "" if answer.faithfulness is None else f"faithfulness={answer.faithfulness:.2f}  "
