@@ -94,8 +94,9 @@ NAME = re.compile(r"(?<![\w'’.-])[A-Z][\w]*(?:[-'’][\w]+)*")
 CONTRACTION = re.compile(r"['’](?:d|m|ve|ll|re|t)$")
 """The contracted ending of a word ("I'd", "we've", "don't": "do" or "don", "can't", "won't")."""
 _NOT_NAMES = STOPWORDS | LIGHT_WORDS
-_CALENDAR = frozenset(MONTHS + WEEKDAYS)
-"""A month or a weekday alone is no name ("April Ludgate" is)."""
+_CALENDAR = frozenset(MONTHS + WEEKDAYS + tuple(f"{day}s" for day in WEEKDAYS))
+"""A month or a weekday alone is no name ("April Ludgate" is), nor are weekdays ("open on
+Saturdays")."""
 _NAME_FOLLOW = re.compile(r" ([A-Z][a-z]\w*)(?![\w.-]|['’](?!s\b|\s|$))")
 """A second capitalised word makes one name: "GitHub Actions", "Windows Terminal", also
 possessive ("Peter Brandt's mobile": one name, not "Peter" and "Brandt")."""
