@@ -411,15 +411,16 @@ def ask(question: str, docs: str | Path | Sequence[str | Path], *,
         preset: str | Preset = Preset.BALANCED, embedder: Embedder | str | None = None,
         **kwargs: Any) -> Answer:
     """One-shot: answer from ``docs`` — files, folders, or Markdown text (a line break or a
-    space in it; a single word is read as a path); one of them, or a list. ``preset``: ``lenient``, ``balanced`` (default), ``strict``,
-    each with ``+reader`` too; ``embedder``: an embedder or its name as the CLI's
-    ``--embedder`` takes it (``"e5"``, :func:`abstain.embed.load_embedder`); other keywords
-    are :class:`Pipeline`'s (``reader=False``, ``strictness=…``).
+    space in it; a single word is read as a path); one of them, or a list. ``preset``:
+    ``lenient``, ``balanced`` (default), ``strict``, each with ``+reader`` too;
+    ``embedder``: an embedder or its name as the CLI's ``--embedder`` takes it (``"e5"``,
+    :func:`abstain.embed.load_embedder`); other keywords are :class:`Pipeline`'s
+    (``reader=False``, ``strictness=…``).
 
     No document, a path that does not exist, or documents none of which can be read raise
-    InputError. The documents are
-    ingested once into a store in the user cache directory named by their content hashes
-    (and the embedder), so asking again about the same documents reuses it.
+    InputError. The documents are ingested once into a store in the user cache directory
+    named by their content hashes (and the embedder), so asking again about the same
+    documents reuses it.
     """
     from abstain.errors import InputError
     from abstain.oneshot import oneshot_store
