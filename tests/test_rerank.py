@@ -136,7 +136,7 @@ def test_refusals_settled_before_reading_cost_no_reading(tmp_path: Path,
     fixed = FixedReader(5.0)
     answer = _ask(tmp_path / "r.db", hashing, "Which port does replication use for E4242?",
                   reader=fixed)
-    assert answer.refusal is not None and answer.refusal.reason == "no_evidence"  # none names it
+    assert answer.refusal is not None and answer.refusal.reason == "unknown_entity"  # none names it
     assert fixed.pairs == 0 and "read_ms" not in answer.timings_ms
     assert "answerability" not in answer.features
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from abstain.align import (
     Focus,
@@ -436,7 +436,7 @@ class Gate:
                           source="the answer confidence's certified threshold"
                           if threshold is None else "GateThresholds.min_answer_confidence",
                           at_least=row_lookup(data.reading))
-        failed = next((c for c in checks if not c.passed), None)
+        failed = deciding(checks)
         return replace(result, passed=failed is None, checks=checks, failed=failed), p
 
     def evaluate(self, data: GateInput, earlier: GateResult | None = None) -> GateResult:
@@ -469,13 +469,40 @@ class Gate:
                                               result.threshold, result.detail,
                                               result.reason or f"rule:{name}")))
         checks = tuple(f.check for f in findings)
-        failed = next((c for c in checks if not c.passed), None)
+        failed = deciding(checks)
         # What the question asks about that the evidence lacks: the deciding check's own
         # findings first, else the first other check that found something missing.
         failing = [f for f in findings if not f.check.passed]
         missing = next((f.missing for f in failing if f.missing), ())
         suggestions = next((f.suggestions for f in failing if f.suggestions), ())
         return GateResult(failed is None, checks, failed, suggestions, missing, tuple(ran))
+
+
+class Verdict(Protocol):
+    """A check as the gate reports it or a record stores it: enough to say which decides."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def reason(self) -> str | None: ...
+
+
+V = TypeVar("V", bound=Verdict)
+
+
+def deciding(checks: Sequence[V]) -> V | None:
+    """The check whose refusal is given: the first that failed, but a name nowhere in the
+    workspace (``unknown_entity``) outranks "nothing kept" (``no_evidence``), which it
+    explains: "Zorblax was not found in the documents", with suggestions. (Also what an
+    ``--answer-all`` record's verdicts replay to: :func:`abstain.evaluate.answer_all.
+    first_failing`.)"""
+    failed = next((c for c in checks if not c.passed), None)
+    if failed is not None and failed.name == CheckName.EVIDENCE:
+        return next((c for c in checks if c.name == CheckName.ENTITY_EXISTENCE
+                     and not c.passed and c.reason == RefusalReason.UNKNOWN_ENTITY), failed)
+    return failed
 
 
 def _waived_by(reading: Reading | None, t: GateThresholds) -> str | None:
@@ -599,12 +626,6 @@ def refusal_fields(reason: str, result: GateResult) -> dict[str, object]:
     """What the refusal message names: the entities, the missing terms, the asked type."""
     if reason in (RefusalReason.UNKNOWN_ENTITY,
                   RefusalReason.ENTITY_NOT_IN_EVIDENCE) and result.missing:
-        return {"entity": ", ".join(result.missing)}
-    unknown = next((c for c in result.checks if c.name == CheckName.ENTITY_EXISTENCE
-                    and not c.passed and c.reason == RefusalReason.UNKNOWN_ENTITY), None)
-    if reason == RefusalReason.NO_EVIDENCE and unknown is not None and result.missing:
-        # nothing was kept, and a name the question asks about is nowhere in the workspace:
-        # say which (the JSON's ``missing`` names it already)
         return {"entity": ", ".join(result.missing)}
     if reason == RefusalReason.LOW_COVERAGE and result.missing:
         more = len(result.missing) > MAX_NAMED_TERMS  # the check's detail lists them all

@@ -171,15 +171,13 @@ _KINDS = {
 
 def refusal_message(reason: str, language: str, **fields: object) -> str:
     """The human message of a refusal; ``entity``, ``terms`` and ``kind`` fill in the detail
-    for ``unknown_entity`` / ``entity_not_in_evidence`` (and ``no_evidence`` when a name it
-    asks about is nowhere in the workspace), ``low_coverage`` and
+    for ``unknown_entity`` / ``entity_not_in_evidence``, ``low_coverage`` and
     ``answer_type_missing``; ``term`` (and ``near``, the known terms close to it) make the
     clarifying question of ``unknown_term``; ``reference`` the ``needs_clarification`` of a
     question that refers to what it does not name, ``nothing`` that of a message that names
     nothing at all ("thanks!")."""
     lang = language if language in LANGUAGES else "en"
-    if reason in (RefusalReason.UNKNOWN_ENTITY, RefusalReason.NO_EVIDENCE) \
-            and fields.get("entity"):
+    if reason == RefusalReason.UNKNOWN_ENTITY and fields.get("entity"):
         return f"{_NOT_FOUND[lang].format(**fields)} {_BASE[lang]}"
     if reason == RefusalReason.ENTITY_NOT_IN_EVIDENCE and fields.get("entity"):
         return f"{_NOT_IN_EVIDENCE[lang].format(**fields)} {_BASE[lang]}"

@@ -28,7 +28,7 @@ def test_ask_answers_with_the_cli_schema(server: Env) -> None:
 def test_ask_refuses_without_an_llm_call(server: Env) -> None:
     body = _ask(server, {"question": REFUSED}).json()
     assert body["answered"] is False and body["llm_called"] is False
-    assert body["refusal"]["reason"] == "no_evidence"
+    assert body["refusal"]["reason"] == "unknown_entity"  # nothing kept; ADR-0050 is nowhere
 
 
 def test_long_question_is_a_refusal_not_an_error(server: Env) -> None:

@@ -40,7 +40,7 @@ def test_a_refusal_is_in_refusal_and_content(server: Env) -> None:
     assert message.refusal and message.content == message.refusal
     abstain = (completion.model_extra or {})["abstain"]
     assert abstain["answered"] is False and abstain["llm_called"] is False
-    assert abstain["reason"] == "no_evidence"
+    assert abstain["reason"] == "unknown_entity"
 
 
 def test_a_stream_releases_the_answer_in_chunks(server: Env) -> None:

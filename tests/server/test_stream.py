@@ -46,8 +46,10 @@ def test_refusal_streams_meta_refusal_done_without_llm(server: Env) -> None:
     events = parse_sse(response.text)
     assert [k for k, _ in events] == ["meta", "refusal", "done"]
     refusal, done = events[1][1], events[2][1]
-    assert refusal["reason"] == "no_evidence"  # nothing close is kept
-    assert refusal["message"] and "ADR-0050" in refusal["missing"]
+    # nothing close is kept (the server's hashing store), and ADR-0050 is nowhere: the name
+    # says why, with the ADRs that do exist
+    assert refusal["reason"] == "unknown_entity"
+    assert refusal["message"] and "ADR-0050" in refusal["missing"] and refusal["suggestions"]
     assert done["answered"] is False and done["answer"] is None
     assert done["llm_called"] is False
     assert done["refusal"] == refusal

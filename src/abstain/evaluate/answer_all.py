@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from abstain.evaluate.records import QuestionRecord
-from abstain.gate import CHECKS, Gate, GateInput, GateResult
+from abstain.gate import CHECKS, Gate, GateInput, GateResult, Verdict, deciding
 from abstain.records import CheckName
 
 GATE_CHECKS = frozenset({*(str(c.name) for c in CHECKS), str(CheckName.QUOTE_READING)})
@@ -45,22 +45,16 @@ def observing(gate: Gate) -> ObservingGate:
     return ObservingGate(gate.thresholds, gate.rules, gate.answer_confidence)
 
 
-class _Verdict(Protocol):
-    @property
-    def name(self) -> str: ...
-    @property
-    def passed(self) -> bool: ...
-
-
-V = TypeVar("V", bound=_Verdict)
+V = TypeVar("V", bound=Verdict)
 
 
 def first_failing(checks: Iterable[V], *, confidence: bool = True) -> V | None:
-    """The first failing check that refuses before anything is shown: one of the gate's own
-    (:data:`GATE_CHECKS`, the confidence's own unless ``confidence`` is False) or a user rule."""
-    return next((c for c in checks if not c.passed
-                 and (c.name in GATE_CHECKS or c.name.startswith("rule:"))
-                 and (confidence or c.name != CheckName.CALIBRATED_CONFIDENCE)), None)
+    """The failing check that refuses before anything is shown (:func:`abstain.gate.deciding`
+    of the failing ones): one of the gate's own (:data:`GATE_CHECKS`, the confidence's own
+    unless ``confidence`` is False) or a user rule."""
+    return deciding([c for c in checks if not c.passed
+                     and (c.name in GATE_CHECKS or c.name.startswith("rule:"))
+                     and (confidence or c.name != CheckName.CALIBRATED_CONFIDENCE)])
 
 
 def gate_decision(record: QuestionRecord) -> str | None:
