@@ -369,3 +369,24 @@ def test_a_flag_keys_its_row_whole_and_a_heading_joined_to_a_row_is_not_quoted()
                                                 by_columns=RowVerdict.ANSWERS),))]
     generation = ExtractiveGenerator().generate(asked, evidence)
     assert [s.text for s in generation.sentences] == [f"- {line}"]
+
+
+def test_a_question_naming_two_records_of_a_table_is_answered_by_neither_row_alone() -> None:
+    """A newcomer's "What are the default values of max_workers and minify?" was answered
+    ``confident`` from the max_workers row alone (and so was the chat follow-up "what about
+    minify?", joined to the question before it)."""
+    workers = ("option: max_workers; default: 3; description: Number of pages rendered in "
+               "parallel.")
+    minify = "option: minify; default: false; description: Whether the HTML output is minified."
+    both = rows.read(Question.parse("What are the default values of max_workers and minify?"),
+                     [workers, minify], [0.95, 0.9])
+    assert both[0][1] is RowVerdict.DOES_NOT_ANSWER and both[0][0] < 0.3
+    one = rows.read(Question.parse("What is the default value of max_workers?"),
+                    [workers, minify], [0.95, 0.9])
+    assert one[0][1] is RowVerdict.ANSWERS
+    # a key of another table's row is no second record of this one
+    page = "page: configuration; minify: documented; owner: docs team"
+    other_table = rows.read(Question.parse("What is the default value of max_workers for "
+                                           "the configuration page?"),
+                            [workers, page], [0.95, 0.2])
+    assert other_table[0][1] is RowVerdict.ANSWERS

@@ -337,17 +337,38 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
                                                  named=named, embedder=embedder, context=page)
                 for row, key, page in zip(parsed, keys, pages, strict=True)]
     most = max(map(len, keys), default=0)  # the asked record holds most of what is named
+    asked_words = set(tokens(question.text))
     out: list[tuple[float, RowVerdict | None]] = []
     for row, key, found, p in zip(parsed, keys, verdicts, probabilities, strict=True):
         if row is not None and found in (None, RowVerdict.ANSWERS) and (
                 len(key) < most or referenced(row, key)):
             found = RowVerdict.ANOTHER_RECORD
+        if (row is not None and found is RowVerdict.ANSWERS
+                and _names_another(row, parsed, asked_words)):
+            found = RowVerdict.DOES_NOT_ANSWER  # "the defaults of max_workers and minify"
         if found is RowVerdict.ANSWERS:
             p = max(p, P_ANSWERS)
         elif found is not None:
             p = min(p, P_DOES_NOT_ANSWER)
         out.append((p, found))
     return out
+
+
+def _names_another(row: Row, rows: Sequence[Row | None], asked: set[str]) -> bool:
+    """Whether the question also names another record of ``row``'s table among ``rows``
+    read: the first cell (its key) of another row of the same table, whole among the
+    question's words ("What are the default values of max_workers and minify?" names the
+    ``minify`` row beside the ``max_workers`` one). One row answers about one record: a
+    question about two is about several rows, which no one row answers (a newcomer's
+    "max_workers and minify" was answered "confident" from the max_workers row alone)."""
+    own = set(tokens(row.cells[0][1]))
+    for other in rows:
+        if other is None or other.cells == row.cells or not same_table(row, other):
+            continue
+        words = set(tokens(other.cells[0][1]))
+        if words and words != own and words <= asked:
+            return True
+    return False
 
 
 def same_table(a: Row, b: Row) -> bool:
