@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from abstain.errors import ConfigError
+from abstain.errors import ConfigError, InputError
 from abstain.pipeline import Pipeline
 from tests.integrations.conftest import ANSWERED
 
@@ -54,3 +54,37 @@ def test_an_adapter_rejects_what_is_not_a_pipeline(module: str, name: str) -> No
     adapter = getattr(pytest.importorskip(module), name)
     with pytest.raises(ConfigError, match=r"pipeline must be an abstain.Pipeline .*'kb.db'"):
         adapter("kb.db")
+
+
+def test_langchain_answer_runnable_rejects_what_is_not_a_pipeline_where_it_is_built(
+        adapters_pipeline: Pipeline) -> None:
+    """A newcomer built ``answer_runnable("kb.db")`` and ``answer_runnable(None)`` without
+    an error, and met an AttributeError at ``.invoke``."""
+    lc = pytest.importorskip("abstain.integrations.langchain")
+    for wrong in ("kb.db", None):
+        with pytest.raises(ConfigError, match=r"pipeline must be an abstain\.Pipeline"):
+            lc.answer_runnable(wrong)
+    with pytest.raises(InputError, match="invalid workspace name '../etc'"):
+        lc.answer_runnable(adapters_pipeline, workspace="../etc")
+    assert lc.answer_runnable(adapters_pipeline, workspace="docs").invoke(ANSWERED).answered
+
+
+@pytest.mark.parametrize(("module", "name"), [
+    ("abstain.integrations.llamaindex", "AbstainRetriever"),
+    ("abstain.integrations.llamaindex", "AbstainQueryEngine"),
+    ("abstain.integrations.haystack", "AbstainRetriever"),
+    ("abstain.integrations.haystack", "AbstainAnswerer"),
+])
+def test_an_adapter_rejects_an_invalid_workspace_where_it_is_built(
+        adapters_pipeline: Pipeline, module: str, name: str) -> None:
+    adapter = getattr(pytest.importorskip(module), name)
+    for wrong in ("", "../etc"):  # the InputError of Pipeline.ask, where it is built
+        with pytest.raises(InputError, match="invalid workspace name"):
+            adapter(adapters_pipeline, workspace=wrong)
+    assert adapter(adapters_pipeline, workspace="docs").workspace == "docs"
+
+
+def test_langchain_retriever_rejects_an_invalid_workspace(adapters_pipeline: Pipeline) -> None:
+    lc = pytest.importorskip("abstain.integrations.langchain")
+    with pytest.raises(InputError, match="invalid workspace name"):
+        lc.AbstainRetriever(adapters_pipeline, workspace="../etc")

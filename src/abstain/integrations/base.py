@@ -50,6 +50,20 @@ def checked_pipeline(pipeline: object) -> Pipeline:
     return pipeline
 
 
+def checked_workspace(workspace: object) -> str | None:
+    """``workspace`` if it is None (the pipeline's own) or a valid workspace name, else the
+    InputError ``Pipeline.ask`` would raise at the first question, raised where the adapter
+    is built (as a wrong pipeline is)."""
+    from abstain.errors import InputError
+    from abstain.stores.base import check_workspace
+
+    if workspace is None:
+        return None
+    if not isinstance(workspace, str):
+        raise InputError(f"the workspace must be a string, not {type(workspace).__name__}")
+    return check_workspace(workspace)
+
+
 def gated_evidence(pipe: Pipeline, question: str, workspace: str | None = None
                    ) -> tuple[Evidence, ...]:
     """The evidence the gate keeps for ``question`` (validate -> retrieve -> score -> gate,

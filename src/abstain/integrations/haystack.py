@@ -32,6 +32,7 @@ from abstain.integrations.base import (
     Refused,
     answer_metadata,
     checked_pipeline,
+    checked_workspace,
     evidence_metadata,
     gated_evidence,
 )
@@ -102,7 +103,7 @@ class AbstainRetriever:
 
     def __init__(self, pipeline: Pipeline, workspace: str | None = None) -> None:
         self.pipeline = checked_pipeline(pipeline)
-        self.workspace = workspace
+        self.workspace = checked_workspace(workspace)
 
     @component.output_types(documents=list[Document], refusal=dict[str, Any])
     def run(self, query: str) -> dict[str, Any]:
@@ -129,7 +130,7 @@ class AbstainAnswerer:
 
     def __init__(self, pipeline: Pipeline, workspace: str | None = None) -> None:
         self.pipeline = checked_pipeline(pipeline)
-        self.workspace = workspace
+        self.workspace = checked_workspace(workspace)
 
     @component.output_types(answers=list[GeneratedAnswer], refusal=dict[str, Any])
     def run(self, query: str) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from abstain.errors import MissingDependency
 from abstain.integrations import base
 from abstain.integrations.base import (
     checked_pipeline,
+    checked_workspace,
     evidence_metadata,
     gated_evidence,
 )
@@ -85,6 +86,11 @@ class AbstainRetriever(BaseRetriever):
     def _is_a_pipeline(cls, pipeline: object) -> Pipeline:
         return checked_pipeline(pipeline)
 
+    @field_validator("workspace")
+    @classmethod
+    def _is_a_workspace(cls, workspace: object) -> str | None:
+        return checked_workspace(workspace)
+
     def _get_relevant_documents(self, query: str, *,
                                 run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         try:
@@ -101,9 +107,13 @@ def answer_runnable(pipeline: Pipeline, *, workspace: str | None = None
     """``Pipeline.ask`` as a runnable: a question in, abstain's
     :class:`~abstain.answer.Answer` out (answered with citations, or refused with the
     reason, message and suggestions). ``Answer`` is imported at run time, not only for type
-    checking: LangChain reads ``ask``'s annotations to build the output schema."""
+    checking: LangChain reads ``ask``'s annotations to build the output schema. Anything but
+    a Pipeline (a ConfigError) or an invalid workspace name (an InputError) fails here, where
+    it is built."""
+
+    checked, where = checked_pipeline(pipeline), checked_workspace(workspace)
 
     def ask(question: str) -> Answer:
-        return pipeline.ask(question, workspace=workspace)
+        return checked.ask(question, workspace=where)
 
     return RunnableLambda(ask, name="abstain")

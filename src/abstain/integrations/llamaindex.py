@@ -27,6 +27,7 @@ from abstain.integrations.base import (
     Refused,
     answer_metadata,
     checked_pipeline,
+    checked_workspace,
     evidence_metadata,
     gated_evidence,
     relevance,
@@ -86,7 +87,7 @@ class AbstainRetriever(BaseRetriever):
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.pipeline = checked_pipeline(pipeline)
-        self.workspace = workspace
+        self.workspace = checked_workspace(workspace)
 
     def retrieve(self, str_or_query_bundle: QueryType) -> list[NodeWithScore]:
         return super().retrieve(_asked(str_or_query_bundle))
@@ -150,7 +151,7 @@ class AbstainQueryEngine(BaseQueryEngine):
                  callback_manager: CallbackManager | None = None) -> None:
         super().__init__(callback_manager=callback_manager)
         self.pipeline = checked_pipeline(pipeline)
-        self.workspace = workspace
+        self.workspace = checked_workspace(workspace)
 
     def query(self, str_or_query_bundle: QueryType) -> RESPONSE_TYPE:
         return super().query(_asked(str_or_query_bundle))
