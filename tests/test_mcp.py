@@ -227,10 +227,12 @@ def test_bad_calls_are_tool_errors_with_a_message(db: Path, minilm: Embedder) ->
                 {"question": ""},
                 {"question": "   "},
                 {"question": "Why? " * 1200},
-                {"question": ANSWERED})]
+                {"question": ANSWERED},
+                {"question": "", "workspace": "nowhere"},
+                {"question": "thanks!", "workspace": "nowhere"})]
 
     try:
-        unknown, malformed, unnamed, empty, blank, long, fine = _run(scenario)
+        unknown, malformed, unnamed, empty, blank, long, fine, *nowhere = _run(scenario)
     finally:
         pipe.close()
     assert unknown.is_error and "nowhere" in _text(unknown)
@@ -240,6 +242,9 @@ def test_bad_calls_are_tool_errors_with_a_message(db: Path, minilm: Embedder) ->
     assert _structured(blank)["refusal"]["reason"] == "invalid_question"  # as `abstain ask`
     assert not long.is_error and _structured(long)["refusal"]["reason"] == "question_too_long"
     assert _structured(fine)["answered"] is True
+    # a workspace that does not exist is the error, whatever the question (a newcomer's ""
+    # to "nope" was refused invalid_question, where HTTP answers 404 unknown_workspace)
+    assert all(r.is_error and "'nowhere' has no documents" in _text(r) for r in nowhere)
     assert "Traceback" not in "".join(_text(r) for r in (unknown, malformed, unnamed))
     # a refusal about the question, not the documents, does not say the documents lack it
     assert "do not support an answer" not in _text(long)

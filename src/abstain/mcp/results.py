@@ -60,7 +60,6 @@ class SearchHit(TypedDict):
     fused_score: float | None
     vector_rank: int | None
     keyword_rank: int | None
-    confidence: float | None
 
 
 class SearchResult(TypedDict):
@@ -138,8 +137,7 @@ def search_result(question: str, workspace: str, retrieval: Retrieval) -> Search
         hits.append(SearchHit(
             n=n, source=ev.source, title=ev.document.title, chunk_id=ev.chunk.id,
             text=ev.text, fused_score=round(h.fused_score, 6),
-            vector_rank=h.vector_rank, keyword_rank=h.keyword_rank,
-            confidence=ev.confidence))
+            vector_rank=h.vector_rank, keyword_rank=h.keyword_rank))
     return SearchResult(question=question, workspace=workspace, hits=hits)
 
 

@@ -115,10 +115,22 @@ def create_server(pipelines: Pipelines, *, keys: KeyStore | None = None,
                             f"not {workspace!r}")
         return workspace
 
+    async def known_workspace(requested: str | None, ctx: Context[Any, Any]) -> str:
+        """The call's workspace (:func:`workspace_of`), which must hold documents: a tool
+        error before the question is looked at, as over HTTP (``404 unknown_workspace``;
+        an empty question to a workspace that does not exist was refused
+        ``invalid_question``)."""
+        ws = workspace_of(requested, ctx)
+        known = await _in_thread(pipelines.main.store.workspaces)
+        if ws not in known:
+            raise ToolError(f"workspace {ws!r} has no documents (workspaces: "
+                            f"{', '.join(known) or 'none yet'})")
+        return ws
+
     @server.tool(description=_ASK_DOC, annotations=read_only)
     async def ask(question: Question, ctx: Context[Any, Any], workspace: WorkspaceArg = None,
                   ) -> Annotated[CallToolResult, results.AskResult]:
-        ws = workspace_of(workspace, ctx)
+        ws = await known_workspace(workspace, ctx)
         pipe = pipelines.for_workspace(ws)
         answer = await _in_thread(lambda: pipe.ask(question, workspace=ws))
         result = results.ask_result(answer)
@@ -130,13 +142,13 @@ def create_server(pipelines: Pipelines, *, keys: KeyStore | None = None,
                      top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K,
                                                  description="How many passages.")] = 5,
                      ) -> Annotated[CallToolResult, results.SearchResult]:
+        ws = await known_workspace(workspace, ctx)
         problem = unreadable(clean(question))
         if problem is RefusalReason.QUESTION_TOO_LONG:
             raise ToolError(f"the question is longer than {MAX_QUESTION_CHARS:,} characters "
                             f"({problem}): search with its key words")
         if problem is not None:
             raise ToolError(f"the question is empty: nothing to search for ({problem})")
-        ws = workspace_of(workspace, ctx)
         pipe = pipelines.for_workspace(ws)
         found = await _in_thread(lambda: pipe.search(question, workspace=ws, top_k=top_k))
         result = results.search_result(question, ws, found)
@@ -145,11 +157,7 @@ def create_server(pipelines: Pipelines, *, keys: KeyStore | None = None,
     @server.tool(description=_DOCS_DOC, annotations=read_only)
     async def list_documents(ctx: Context[Any, Any], workspace: WorkspaceArg = None,
                              ) -> Annotated[CallToolResult, results.DocumentsResult]:
-        ws = workspace_of(workspace, ctx)
-        known = await _in_thread(pipelines.main.store.workspaces)
-        if ws not in known:  # as ask and search say it
-            raise ToolError(f"workspace {ws!r} has no documents (workspaces: "
-                            f"{', '.join(known) or 'none yet'})")
+        ws = await known_workspace(workspace, ctx)
         rows = await _in_thread(lambda: pipelines.main.store.list_documents(ws))
         result = results.documents_result(ws, rows)
         return _result(results.documents_text(result), result)
