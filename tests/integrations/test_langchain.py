@@ -65,7 +65,7 @@ def test_the_documented_two_variable_chain_runs(adapters_pipeline: Pipeline) -> 
 
     prompt = PromptTemplate.from_template("Context:\n{context}\n\nQuestion: {question}")
     llm = FakeListLLM(responses=["an answer"])
-    chain = ({"context": AbstainRetriever(adapters_pipeline, workspace="docs") | format_docs,
+    chain = ({"context": AbstainRetriever(adapters_pipeline) | format_docs,
               "question": RunnablePassthrough()} | prompt | llm)
     assert chain.invoke(ANSWERED) == "an answer"
     with pytest.raises(Refused):
