@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from abstain.align import (
     Focus,
@@ -30,7 +30,7 @@ from abstain.align import (
     local_coverage_check,
     phrases,
 )
-from abstain.answer_confidence import AnswerConfidence, weigh
+from abstain.answer_confidence import AnswerConfidence, CheckLike, weigh
 from abstain.confidence import DISTANCE_CEILING
 from abstain.errors import ConfigError
 from abstain.evidence import Evidence, RowVerdict
@@ -478,18 +478,7 @@ class Gate:
         return GateResult(failed is None, checks, failed, suggestions, missing, tuple(ran))
 
 
-class Verdict(Protocol):
-    """A check as the gate reports it or a record stores it: enough to say which decides."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def passed(self) -> bool: ...
-    @property
-    def reason(self) -> str | None: ...
-
-
-V = TypeVar("V", bound=Verdict)
+V = TypeVar("V", bound=CheckLike)
 
 
 def deciding(checks: Sequence[V]) -> V | None:

@@ -18,8 +18,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from abstain.answer_confidence import CheckLike
 from abstain.evaluate.records import QuestionRecord
-from abstain.gate import CHECKS, Gate, GateInput, GateResult, Verdict, deciding
+from abstain.gate import CHECKS, Gate, GateInput, GateResult, deciding
 from abstain.records import CheckName
 
 GATE_CHECKS = frozenset({*(str(c.name) for c in CHECKS), str(CheckName.QUOTE_READING)})
@@ -45,7 +46,7 @@ def observing(gate: Gate) -> ObservingGate:
     return ObservingGate(gate.thresholds, gate.rules, gate.answer_confidence)
 
 
-V = TypeVar("V", bound=Verdict)
+V = TypeVar("V", bound=CheckLike)
 
 
 def first_failing(checks: Iterable[V], *, confidence: bool = True) -> V | None:
