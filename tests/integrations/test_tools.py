@@ -1,5 +1,5 @@
-"""The retrievers as an agent's tools: a refusal is the tool's answer ("reason: message"),
-which the agent reads, not an exception that ends its run."""
+"""The retrievers as an agent's tools: a refusal is the tool's answer ("reason: message",
+then the suggestions), which the agent reads, not an exception that ends its run."""
 
 from __future__ import annotations
 
@@ -21,7 +21,10 @@ def test_langchain_tool_hands_the_agent_the_refusal(adapters_pipeline: Pipeline)
     tool.handle_tool_error = True
     refusal = adapters_pipeline.ask(REFUSED).refusal
     assert refusal is not None
-    assert tool.invoke(REFUSED) == f"unknown_entity: {refusal.message}"
+    # the suggestions too: an agent can ask again of an ADR that exists
+    assert tool.invoke(REFUSED) == (f"unknown_entity: {refusal.message} Did you mean: "
+                                    f"{', '.join(refusal.suggestions)}?")
+    assert refusal.suggestions
     assert "qsctl admin reset-password" in tool.invoke(ANSWERED)
 
 
@@ -42,7 +45,8 @@ def test_llamaindex_tool_answers_with_the_refusal(adapters_pipeline: Pipeline) -
     refusal = adapters_pipeline.ask(REFUSED).refusal
     assert refusal is not None
     for output in (tool.call(REFUSED), asyncio.run(tool.acall(REFUSED))):
-        assert output.content == f"unknown_entity: {refusal.message}"
+        assert output.content == (f"unknown_entity: {refusal.message} Did you mean: "
+                                  f"{', '.join(refusal.suggestions)}?")
         assert not output.is_error and output.tool_name == "kb"
         assert output.raw_output.refusal == refusal
     answered = tool.call(ANSWERED)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from abstain.answer import Answer
 from abstain.errors import AbstainError, ConfigError
+from abstain.records import RefusalReason
 from abstain.trace import answer_of
 
 if TYPE_CHECKING:
@@ -25,7 +26,12 @@ class Refused(AbstainError):
 
     def __init__(self, answer: Answer) -> None:
         assert answer.refusal is not None, "only a refused answer is a refusal"
-        super().__init__(f"{answer.refusal.reason}: {answer.refusal.message}")
+        refusal = answer.refusal
+        # what an agent reads when the tool hands it the refusal: the suggestions too, as
+        # the CLI prints them (a clarifying question names its near terms itself)
+        near = (f" Did you mean: {', '.join(refusal.suggestions)}?"
+                if refusal.suggestions and refusal.reason != RefusalReason.UNKNOWN_TERM else "")
+        super().__init__(f"{refusal.reason}: {refusal.message}{near}")
         self.answer = answer
         self.reason = answer.refusal.reason
         self.message = answer.refusal.message
