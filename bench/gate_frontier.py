@@ -22,7 +22,11 @@ Three tables, each per domain (a domain is one records file or several pooled, `
     python bench/gate_frontier.py --fit 'train=runs/train/*.jsonl' \\
         'unseen=runs/eval/*.jsonl' click=runs/click.jsonl squad=runs/squad.jsonl
 
-docs/EXPERIMENTS.md, "One model over every signal" has a run.
+docs/EXPERIMENTS.md, "One model over every signal" has a run. One thing the replay cannot
+do: an answer whose best window is a table row answering by its columns states at least
+``rows.ANSWERED_RIGHT`` in the pipeline (``gate.row_lookup``), and a record does not keep the
+row's verdict, so the replay judges such an answer by its P(right) alone and may refuse one
+the pipeline gives (in that run it reproduced the real runs' counts exactly).
 """
 
 from __future__ import annotations

@@ -707,3 +707,6 @@ def test_a_time_of_day_is_no_amount() -> None:
         assert how_much.carried_by(sentence), sentence
     assert not carries("Open from 11:30 to 14:00.", AnswerType.NUMBER)
     assert carries("Aspect ratio 16:9.", AnswerType.NUMBER)  # a ratio is no time of day
+    # a span written as a clock still answers how many minutes (a review's find)
+    minutes = AskedType.of(Question.parse("How many minutes is the session timeout?"))
+    assert minutes.carried_by("Session timeout: 00:30:00")

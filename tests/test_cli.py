@@ -171,6 +171,9 @@ def test_serve_says_when_its_store_does_not_exist(tmp_path: Path,
     again = CliRunner().invoke(cli, ["serve", "--db", str(kb), "--keys", str(keys),
                                      "--port", "0"])
     assert again.exit_code == 0 and "does not exist" not in again.output
+    as_url = CliRunner().invoke(cli, ["serve", "--store", f"sqlite:///{kb}", "--keys",
+                                      str(keys), "--port", "0"])  # the same file (a review)
+    assert as_url.exit_code == 0 and "does not exist" not in as_url.output
 
 
 def test_a_refusal_on_the_topic_names_the_closest_passage(sample_db: str) -> None:

@@ -96,3 +96,17 @@ def test_documents_none_of_which_can_be_read_raise_with_the_reasons(tmp_path: Pa
     for question in ("How long is the probation period?", "x?"):
         with pytest.raises(InputError, match=r"none of the documents could be read.*blob\.md"):
             abstain.ask(question, docs=[blob, image], embedder=HashingEmbedder())
+
+
+def test_a_blank_document_is_refused_as_empty_and_a_home_path_is_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review found ``docs=""`` called "no such file or directory: " once a single word
+    became a path, and ``docs="~/folder"`` missing though it exists."""
+    with pytest.raises(InputError, match="the document is empty"):
+        abstain.ask("What is the stipend?", docs="   ", embedder=HashingEmbedder())
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "handbook").mkdir()
+    (tmp_path / "handbook" / "perks.md").write_text("# Perks\n\nThe stipend is 500 EUR a year.")
+    answer = abstain.ask("How much is the stipend?", docs="~/handbook",
+                         embedder=HashingEmbedder(), reader=False)
+    assert answer.evidence and "500 EUR" in answer.evidence[0].text

@@ -384,9 +384,35 @@ def test_a_question_naming_two_records_of_a_table_is_answered_by_neither_row_alo
     one = rows.read(Question.parse("What is the default value of max_workers?"),
                     [workers, minify], [0.95, 0.9])
     assert one[0][1] is RowVerdict.ANSWERS
+    # a second record named as an identifier, in a second question too
+    for question in ("What are the defaults of max_workers and cache_dir?",
+                     "What is the default value of max_workers? What is the default value "
+                     "of minify?"):
+        other = "option: cache_dir; default: .cache; description: Where rendered pages go."
+        read = rows.read(Question.parse(question), [workers, other, minify], [0.95, 0.9, 0.9])
+        assert read[0][1] is RowVerdict.DOES_NOT_ANSWER, question
     # a key of another table's row is no second record of this one
     page = "page: configuration; minify: documented; owner: docs team"
     other_table = rows.read(Question.parse("What is the default value of max_workers for "
                                            "the configuration page?"),
                             [workers, page], [0.95, 0.2])
     assert other_table[0][1] is RowVerdict.ANSWERS
+
+
+@pytest.mark.parametrize(("question", "asked", "other"), [
+    ("What is the default value of cache_dir?", "cache_dir", "cache"),  # within its own key
+    ("What is the default value of max_workers?", "max_workers", "workers"),
+    ("What is the default value of server_port?", "server_port", "server"),
+    ("What is the default of --color-scheme?", "--color-scheme", "--color"),
+    ("What is the default value of max_workers?", "max_workers", "default"),  # a column word
+    ("What is the default value of max_workers?", "max_workers", "value"),  # common English
+    ("What is the default of max_workers on the server?", "max_workers", "server"),
+])
+def test_a_word_of_the_question_that_keys_another_row_is_not_always_a_second_record(
+        question: str, asked: str, other: str) -> None:
+    """A review of the rule above found these refused (0.95 -> 0.05): another row's key
+    inside the asked one's, or a common word the question says for another reason."""
+    rows_read = [f"option: {asked}; default: 3; description: A setting.",
+                 f"option: {other}; default: x; description: Another setting."]
+    assert rows.read(Question.parse(question), rows_read, [0.95, 0.9])[0][1] \
+        is RowVerdict.ANSWERS

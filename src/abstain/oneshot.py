@@ -47,8 +47,8 @@ def split_docs(docs: Sequence[str | Path]) -> tuple[list[str | Path], list[str]]
 
 
 def _looks_like_path(text: str) -> bool:
-    if "\n" in text or len(text) > 4096:
-        return False
+    if "\n" in text or len(text) > 4096 or not text.strip():
+        return False  # a blank document is text, and is refused as empty
     if os.path.lexists(text):
         return True
     stripped = text.strip()

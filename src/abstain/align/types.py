@@ -220,8 +220,9 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
         if duration and _LASTING.search(sentence):
             return True
         # a time of day is when, not how much ("open from 11:30 to 14:00" costs nothing);
-        # a how-long question's span may still be one ("runs 01:30:00")
-        text = fold(sentence) if duration else _CLOCK.sub(" ", fold(sentence))
+        # a how-long or how-many-minutes question's span may still be one ("00:30:00")
+        clocked = duration or bool(measure & _CLOCK_UNITS)
+        text = fold(sentence) if clocked else _CLOCK.sub(" ", fold(sentence))
         words = _UNIT_TOKEN.findall(_LABEL.sub(lambda m: m.group(1).replace("_", " "), text))
         joined = [i for i, w in enumerate(words) if _WITH_UNIT.fullmatch(w)
                   and not (duration and w.endswith("x"))]
@@ -270,6 +271,9 @@ NUMBER_WINDOW = 4
 _UNIT_TOKEN = re.compile(r"\w+|[%$€£¥]")
 _CLOCK = re.compile(r"(?<![\w:.])\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\b\.?)?(?![\w:])")
 """A time of day: "11:30", "14:00:00", "9:05 pm" (not "16:9", "1:30:00:00" or "a:b")."""
+_CLOCK_UNITS = frozenset({"hour", "minut", "second"})
+"""Stems of what a how-many question counts that a clock-written span states ("How many
+minutes is the session timeout?" of "Session timeout: 00:30:00")."""
 _LABEL = re.compile(r"\b([a-z0-9]+(?:_[a-z0-9]+)+)(?=\s*:)")
 """A table row's column label ("minutes_to_resolve: 308"), read as its words: its unit is the
 value's (not ``retention_days`` in running text, which names a setting)."""

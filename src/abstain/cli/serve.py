@@ -124,11 +124,11 @@ def _say_if_new_store(location: str | None) -> None:
     it); a mistyped --db would otherwise serve an empty one without a word."""
     from pathlib import Path
 
-    from abstain.config import default_db_path
+    from abstain.stores import sqlite_path
 
     if location and location.startswith(("postgresql://", "postgres://")):
         return
-    path = Path(location or default_db_path()).expanduser()
+    path = Path(sqlite_path(location)).expanduser()
     if not path.exists():
         click.secho(f"{path} does not exist: serving a new, empty store (add documents with "
                     "`abstain ingest` or POST /v1/workspaces/WS/documents)", fg="yellow",

@@ -46,7 +46,7 @@ class Skip:
 
 def check_paths_exist(paths: Iterable[str | Path]) -> None:
     """Raise :class:`InputError` naming every path that does not exist (nothing is read)."""
-    missing = [str(p) for p in paths if not os.path.lexists(p)]
+    missing = [str(p) for p in paths if not os.path.lexists(os.path.expanduser(p))]
     if missing:
         raise InputError(f"no such file or directory: {', '.join(missing)}; nothing was "
                          "ingested")

@@ -48,7 +48,7 @@ from abstain.embed import Embedder
 from abstain.evidence import RowVerdict
 from abstain.mentions import Kind, Mention
 from abstain.question import Question
-from abstain.text import content_words, fold, stem, stem_set, tokens
+from abstain.text import content_words, english_rarity, fold, stem, stem_set, tokens
 
 P_ANSWERS = 0.9
 """A row's probability when its columns answer: above the reading's veto and the bar at
@@ -337,14 +337,13 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
                                                  named=named, embedder=embedder, context=page)
                 for row, key, page in zip(parsed, keys, pages, strict=True)]
     most = max(map(len, keys), default=0)  # the asked record holds most of what is named
-    asked_words = set(tokens(question.text))
     out: list[tuple[float, RowVerdict | None]] = []
     for row, key, found, p in zip(parsed, keys, verdicts, probabilities, strict=True):
         if row is not None and found in (None, RowVerdict.ANSWERS) and (
                 len(key) < most or referenced(row, key)):
             found = RowVerdict.ANOTHER_RECORD
         if (row is not None and found is RowVerdict.ANSWERS
-                and _names_another(row, parsed, asked_words)):
+                and _names_another(row, parsed, question.text)):
             found = RowVerdict.DOES_NOT_ANSWER  # "the defaults of max_workers and minify"
         if found is RowVerdict.ANSWERS:
             p = max(p, P_ANSWERS)
@@ -354,21 +353,40 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
     return out
 
 
-def _names_another(row: Row, rows: Sequence[Row | None], asked: set[str]) -> bool:
+def _names_another(row: Row, rows: Sequence[Row | None], question: str) -> bool:
     """Whether the question also names another record of ``row``'s table among ``rows``
-    read: the first cell (its key) of another row of the same table, whole among the
-    question's words ("What are the default values of max_workers and minify?" names the
-    ``minify`` row beside the ``max_workers`` one). One row answers about one record: a
-    question about two is about several rows, which no one row answers (a newcomer's
-    "max_workers and minify" was answered "confident" from the max_workers row alone)."""
+    read: the first cell (its key) of another row of the same table, written whole in the
+    question ("What are the default values of max_workers and minify?" names the ``minify``
+    row beside the ``max_workers`` one). One row answers about one record: a question about
+    two is about several rows, which no one row answers (a newcomer's "max_workers and
+    minify" was answered "confident" from the max_workers row alone). Not a key the asked
+    row's own key holds ("cache" of ``cache_dir``, "GitHub" of "GitHub Actions"), nor one
+    whose words the asked row holds anyway, nor a plain word common in English ("server",
+    "default", "value": :data:`RARE_KEY`), which a question says for other reasons."""
     own = set(tokens(row.cells[0][1]))
+    held = {t for column, value in row.cells for t in (*tokens(column), *tokens(value))}
     for other in rows:
         if other is None or other.cells == row.cells or not same_table(row, other):
             continue
-        words = set(tokens(other.cells[0][1]))
-        if words and words != own and words <= asked:
+        key = other.cells[0][1].strip()
+        words = set(tokens(key))
+        if not words or words <= own or words <= held:
+            continue
+        if not _IDENTIFIER_LIKE.search(key) and any(english_rarity(w) < RARE_KEY
+                                                     for w in words):
+            continue
+        if re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", question, re.IGNORECASE):
             return True
     return False
+
+
+RARE_KEY = 0.9
+"""How rare in English (:func:`~abstain.text.words.english_rarity`) each word of a plain key
+must be for the question to name that row by it: "minify" (1.0) does, "server" (0.62),
+"default" (0.68) or "value" (0.34) may be said for another reason."""
+_IDENTIFIER_LIKE = re.compile(r"[_\-./\d]|[a-z][A-Z]")
+"""A key written as an identifier (``max_workers``, ``--color``, ``v2``, ``GitHubActions``):
+named only as itself."""
 
 
 def same_table(a: Row, b: Row) -> bool:

@@ -14,7 +14,7 @@ from abstain.stores.base import (
 )
 
 __all__ = ["DEFAULT_WORKSPACE", "DocumentInfo", "EmbedderInfo", "Store", "StoredChunk",
-           "open_store"]
+           "open_store", "sqlite_path"]
 
 
 def open_store(location: str | None = None, *, create: bool = True,
@@ -36,5 +36,11 @@ def open_store(location: str | None = None, *, create: bool = True,
                           " store; a SQLite database has none")
     from abstain.stores.sqlite import SQLiteStore
 
+    return SQLiteStore(sqlite_path(location), create=create)
+
+
+def sqlite_path(location: str | None) -> str:
+    """The SQLite file a store location names (:func:`open_store`: a path, ``sqlite:///path``,
+    or None for the default database); not for a ``postgresql://`` URL."""
     path = (location or "").removeprefix("sqlite:///").removeprefix("sqlite://")
-    return SQLiteStore(path or default_db_path(), create=create)
+    return path or default_db_path()
