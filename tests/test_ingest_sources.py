@@ -300,3 +300,25 @@ def test_a_folder_turned_unreadable_keeps_its_documents_through_a_prune(
     assert report.removed == [] and report.gone == []
     assert [s for s, _ in report.skipped] == [str((docs / "locked").resolve())]
     assert any(d.source == str(secret.resolve()) for d in pipe.documents())
+
+
+def test_a_folder_that_lists_but_cannot_be_entered_is_reported_not_a_crash(
+        pipe: Pipeline, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review's mode-600 folder: os.walk lists its names, but looking at any of them
+    raised PermissionError out of the ingest."""
+    docs = tmp_path / "docs"
+    (docs / "half").mkdir(parents=True)
+    (docs / "half" / "a.md").write_text("# A\n\nThe lobby opens at 06:00.")
+    (docs / "ok.md").write_text("# OK\n\nThe lobby closes at 22:00.")
+    real = Path.is_symlink
+
+    def is_symlink(self: Path) -> bool:
+        if self.parent.name == "half":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "is_symlink", is_symlink)
+    report = pipe.ingest([docs])
+    assert report.added == [str((docs / "ok.md").resolve())]
+    assert report.skipped == [(str((docs / "half" / "a.md").resolve()),
+                               "cannot read: Permission denied")]

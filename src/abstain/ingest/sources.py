@@ -99,7 +99,12 @@ def _walk(root: Path, follow_symlinks: bool) -> Iterator[FileSource | Skip]:
             sub = here / name
             if name.startswith("."):
                 continue
-            if sub.is_symlink():
+            try:
+                linked = sub.is_symlink()
+            except OSError as exc:  # listed, but its parent cannot be entered
+                yield Skip(str(sub), f"cannot read folder: {exc.strerror or exc}", folder=True)
+                continue
+            if linked:
                 target = sub.resolve()
                 if target.is_relative_to(root):
                     continue  # walked under its real path
@@ -113,7 +118,10 @@ def _walk(root: Path, follow_symlinks: bool) -> Iterator[FileSource | Skip]:
         dirs[:] = kept
         for name in sorted(files):
             if not name.startswith(_NOT_DOCUMENTS):
-                yield _one(root, here / name, follow_symlinks)
+                try:
+                    yield _one(root, here / name, follow_symlinks)
+                except OSError as exc:  # a folder that lists but cannot be entered (mode 600)
+                    yield Skip(str(here / name), f"cannot read: {exc.strerror or exc}")
     yield from skipped_folders()
 
 
