@@ -126,9 +126,10 @@ def _say_if_new_store(location: str | None) -> None:
 
     from abstain.stores import sqlite_path
 
-    if location and location.startswith(("postgresql://", "postgres://")):
+    file = sqlite_path(location)
+    if file is None:  # PostgreSQL
         return
-    path = Path(sqlite_path(location)).expanduser()
+    path = Path(file).expanduser()
     if not path.exists():
         click.secho(f"{path} does not exist: serving a new, empty store (add documents with "
                     "`abstain ingest` or POST /v1/workspaces/WS/documents)", fg="yellow",

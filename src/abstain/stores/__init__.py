@@ -27,20 +27,24 @@ def open_store(location: str | None = None, *, create: bool = True,
     :class:`~abstain.errors.NoDatabase` error instead of a new empty database.
     ``replicas``: read replicas of a PostgreSQL store, which answer its searches.
     """
-    if location and location.startswith(("postgresql://", "postgres://")):
+    path = sqlite_path(location)
+    if path is None:
         from abstain.stores.postgres import PostgresStore
 
+        assert location is not None
         return PostgresStore(location, replicas=replicas)
     if replicas:
         raise ConfigError("read replicas (--replica, ABSTAIN_REPLICAS) need a postgresql://"
                           " store; a SQLite database has none")
     from abstain.stores.sqlite import SQLiteStore
 
-    return SQLiteStore(sqlite_path(location), create=create)
+    return SQLiteStore(path, create=create)
 
 
-def sqlite_path(location: str | None) -> str:
+def sqlite_path(location: str | None) -> str | None:
     """The SQLite file a store location names (:func:`open_store`: a path, ``sqlite:///path``,
-    or None for the default database); not for a ``postgresql://`` URL."""
+    or None for the default database); None for a ``postgresql://`` URL."""
+    if location and location.startswith(("postgresql://", "postgres://")):
+        return None
     path = (location or "").removeprefix("sqlite:///").removeprefix("sqlite://")
     return path or default_db_path()
