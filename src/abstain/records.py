@@ -97,6 +97,15 @@ class Refusal:
         return {"reason": self.reason, "message": self.message,
                 "suggestions": list(self.suggestions), "missing": list(self.missing)}
 
+    @property
+    def did_you_mean(self) -> str:
+        """"Did you mean: A, B?" for the suggestions, as the CLI and an agent's tool print
+        them; "" without any, and for a clarifying question, which names its near terms
+        itself in the question's language."""
+        if not self.suggestions or self.reason == RefusalReason.UNKNOWN_TERM:
+            return ""
+        return f"Did you mean: {', '.join(self.suggestions)}?"
+
 
 @dataclass(frozen=True, slots=True)
 class Check:

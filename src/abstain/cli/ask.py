@@ -84,9 +84,8 @@ def render(answer: Answer, *, debug: bool = False) -> None:
         click.secho(f"Refused ({answer.refusal.reason}, confidence "
                     f"{shown_confidence(answer.confidence)}):", fg="yellow", bold=True)
         click.echo(answer.refusal.message)
-        if answer.refusal.suggestions and answer.refusal.reason != RefusalReason.UNKNOWN_TERM:
-            # (a clarifying question names its near terms itself, in the question's language)
-            click.echo("Did you mean: " + ", ".join(answer.refusal.suggestions) + "?")
+        if answer.refusal.did_you_mean:
+            click.echo(answer.refusal.did_you_mean)
         if answer.refusal.reason in _ON_TOPIC and answer.evidence:
             best = answer.evidence[0]
             where = " › ".join(best.chunk.heading_path) or best.document.title

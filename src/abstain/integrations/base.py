@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any
 
 from abstain.answer import Answer
 from abstain.errors import AbstainError, ConfigError
-from abstain.records import RefusalReason
 from abstain.trace import answer_of
 
 if TYPE_CHECKING:
@@ -27,16 +26,14 @@ class Refused(AbstainError):
     def __init__(self, answer: Answer) -> None:
         assert answer.refusal is not None, "only a refused answer is a refusal"
         refusal = answer.refusal
-        # what an agent reads when the tool hands it the refusal: the suggestions too, as
-        # the CLI prints them (a clarifying question names its near terms itself)
-        near = (f" Did you mean: {', '.join(refusal.suggestions)}?"
-                if refusal.suggestions and refusal.reason != RefusalReason.UNKNOWN_TERM else "")
-        super().__init__(f"{refusal.reason}: {refusal.message}{near}")
+        # what an agent reads when the tool hands it the refusal: the suggestions too
+        text = f"{refusal.reason}: {refusal.message}"
+        super().__init__(f"{text} {refusal.did_you_mean}" if refusal.did_you_mean else text)
         self.answer = answer
-        self.reason = answer.refusal.reason
-        self.message = answer.refusal.message
-        self.suggestions = answer.refusal.suggestions
-        self.missing = answer.refusal.missing
+        self.reason = refusal.reason
+        self.message = refusal.message
+        self.suggestions = refusal.suggestions
+        self.missing = refusal.missing
 
     def __reduce__(self) -> tuple[type[Refused], tuple[Answer]]:
         """Rebuilt from the Answer, not from ``args`` (the message) as an exception is by
