@@ -262,14 +262,7 @@ def test_a_folder_that_cannot_be_listed_is_reported_not_dropped(
     (docs / "locked").mkdir(parents=True)
     (docs / "locked" / "secret.md").write_text("# Secret\n\nThe vault code is 4711.")
     (docs / "ok.md").write_text("# OK\n\nThe lobby opens at 06:00.")
-    real = os.scandir
-
-    def scandir(path: object = ".") -> object:
-        if str(path).endswith("locked"):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real(path)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(os, "scandir", scandir)
+    _cannot_list(monkeypatch, "locked")
     report = pipe.ingest([docs])
     assert report.added == [str((docs / "ok.md").resolve())]
     assert report.skipped == [(str((docs / "locked").resolve()),
@@ -286,14 +279,8 @@ def test_a_folder_turned_unreadable_keeps_its_documents_through_a_prune(
     secret.write_text("# Secret\n\nThe vault code is 4711.")
     (docs / "ok.md").write_text("# OK\n\nThe lobby opens at 06:00.")
     assert len(pipe.ingest([docs]).added) == 2
-    real_scandir, real_exists = os.scandir, os.path.exists
-
-    def scandir(path: object = ".") -> object:
-        if str(path).endswith("locked"):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_scandir(path)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(os, "scandir", scandir)
+    real_exists = os.path.exists
+    _cannot_list(monkeypatch, "locked")
     monkeypatch.setattr(os.path, "exists",
                         lambda p: "locked" not in str(p) and real_exists(p))
     report = pipe.ingest([docs], prune=True)
@@ -322,3 +309,15 @@ def test_a_folder_that_lists_but_cannot_be_entered_is_reported_not_a_crash(
     assert report.added == [str((docs / "ok.md").resolve())]
     assert report.skipped == [(str((docs / "half" / "a.md").resolve()),
                                "cannot read: Permission denied")]
+
+
+def _cannot_list(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Folders called ``name`` cannot be listed, as a mode 000 folder (root reads any)."""
+    real = os.scandir
+
+    def scandir(path: object = ".") -> object:
+        if str(path).endswith(name):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
