@@ -198,6 +198,17 @@ RECIPES["docs-users-listwise-gpu-4"] = replace(
     RECIPES["docs-users-listwise-gpu"], name="docs-users-listwise-gpu-4",
     notes="docs-users-listwise-gpu with four questions' lists a step, not eight: more "
     "pointwise steps in the same time", listwise_questions=4)
+RECIPES["docs-users-context-gpu-u2"] = replace(
+    RECIPES["docs-users-context-gpu"], name="docs-users-context-gpu-u2",
+    notes="docs-users-context-gpu's mix with the users' questions twice, not eight times: v5 "
+    "reads each of the 152 train sets' pairs about seven times and reads those projects far "
+    "better than any other (right vs wrong quotes 0.84 seen, 0.56 unseen); does reading them "
+    "less, with the rest of the mix, read unseen documentation better?",
+    extra={"docs": 3.0, "users": 2.0, "no_default_per_default": 1.0})
+RECIPES["docs-users-context-gpu-u4"] = replace(
+    RECIPES["docs-users-context-gpu-u2"], name="docs-users-context-gpu-u4",
+    notes="docs-users-context-gpu-u2 with the users' questions four times: the middle of the dose",
+    extra={"docs": 3.0, "users": 4.0, "no_default_per_default": 1.0})
 RECIPES["docs-users-gpu-2"] = replace(
     RECIPES["docs-users-context-gpu"], name="docs-users-gpu-2",
     notes="docs-users-context-gpu's pairs read plain (no page title or headings before a "
