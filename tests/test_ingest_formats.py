@@ -121,6 +121,18 @@ def test_setext_and_plain_text_headings_and_lists() -> None:
 
 
 
+def test_a_markdown_heading_s_attribute_list_is_not_its_text() -> None:
+    """Found on cibuildwheel's options page (MkDocs' attr_list): the section "test-extras {:
+    #test-extras env-var toml}" was quoted and matched under that whole name. Python-Markdown's
+    ``{: …}`` and Pandoc's ``{#id .class}`` name an anchor; braces that are the heading's own
+    text stay."""
+    md = parse_string("# Options\n\n## test-extras {: #test-extras env-var toml}\n\nInstall "
+                      "extras.\n\n## Phases {#stages .x}\n\nText.\n\n## Using {} in "
+                      "templates\n\nMore.\n", name="o.md")
+    assert [s.heading_path[-1] for s in md.sections] == [
+        "test-extras", "Phases", "Using {} in templates"]
+
+
 def test_plain_text_tables_of_aligned_columns_become_rows() -> None:
     doc = parse_string(
         "Support\n=======\n\nEach line is supported for 18 months.\n"

@@ -551,6 +551,63 @@ def test_the_readers_quote_keeps_what_its_lead_in_introduces() -> None:
     assert quoted == [lead, bare]
 
 
+def test_a_window_ending_on_its_lead_in_brings_what_it_introduces() -> None:
+    """Found on pendulum's docs (a dev set): the reader's best window ended on "… you should
+    set the absolute keyword argument to True:" and the code block after it, which holds the
+    answer, lay outside the window; the quote gave the lead-in introducing nothing. A lead-in
+    that ends its window brings the unit it introduces (a list: its items), as word
+    overlap's quote does; a window that does not end on one brings nothing more."""
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    before = "You can also make an inverted interval."
+    lead = "To keep the interval positive, set the absolute keyword argument to True:"
+    code = ">>> interval = pendulum.interval(end, start, absolute=True)"
+    after = "Intervals can be iterated over with range()."
+    [ev] = _evidence([f"{before}\n\n{lead}\n\n```\n{code}\n```\n\n{after}"])
+    question = Question.parse("How do I keep an inverted interval positive?")
+    read = replace(ev, read=(ReadWindow(f"{before} {lead}", (before, lead), 0.98, 0),))
+    quoted = [s.text for s in ExtractiveGenerator().quote_reading(question, [read]).sentences]
+    assert quoted[-2:] == [lead, code] and after not in quoted
+    items = "- `locale` in the global options\n- `theme.language`\n- `theme.locale`"
+    led = "The locale a handler uses is determined by the following order of precedence:"
+    [ev] = _evidence([f"{led}\n\n{items}\n\nCross-references are links."])
+    read = replace(ev, read=(ReadWindow(led, (led,), 0.9, 0),))
+    asked = Question.parse("In what order does a handler pick its locale?")
+    quoted = [s.text for s in ExtractiveGenerator().quote_reading(asked, [read]).sentences]
+    assert quoted == [led, "`locale` in the global options", "`theme.language`",
+                      "`theme.locale`"]
+    plain = "The interval is positive unless the dates are inverted."
+    [ev] = _evidence([f"{plain}\n\n{after}"])
+    read = replace(ev, read=(ReadWindow(plain, (plain,), 0.9, 0),))
+    assert [s.text for s in ExtractiveGenerator().quote_reading(question, [read]).sentences
+            ] == [plain]
+
+
+def test_a_quoted_reference_section_is_named_by_its_heading() -> None:
+    """Found on cibuildwheel's options page (a dev set): asked whether it can install a test
+    extra, the answer quoted the section's description and not its heading "test-extras", the
+    option to set. A heading that is one identifier goes before its section's first quoted
+    sentence; not a heading of words, nor one the question or the quote already names."""
+    from abstain.generate.extractive import with_the_named_heading
+    from abstain.records import Generation, Sentence
+
+    said = "List of extras that should be installed before the tests run."
+    [ev] = _evidence([f"test-extras\n\n{said}"])
+    options = replace(ev, chunk=replace(ev.chunk, heading_path=("Options", "test-extras")))
+    quote = Generation(sentences=(Sentence(said, (1,)),), model="extractive")
+    asked = Question.parse("Can cibuildwheel install my [test] extra instead of a list?")
+    named = with_the_named_heading(asked, [options], quote)
+    assert [s.text for s in named.sentences] == ["test-extras", said]
+    assert named.sentences[0].cites == (1,)
+    for heading, question in (("Testing your wheels", asked.text),
+                              ("test-extras", "What does test-extras do?")):
+        plain = replace(ev, chunk=replace(ev.chunk, heading_path=("Options", heading)))
+        assert with_the_named_heading(Question.parse(question), [plain], quote) == quote
+    told = Generation(sentences=(Sentence(f"Set test-extras: {said}", (1,)),), model="x")
+    assert with_the_named_heading(asked, [options], told) == told
+
+
 def test_a_sentence_about_another_code_of_the_pattern_is_left_out() -> None:
     """Asked about E1210, the quote leaves out what E1201 means — by word overlap and from the
     reader's windows — unless the passage is the asked one's own page (ADR-0004's page says

@@ -79,6 +79,7 @@ from abstain.text import (
     find_identifiers,
     fold,
     number_pattern,
+    occurs_in,
     split_sentences,
     split_units,
     stem,
@@ -179,8 +180,8 @@ class ExtractiveGenerator:
         if self.add_best_window and quote.refusal is None:
             quote = self.with_the_best_window(question, evidence, quote)
         if quote.refusal is None:
-            quote = with_what_goes_on(with_the_typed_heading(question, evidence, quote),
-                                      evidence)
+            quote = with_what_goes_on(with_the_named_heading(
+                question, evidence, with_the_typed_heading(question, evidence, quote)), evidence)
         return quote
 
     def with_the_best_window(self, question: Question, evidence: Sequence[Evidence],
@@ -482,6 +483,9 @@ class ExtractiveGenerator:
         chosen = _about_the_asked(question, evidence, chosen, lambda c: (c[0], c[2]))
         chosen = _one_unit_each(question, evidence, chosen)
         chosen.sort(key=lambda c: (c[0], c[1]))
+        # a lead-in that ends its window ("… set absolute to True:") with what it introduces
+        chosen = _with_what_they_introduce(
+            chosen, [split_units(ev.text) for ev in evidence[: self.max_evidence]])
         return Generation(sentences=tuple(Sentence(text, (n,)) for n, _, text in chosen),
                           model=self.name,
                           notes=(f"quoted the reader's answering window(s), best "
@@ -509,6 +513,39 @@ def with_the_typed_heading(question: Question, evidence: Sequence[Evidence],
                 *quote.notes, f"added the heading that states the {asked.expected.value} "
                 f"asked, which the quote lacked"))
     return quote
+
+
+OPTION_HEADING = re.compile(r"-{0,2}[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
+"""A heading that is an option's or setting's name ("test-extras", "db-tx-end", "--wait"):
+hyphenated lower-case words, which running text does not take for identifiers ("long-term"),
+are one when they are a reference section's whole heading."""
+
+
+def with_the_named_heading(question: Question, evidence: Sequence[Evidence],
+                           quote: Generation) -> Generation:
+    """``quote`` with the heading of each quoted section whose heading is one identifier that
+    neither the quote of that section nor the question names, placed before the section's
+    first quoted sentence: a reference page's option described without its name ("Install
+    your wheel for testing using extras_require" under "test-extras", asked "can cibuildwheel
+    install my [test] extra instead?") tells the user what to set only with it."""
+    sentences = list(quote.sentences)
+    named: list[str] = []
+    for n in dict.fromkeys(s.cites[0] for s in quote.sentences if s.cites):
+        path = evidence[n - 1].chunk.heading_path if n <= len(evidence) else ()
+        heading = path[-1] if path else ""
+        if (not heading or not (find_identifiers(heading) == [heading]
+                                or OPTION_HEADING.fullmatch(heading))
+                or occurs_in(heading, question.text)
+                or any(occurs_in(heading, s.text) for s in sentences if s.cites[:1] == (n,))):
+            continue
+        first = next(at for at, s in enumerate(sentences) if s.cites[:1] == (n,))
+        sentences.insert(first, Sentence(heading, (n,)))
+        named.append(heading)
+    if not named:
+        return quote
+    return replace(quote, sentences=tuple(sentences), notes=(
+        *quote.notes, "added the heading(s) naming what the quote describes: "
+        + ", ".join(named)))
 
 
 GOES_ON = POINTS_BACK | {"instead", "so", "thus", "therefore", "hence", "but", "rather",

@@ -74,7 +74,7 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None)
         kind = tok.type
         if kind == "heading_open":
             end_item()
-            builder.heading(int(tok.tag[1:]), _inline_text(tokens[i + 1]))
+            builder.heading(int(tok.tag[1:]), heading_text(_inline_text(tokens[i + 1])))
             last_paragraph = ""
             i += 3
             continue
@@ -159,6 +159,17 @@ def _open_indented_blocks(body: str) -> str:
             continue
         out.append(line)
     return "\n".join(out)
+
+
+HEADING_ATTRIBUTES = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$|\s*\{:[^{}]*\}\s*$")
+"""An attribute list closing a heading: Python-Markdown's and MkDocs' ``{: #id .class}``,
+Pandoc's and kramdown's ``{#id .class}``. It names an anchor, not the section."""
+
+
+def heading_text(text: str) -> str:
+    """A Markdown heading's text without its attribute list ("test-extras {: #test-extras
+    env-var toml}" is the section "test-extras"), or ``text`` where nothing else is left."""
+    return HEADING_ATTRIBUTES.sub("", text).strip() or text
 
 
 def _inline_text(token: Any) -> str:
