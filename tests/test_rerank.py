@@ -556,7 +556,8 @@ def test_a_window_ending_on_its_lead_in_brings_what_it_introduces() -> None:
     set the absolute keyword argument to True:" and the code block after it, which holds the
     answer, lay outside the window; the quote gave the lead-in introducing nothing. A lead-in
     that ends its window brings the unit it introduces (a list: its items), as word
-    overlap's quote does; a window that does not end on one brings nothing more."""
+    overlap's quote does, in what is shown (``with_introduced``), not in what is compared with word
+    overlap's quote; a window that does not end on one brings nothing more."""
     from abstain.evidence import ReadWindow
     from abstain.generate.extractive import ExtractiveGenerator
 
@@ -567,20 +568,25 @@ def test_a_window_ending_on_its_lead_in_brings_what_it_introduces() -> None:
     [ev] = _evidence([f"{before}\n\n{lead}\n\n```\n{code}\n```\n\n{after}"])
     question = Question.parse("How do I keep an inverted interval positive?")
     read = replace(ev, read=(ReadWindow(f"{before} {lead}", (before, lead), 0.98, 0),))
-    quoted = [s.text for s in ExtractiveGenerator().quote_reading(question, [read]).sentences]
+    shown = ExtractiveGenerator().quote_reading(question, [read], with_introduced=True)
+    quoted = [s.text for s in shown.sentences]
     assert quoted[-2:] == [lead, code] and after not in quoted
     items = "- `locale` in the global options\n- `theme.language`\n- `theme.locale`"
     led = "The locale a handler uses is determined by the following order of precedence:"
     [ev] = _evidence([f"{led}\n\n{items}\n\nCross-references are links."])
     read = replace(ev, read=(ReadWindow(led, (led,), 0.9, 0),))
     asked = Question.parse("In what order does a handler pick its locale?")
-    quoted = [s.text for s in ExtractiveGenerator().quote_reading(asked, [read]).sentences]
+    shown = ExtractiveGenerator().quote_reading(asked, [read], with_introduced=True)
+    quoted = [s.text for s in shown.sentences]
     assert quoted == [led, "`locale` in the global options", "`theme.language`",
                       "`theme.locale`"]
+    assert [s.text for s in ExtractiveGenerator().quote_reading(asked, [read]).sentences
+            ] == [led]  # what the reader read: the comparison with word overlap's quote
     plain = "The interval is positive unless the dates are inverted."
     [ev] = _evidence([f"{plain}\n\n{after}"])
     read = replace(ev, read=(ReadWindow(plain, (plain,), 0.9, 0),))
-    assert [s.text for s in ExtractiveGenerator().quote_reading(question, [read]).sentences
+    assert [s.text for s in ExtractiveGenerator().quote_reading(question, [read],
+                                                                with_introduced=True).sentences
             ] == [plain]
 
 
