@@ -557,7 +557,8 @@ def test_a_window_ending_on_its_lead_in_brings_what_it_introduces() -> None:
     answer, lay outside the window; the quote gave the lead-in introducing nothing. A lead-in
     that ends its window brings the unit it introduces (a list: its items), as word
     overlap's quote does, in what is shown (``with_introduced``), not in what is compared with word
-    overlap's quote; a window that does not end on one brings nothing more."""
+    overlap's quote; so does one naming "the following" that ends on a full stop before its
+    list; a window that does not end on one brings nothing more."""
     from abstain.evidence import ReadWindow
     from abstain.generate.extractive import ExtractiveGenerator
 
@@ -582,6 +583,13 @@ def test_a_window_ending_on_its_lead_in_brings_what_it_introduces() -> None:
                       "`theme.locale`"]
     assert [s.text for s in ExtractiveGenerator().quote_reading(asked, [read]).sentences
             ] == [led]  # what the reader read: the comparison with word overlap's quote
+    found = "SQLFluff will look for the following files in order."
+    later = "Later files override earlier ones."
+    [ev] = _evidence([f"{found} {later}\n\n- setup.cfg\n- tox.ini\n\nSections start with "
+                      "sqlfluff."])  # a lead-in without a colon, a sentence before its list
+    read = replace(ev, read=(ReadWindow(found, (found,), 0.9, 0),))
+    shown = ExtractiveGenerator().quote_reading(question, [read], with_introduced=True)
+    assert [s.text for s in shown.sentences] == [found, later, "setup.cfg", "tox.ini"]
     plain = "The interval is positive unless the dates are inverted."
     [ev] = _evidence([f"{plain}\n\n{after}"])
     read = replace(ev, read=(ReadWindow(plain, (plain,), 0.9, 0),))

@@ -746,22 +746,35 @@ def _one_unit_each(question: Question, evidence: Sequence[Evidence],
     return [c for c in chosen if c[2] not in whole[c[0]] or best[c[0]][1] == c[2]]
 
 
+FOLLOWING_LIST = re.compile(r"\bthe following\b[^:]*\.\s*$", re.IGNORECASE)
+"""A sentence that introduces the list after it without a colon: "SQLFluff will look for the
+following files in order.", "The following values are supported." (44 such lead-ins in the
+184 projects of data/userdocs)."""
+
+
 def _with_what_they_introduce(chosen: list[tuple[int, int, str]],
                                units_of: Sequence[Sequence[Unit]]) -> list[tuple[int, int, str]]:
     """The chosen units, each one that ends on a colon ("Example implementation:", "This is
     useful for password input:") followed by the unit it introduces — a code block, a list
-    item, the next sentence — which a reader needs to make sense of it."""
+    item, the next sentence — which a reader needs to make sense of it; and one that names
+    "the following" and ends on a full stop followed by the list it introduces
+    (:data:`FOLLOWING_LIST`)."""
     out: list[tuple[int, int, str]] = []
     taken = {(n, position) for n, position, _ in chosen}
     for n, position, text in chosen:
         out.append((n, position, text))
-        if text.rstrip().endswith(":"):
-            units = units_of[n - 1]
+        units = units_of[n - 1]
+        listed = next((at for at in range(position + 1, min(position + 3, len(units)))
+                       if _item(units[at])), None) if FOLLOWING_LIST.search(text) else None
+        if text.rstrip().endswith(":") or listed is not None:
             end = position + 2
-            if position + 1 < len(units) and _item(units[position + 1]):
-                # a list it introduces is quoted whole ("runs three checks:" and the three)
+            first = listed if listed is not None else position + 1
+            if first < len(units) and _item(units[first]):
+                # a list it introduces is quoted whole ("runs three checks:" and the three),
+                # with a sentence between ("… the following files in order. Later ones win.")
+                end = first + 1
                 while (end < len(units) and _item(units[end])
-                       and end - position <= LIST_ITEMS_QUOTED):
+                       and end - first < LIST_ITEMS_QUOTED):
                     end += 1
             for at in range(position + 1, min(end, len(units))):
                 if (n, at) not in taken:
