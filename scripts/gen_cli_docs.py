@@ -47,6 +47,15 @@ value's origin. Every other command that touches a store (`ingest`, `docs`, `sea
 `--store` nor `ABSTAIN_DB` / `ABSTAIN_STORE` names one, so one project folder has one
 store. Example in [SERVER.md](SERVER.md#configuration-abstaintoml).
 
+## Exit codes
+
+`0`: the command ran. For `ask` that includes a refusal, whose reason is part of the
+result (an empty or unreadable question is refused `invalid_question`): a script tells an
+answer from a refusal by `"answered"` in `abstain ask --json`. `1`: an error the command
+names (a store that does not exist or is not a store, a file that cannot be read, a bad
+configuration), with what to do. `2`: the command line itself is wrong (an unknown option, a
+missing argument).
+
 """
 
 
