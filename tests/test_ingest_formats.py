@@ -133,6 +133,24 @@ def test_a_markdown_heading_s_attribute_list_is_not_its_text() -> None:
         "test-extras", "Phases", "Using {} in templates"]
 
 
+def test_a_table_right_under_a_closed_html_line_and_tabs_of_several_words() -> None:
+    """Found by a newcomer on cibuildwheel's options page: its table of build identifiers
+    sits right under ``<div class="build-id-table-marker"></div>``, which CommonMark runs on
+    as one HTML block, so the table was left out (as keyword stuffing) and "what is the
+    identifier for CPython 3.12 on Windows?" got another passage; and its examples are tabs
+    written ``!!! tab examples "pyproject.toml"``, read as an indented code block with the
+    marker in it. The table is read, and the tab is read as a tab."""
+    md = parse_string('# T\n\nIdentifiers:\n\n<div class="m"></div>\n| | Windows |\n|---|---|\n'
+                      '| Python 3.12 | cp312-win_amd64 |\n\n!!! tab examples "pyproject.toml"\n\n'
+                      '    ```toml\n    [tool.x]\n    skip = "pp*"\n    ```\n\nAfter.\n',
+                      name="o.md")
+    assert kinds(md)[1:] == [
+        ("paragraph", "Identifiers:"), ("table_row", "- Python 3.12; Windows: cp312-win_amd64"),
+        ("paragraph", "pyproject.toml:"), ("code", '```\n[tool.x]\nskip = "pp*"\n```'),
+        ("paragraph", "After.")]
+    assert not md.dropped
+
+
 def test_plain_text_tables_of_aligned_columns_become_rows() -> None:
     doc = parse_string(
         "Support\n=======\n\nEach line is supported for 18 months.\n"

@@ -48,7 +48,7 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None)
 
     meta, body = split_front_matter(text, source=source or fallback_title)
     tokens = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table").parse(
-        _open_indented_blocks(body))
+        _open_indented_blocks(_closed_html_lines_apart(body)))
     builder = SectionBuilder()
     hidden: list[Dropped] = []
     last_paragraph = ""
@@ -127,10 +127,34 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None)
 
 
 _INDENTED_BLOCK = re.compile(
-    r"(?P<indent>[ \t]*)(?:(?:!!!|\?\?\?\+?)[ \t]*(?P<type>[\w-]+)?"
+    r"(?P<indent>[ \t]*)(?:(?:!!!|\?\?\?\+?)[ \t]*(?P<type>[\w-]+(?:[ \t]+[\w-]+)*)?"
     r"(?:[ \t]+\"(?P<title>[^\"]*)\")?|===\+?[ \t]+\"(?P<tab>[^\"]*)\")[ \t]*")
-"""An admonition's or a content tab's first line (a bare ``===`` is a setext underline)."""
+"""An admonition's or a content tab's first line (a bare ``===`` is a setext underline); its
+type may be several words (``!!! tab examples "pyproject.toml"``, a tab in an older syntax)."""
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
+
+
+_CLOSED_HTML_LINE = re.compile(r"[ \t]*(?:<(\w+)\b[^<>]*>[ \t]*</\1>|<\w+\b[^<>]*/>)[ \t]*")
+"""A line that is one HTML element opened and closed (``<div class="marker"></div>``, ``<br/>``)."""
+
+
+def _closed_html_lines_apart(body: str) -> str:
+    """``body`` with a blank line after each line that is one closed HTML element and is
+    followed by text: CommonMark runs an HTML block on to the next blank line, so the table
+    written right under ``<div class="build-id-table-marker"></div>`` (cibuildwheel's
+    options page) was read as HTML, and left out as a page of bare identifiers. Python-Markdown,
+    which such docs are written for, reads the table."""
+    lines = body.split("\n")
+    out: list[str] = []
+    fenced = False
+    for at, line in enumerate(lines):
+        out.append(line)
+        if _FENCE.match(line):
+            fenced = not fenced
+        if (not fenced and _CLOSED_HTML_LINE.fullmatch(line) and at + 1 < len(lines)
+                and lines[at + 1].strip()):
+            out.append("")
+    return "\n".join(out)
 
 
 def _open_indented_blocks(body: str) -> str:
