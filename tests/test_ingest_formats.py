@@ -139,16 +139,39 @@ def test_a_table_right_under_a_closed_html_line_and_tabs_of_several_words() -> N
     as one HTML block, so the table was left out (as keyword stuffing) and "what is the
     identifier for CPython 3.12 on Windows?" got another passage; and its examples are tabs
     written ``!!! tab examples "pyproject.toml"``, read as an indented code block with the
-    marker in it. The table is read, and the tab is read as a tab."""
+    marker in it; and its cells list identifiers one per ``<br/>``, which ran together. The
+    table is read, a ``<br/>`` parts a cell's values, and the tab is read as a tab."""
     md = parse_string('# T\n\nIdentifiers:\n\n<div class="m"></div>\n| | Windows |\n|---|---|\n'
-                      '| Python 3.12 | cp312-win_amd64 |\n\n!!! tab examples "pyproject.toml"\n\n'
+                      '| Python 3.12 | cp312-win_amd64<br/>cp312-win32 |\n\n'
+                      '!!! tab examples "pyproject.toml"\n\n'
                       '    ```toml\n    [tool.x]\n    skip = "pp*"\n    ```\n\nAfter.\n',
                       name="o.md")
     assert kinds(md)[1:] == [
-        ("paragraph", "Identifiers:"), ("table_row", "- Python 3.12; Windows: cp312-win_amd64"),
+        ("paragraph", "Identifiers:"),
+        ("table_row", "- Python 3.12; Windows: cp312-win_amd64 cp312-win32"),
         ("paragraph", "pyproject.toml:"), ("code", '```\n[tool.x]\nskip = "pp*"\n```'),
         ("paragraph", "After.")]
     assert not md.dropped
+
+
+def test_each_piece_of_a_long_definition_says_what_it_defines() -> None:
+    """Found by a newcomer on waitress's reST arguments: server_name's definition was longer
+    than a chunk, its last piece "Default: waitress.invalid" opened the next chunk above
+    "- ipv6: Enable or disable IPv6", and "what is ipv6's default?" was answered with it. Each
+    piece after the first repeats the term; a chunk of one piece is as it was."""
+    from abstain.ingest.chunk import ChunkingConfig
+
+    long = " ".join(f"Sentence {i} about the server name value." for i in range(30))
+    rst = (f"Arguments\n=========\n\nserver_name\n    {long}\n\n    Default: ``waitress.invalid``"
+           "\n\nipv6\n    Enable or disable IPv6 (boolean)\n")
+    parsed = parse_string(rst, name="arguments.rst", fmt="rst")
+    children = [c.text for c in iter_chunks("d", parsed, ChunkingConfig())
+                if c.kind is ChunkKind.CHILD]
+    defaults = [line for text in children for line in text.split("\n")
+                if "waitress.invalid" in line]
+    assert defaults and all(line.startswith("- server_name: ") for line in defaults)
+    assert any(line == "- ipv6: Enable or disable IPv6 (boolean)"
+               for text in children for line in text.split("\n"))
 
 
 def test_plain_text_tables_of_aligned_columns_become_rows() -> None:

@@ -622,6 +622,25 @@ def test_a_quoted_reference_section_is_named_by_its_heading() -> None:
     assert with_the_named_heading(asked, [options], told) == told
 
 
+def test_a_sentence_from_the_middle_of_a_long_definition_is_given_its_term() -> None:
+    """A definition longer than one unit is read sentence by sentence; its "Default: …"
+    quoted alone, beside another option's definition, read as that option's. The term goes
+    before it, unless a sentence of the quote already names it."""
+    from abstain.generate.extractive import with_the_terms
+    from abstain.records import Generation, Sentence
+
+    long = " ".join(f"Sentence {i} about the server name." for i in range(12))
+    [ev] = _evidence([f"- server_name: {long} Default: waitress.invalid.\n"
+                      "- ipv6: Enable or disable IPv6 (boolean)"])
+    default, ipv6 = "Default: waitress.invalid.", "ipv6: Enable or disable IPv6 (boolean)"
+    quote = Generation(sentences=(Sentence(default, (1,)), Sentence(ipv6, (1,))), model="x")
+    assert [s.text for s in with_the_terms([ev], quote).sentences] == [
+        "server_name", default, ipv6]
+    first = "server_name: Sentence 0 about the server name."
+    told = Generation(sentences=(Sentence(first, (1,)), Sentence(default, (1,))), model="x")
+    assert with_the_terms([ev], told) == told
+
+
 def test_a_sentence_about_another_code_of_the_pattern_is_left_out() -> None:
     """Asked about E1210, the quote leaves out what E1201 means — by word overlap and from the
     reader's windows — unless the passage is the asked one's own page (ADR-0004's page says

@@ -180,8 +180,8 @@ class ExtractiveGenerator:
         if self.add_best_window and quote.refusal is None:
             quote = self.with_the_best_window(question, evidence, quote)
         if quote.refusal is None:
-            quote = with_what_goes_on(with_the_named_heading(
-                question, evidence, with_the_typed_heading(question, evidence, quote)), evidence)
+            quote = with_what_goes_on(with_the_terms(evidence, with_the_named_heading(
+                question, evidence, with_the_typed_heading(question, evidence, quote))), evidence)
         return quote
 
     def with_the_best_window(self, question: Question, evidence: Sequence[Evidence],
@@ -550,6 +550,29 @@ def with_the_named_heading(question: Question, evidence: Sequence[Evidence],
         return quote
     return replace(quote, sentences=tuple(sentences), notes=(
         *quote.notes, "added the heading(s) naming what the quote describes: "
+        + ", ".join(named)))
+
+
+def with_the_terms(evidence: Sequence[Evidence], quote: Generation) -> Generation:
+    """``quote`` with the term of each quoted sentence from the middle of a long definition
+    (:attr:`~abstain.text.Unit.term`) that no earlier quoted sentence of its chunk names,
+    placed before it: waitress's "Default: waitress.invalid" is ``server_name``'s, and quoted
+    above "ipv6: Enable or disable IPv6" it read as ipv6's default."""
+    sentences: list[Sentence] = []
+    named: list[str] = []
+    for sentence in quote.sentences:
+        n = sentence.cites[0] if sentence.cites else 0
+        if 0 < n <= len(evidence):
+            term = next((u.term for u in split_units(evidence[n - 1].text)
+                         if u.term and u.text == sentence.text), "")
+            if term and not any(term in s.text for s in sentences if s.cites[:1] == (n,)):
+                sentences.append(Sentence(term, (n,)))
+                named.append(term)
+        sentences.append(sentence)
+    if not named:
+        return quote
+    return replace(quote, sentences=tuple(sentences), notes=(
+        *quote.notes, "added the term(s) whose definition a quoted sentence is from: "
         + ", ".join(named)))
 
 

@@ -10,6 +10,7 @@ item whose introducing sentence it does not hold repeats that sentence first.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -89,7 +90,17 @@ def _fit(block: Block, limit: int) -> list[Block]:
     if block.kind is BlockKind.CODE:
         return [Block(BlockKind.CODE, f"{FENCE}\n{piece}\n{FENCE}")
                 for piece in _code_pieces(block.text, limit)]
-    return [Block(block.kind, text, block.lead) for text in _cut(block.text, limit)]
+    pieces = _cut(block.text, limit)
+    term = DEFINED.match(block.text) if block.kind is BlockKind.DEFINITION else None
+    if term is not None:  # each piece of a long definition says what it defines
+        pieces = pieces[:1] + [f"{term[0]}{piece}" for piece in pieces[1:]]
+    return [Block(block.kind, text, block.lead) for text in pieces]
+
+
+DEFINED = re.compile(r"- [^\s:]{1,60}: ")
+"""A definition's term as its block begins ("- server_name: "): repeated before each piece
+of a definition too long for one chunk, whose "Default: waitress.invalid" would otherwise
+open the next chunk, above "- ipv6: …", and read as ipv6's."""
 
 
 def _code_pieces(text: str, limit: int) -> list[str]:

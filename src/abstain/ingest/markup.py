@@ -196,13 +196,17 @@ def heading_text(text: str) -> str:
     return HEADING_ATTRIBUTES.sub("", text).strip() or text
 
 
+_LINE_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+
+
 def _inline_text(token: Any) -> str:
     parts: list[str] = []
     for child in token.children or []:
         if child.type in ("text", "code_inline"):
             parts.append(child.content)
-        elif child.type in ("softbreak", "hardbreak"):
-            parts.append(" ")
+        elif child.type in ("softbreak", "hardbreak") or (
+                child.type == "html_inline" and _LINE_BREAK.fullmatch(child.content)):
+            parts.append(" ")  # a cell's "cp39-win32<br/>cp39-win_amd64": two values
     return "".join(parts)
 
 

@@ -26,6 +26,9 @@ UNIT_CHARS = 300
 sentence by sentence."""
 _ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s+(?:\[[ xX]\]\s)?")
 """A list item's marker, with a task list's checkbox ("- [ ] Connect to the Wi-Fi")."""
+_TERM = re.compile(r"([^\s:]{1,60}):\s")
+"""A definition's term: one word, identifier or option before a colon ("server_name: …",
+"--max-delete: …")."""
 _UNDERLINE = re.compile(r"\s*[-=~^]{3,}\s*")
 _WS = re.compile(r"[ \t\r\f\v]+")
 _INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)|(?<=\b[eE]\.[gG])\.|(?<=\b[iI]\.[eE])\.|(?<=\betc)\."
@@ -61,6 +64,10 @@ class Unit:
     its neighbour."""
     code: bool = False
     """A fenced code block (whole too), of one line or many."""
+    term: str = ""
+    """For a sentence after the first of a definition too long to be one unit, the term it
+    defines ("server_name" of "- server_name: This is … Default: waitress.invalid"): read
+    alone, "Default: waitress.invalid" seems to belong to whatever is quoted beside it."""
 
 
 @functools.lru_cache(maxsize=1024)
@@ -88,7 +95,10 @@ def split_units(text: str) -> tuple[Unit, ...]:
             if len(line) <= UNIT_CHARS:
                 units.append(Unit(text, whole=True))
             else:
-                units.extend(Unit(s) for s in _sentences(text))
+                term = _TERM.match(text)
+                said = _sentences(text)
+                units.extend(Unit(s, term=term[1] if term and at else "")
+                             for at, s in enumerate(said))
         elif line and not _UNDERLINE.fullmatch(line):
             units.extend(Unit(s) for s in _sentences(line))
     return tuple(units)
