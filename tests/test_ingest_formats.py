@@ -154,6 +154,22 @@ def test_a_table_right_under_a_closed_html_line_and_tabs_of_several_words() -> N
     assert not md.dropped
 
 
+def test_what_the_markdown_fixes_leave_alone() -> None:
+    """A reviewer's cases: an empty cell on its own line inside an HTML table is no closed
+    line that ends a block (the header was lost); a sentence after ``!!!`` without a title is
+    no admonition (it vanished); braces in a heading's code span are the heading's text."""
+    table = ("# T\n\n<table>\n<tr>\n<th></th>\n<th>Windows</th>\n</tr>\n<tr>\n"
+             "<td>Python 3.12</td>\n<td>cp312</td>\n</tr>\n</table>\n")
+    assert ("table_row", "- Python 3.12; Windows: cp312") in kinds(parse_string(table,
+                                                                              name="t.md"))
+    said = kinds(parse_string("# T\n\n!!! Do not run this in production\n\nText.\n",
+                              name="a.md"))
+    assert any("Do not run this in production" in text for _, text in said)
+    md = parse_string("# T\n\n## Format spec `{:>10}`\n\nText.\n\n## Sets {.a}\n\nMore.\n",
+                      name="h.md")
+    assert [s.heading_path[-1] for s in md.sections] == ["Format spec {:>10}", "Sets"]
+
+
 def test_each_piece_of_a_long_definition_says_what_it_defines() -> None:
     """Found by a newcomer on waitress's reST arguments: server_name's definition was longer
     than a chunk, its last piece "Default: waitress.invalid" opened the next chunk above
@@ -170,6 +186,8 @@ def test_each_piece_of_a_long_definition_says_what_it_defines() -> None:
     defaults = [line for text in children for line in text.split("\n")
                 if "waitress.invalid" in line]
     assert defaults and all(line.startswith("- server_name: ") for line in defaults)
+    firsts = [line for text in children for line in text.split("\n") if "Sentence 0 " in line]
+    assert firsts and all(line.startswith("- server_name: ") for line in firsts)
     assert any(line == "- ipv6: Enable or disable IPv6 (boolean)"
                for text in children for line in text.split("\n"))
 

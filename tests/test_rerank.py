@@ -639,6 +639,12 @@ def test_a_sentence_from_the_middle_of_a_long_definition_is_given_its_term() -> 
     first = "server_name: Sentence 0 about the server name."
     told = Generation(sentences=(Sentence(first, (1,)), Sentence(default, (1,))), model="x")
     assert with_the_terms([ev], told) == told
+    both = " ".join(f"Filler {i} of the option." for i in range(12))  # a reviewer's case:
+    [ev] = _evidence([f"- ipv4: Enable IPv4. {both} Default: True.\n"  # the same sentence
+                      f"- ipv6: Enable IPv6. {both} Default: True."])  # ends two terms
+    twice = Generation(sentences=(Sentence("ipv6: Enable IPv6.", (1,)),
+                                  Sentence("Default: True.", (1,))), model="x")
+    assert with_the_terms([ev], twice) == twice
 
 
 def test_a_sentence_about_another_code_of_the_pattern_is_left_out() -> None:

@@ -520,10 +520,12 @@ def with_the_typed_heading(question: Question, evidence: Sequence[Evidence],
     return quote
 
 
-OPTION_HEADING = re.compile(r"-{0,2}[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
+OPTION_HEADING = re.compile(
+    r"--?[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*|[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
 """A heading that is an option's or setting's name ("test-extras", "db-tx-end", "--wait"):
 hyphenated lower-case words, which running text does not take for identifiers ("long-term"),
-are one when they are a reference section's whole heading."""
+are one when they are a reference section's whole heading (so is an ordinary hyphenated
+word heading a section, "read-only": named before its text, it is at worst said twice)."""
 
 
 def with_the_named_heading(question: Question, evidence: Sequence[Evidence],
@@ -538,8 +540,8 @@ def with_the_named_heading(question: Question, evidence: Sequence[Evidence],
     for n in dict.fromkeys(s.cites[0] for s in quote.sentences if s.cites):
         path = evidence[n - 1].chunk.heading_path if n <= len(evidence) else ()
         heading = path[-1] if path else ""
-        if (not heading or not (find_identifiers(heading) == [heading]
-                                or OPTION_HEADING.fullmatch(heading))
+        if (not heading or heading in named or not (find_identifiers(heading) == [heading]
+                                                    or OPTION_HEADING.fullmatch(heading))
                 or occurs_in(heading, question.text)
                 or any(occurs_in(heading, s.text) for s in sentences if s.cites[:1] == (n,))):
             continue
@@ -563,9 +565,10 @@ def with_the_terms(evidence: Sequence[Evidence], quote: Generation) -> Generatio
     for sentence in quote.sentences:
         n = sentence.cites[0] if sentence.cites else 0
         if 0 < n <= len(evidence):
-            term = next((u.term for u in split_units(evidence[n - 1].text)
-                         if u.term and u.text == sentence.text), "")
-            if term and not any(term in s.text for s in sentences if s.cites[:1] == (n,)):
+            terms = {u.term for u in split_units(evidence[n - 1].text) if u.text == sentence.text}
+            term = next(iter(terms)) if len(terms) == 1 else ""  # "Default: True." of two: none
+            if term and not any(occurs_in(term, s.text) for s in sentences
+                                if s.cites[:1] == (n,)):
                 sentences.append(Sentence(term, (n,)))
                 named.append(term)
         sentences.append(sentence)

@@ -92,8 +92,10 @@ def _fit(block: Block, limit: int) -> list[Block]:
                 for piece in _code_pieces(block.text, limit)]
     pieces = _cut(block.text, limit)
     term = DEFINED.match(block.text) if block.kind is BlockKind.DEFINITION else None
-    if term is not None:  # each piece of a long definition says what it defines
-        pieces = pieces[:1] + [f"{term[0]}{piece}" for piece in pieces[1:]]
+    if term is not None:  # each piece of a long definition says what it defines, as an item
+        bare = term[0][2:]  # the first piece's "server_name: …" lost its marker with _cut
+        pieces = [f"- {piece}" if piece.startswith(bare) else f"{term[0]}{piece}"
+                  for piece in pieces]
     return [Block(block.kind, text, block.lead) for text in pieces]
 
 

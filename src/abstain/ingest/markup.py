@@ -74,7 +74,11 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None)
         kind = tok.type
         if kind == "heading_open":
             end_item()
-            builder.heading(int(tok.tag[1:]), heading_text(_inline_text(tokens[i + 1])))
+            inline = tokens[i + 1]
+            text = _inline_text(inline)  # an attribute list is text, never a code span's
+            builder.heading(int(tok.tag[1:]),
+                            heading_text(text) if inline.children
+                            and inline.children[-1].type == "text" else text)
             last_paragraph = ""
             i += 3
             continue
@@ -130,7 +134,8 @@ _INDENTED_BLOCK = re.compile(
     r"(?P<indent>[ \t]*)(?:(?:!!!|\?\?\?\+?)[ \t]*(?P<type>[\w-]+(?:[ \t]+[\w-]+)*)?"
     r"(?:[ \t]+\"(?P<title>[^\"]*)\")?|===\+?[ \t]+\"(?P<tab>[^\"]*)\")[ \t]*")
 """An admonition's or a content tab's first line (a bare ``===`` is a setext underline); its
-type may be several words (``!!! tab examples "pyproject.toml"``, a tab in an older syntax)."""
+type may be several words before a title (``!!! tab examples "pyproject.toml"``, a tab in an
+older syntax; without a title such a line is a sentence)."""
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
 
 
@@ -139,7 +144,8 @@ _CLOSED_HTML_LINE = re.compile(r"[ \t]*(?:<(\w+)\b[^<>]*>[ \t]*</\1>|<\w+\b[^<>]
 
 
 def _closed_html_lines_apart(body: str) -> str:
-    """``body`` with a blank line after each line that is one closed HTML element and is
+    """``body`` with a blank line after each line that is one closed HTML element, starts a
+    block (after a blank line, not indented: not a table's empty ``<td></td>``) and is
     followed by text: CommonMark runs an HTML block on to the next blank line, so the table
     written right under ``<div class="build-id-table-marker"></div>`` (cibuildwheel's
     options page) was read as HTML, and left out as a page of bare identifiers. Python-Markdown,
@@ -151,8 +157,10 @@ def _closed_html_lines_apart(body: str) -> str:
         out.append(line)
         if _FENCE.match(line):
             fenced = not fenced
-        if (not fenced and _CLOSED_HTML_LINE.fullmatch(line) and at + 1 < len(lines)
-                and lines[at + 1].strip()):
+        starts_block = (at == 0 or not lines[at - 1].strip()) and not line.startswith(
+            ("    ", "\t"))  # not a table's empty cell "<td></td>", nor indented code
+        if (not fenced and starts_block and _CLOSED_HTML_LINE.fullmatch(line)
+                and at + 1 < len(lines) and lines[at + 1].strip()):
             out.append("")
     return "\n".join(out)
 
@@ -174,6 +182,8 @@ def _open_indented_blocks(body: str) -> str:
         if _FENCE.match(line):
             fenced = not fenced
         marker = None if fenced else _INDENTED_BLOCK.fullmatch(line)
+        if marker is not None and " " in (marker["type"] or "").strip() and not marker["title"]:
+            marker = None  # "!!! Do not run this in production": a sentence, not a block
         if marker is not None:
             title = marker["title"] or marker["tab"]  # "Note", "Tip": no information
             own = len(marker["indent"])

@@ -26,9 +26,10 @@ UNIT_CHARS = 300
 sentence by sentence."""
 _ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s+(?:\[[ xX]\]\s)?")
 """A list item's marker, with a task list's checkbox ("- [ ] Connect to the Wi-Fi")."""
-_TERM = re.compile(r"([^\s:]{1,60}):\s")
+_TERM = re.compile(r"((?![A-Z][a-z]*:)[^\s:;]{1,60}):\s(?!.*;\s\S[^;]*:\s)")
 """A definition's term: one word, identifier or option before a colon ("server_name: …",
-"--max-delete: …")."""
+"--max-delete: …"); not a capitalised plain word ("Note: …", a row's "Name: …") nor a table
+row ("- Name: max_workers; Type: int")."""
 _UNDERLINE = re.compile(r"\s*[-=~^]{3,}\s*")
 _WS = re.compile(r"[ \t\r\f\v]+")
 _INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)|(?<=\b[eE]\.[gG])\.|(?<=\b[iI]\.[eE])\.|(?<=\betc)\."
