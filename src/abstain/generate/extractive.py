@@ -179,9 +179,11 @@ class ExtractiveGenerator:
         quote = self.read_back(question, evidence, quote)
         if self.add_best_window and quote.refusal is None:
             quote = self.with_the_best_window(question, evidence, quote)
-        if quote.refusal is None:
-            quote = with_what_goes_on(with_the_terms(evidence, with_the_named_heading(
-                question, evidence, with_the_typed_heading(question, evidence, quote))), evidence)
+        if quote.refusal is None:  # what a reader needs around the quote
+            quote = with_the_typed_heading(question, evidence, quote)
+            quote = with_the_named_heading(question, evidence, quote)
+            quote = with_the_terms(evidence, quote)
+            quote = with_what_goes_on(quote, evidence)
         return quote
 
     def with_the_best_window(self, question: Question, evidence: Sequence[Evidence],
