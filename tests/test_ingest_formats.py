@@ -711,3 +711,19 @@ def test_a_deeply_nested_markdown_list_keeps_its_deepest_items(tmp_path: Path) -
     f.write_text("# Deep\n\n" + "".join("  " * i + f"- level {i} quokka{i}\n" for i in range(40)))
     text = " ".join(b.text for s in parse_file(f).sections for b in s.blocks)
     assert "quokka25" in text and "quokka39" in text
+
+
+def test_hugo_shortcodes_are_read_as_what_they_mark() -> None:
+    """Found on kind's known issues (a Hugo site): ``{{< codeFromInline lang="bash" >}}``
+    blocks were quoted as running text, braces and all. A code shortcode is a code block,
+    another on a line of its own a break (or its title), one inside a fence stays."""
+    md = parse_string(
+        '# Skew\n\nCheck your version by running:\n{{< codeFromInline lang="bash" >}}\n'
+        'kubectl version\n{{< /codeFromInline >}}\n\n{{% alert title="Warning" %}}\nDo not '
+        'mix versions.\n{{% /alert %}}\n\n{{< tabs >}}\n{{< tab "Linux" >}}\nRun it.\n'
+        '{{< /tab >}}\n{{< /tabs >}}\n\n```\n{{< note >}}\n```\n', name="k.md")
+    assert kinds(md) == [
+        ("heading", "Skew"), ("paragraph", "Check your version by running:"),
+        ("code", "```\nkubectl version\n```"), ("paragraph", "Warning:"),
+        ("paragraph", "Do not mix versions."), ("paragraph", "Run it."),
+        ("code", "```\n{{< note >}}\n```")]

@@ -48,7 +48,7 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None)
 
     meta, body = split_front_matter(text, source=source or fallback_title)
     tokens = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table").parse(
-        _open_indented_blocks(_closed_html_lines_apart(body)))
+        _open_indented_blocks(_closed_html_lines_apart(_hugo_shortcodes(body))))
     builder = SectionBuilder()
     hidden: list[Dropped] = []
     last_paragraph = ""
@@ -137,6 +137,45 @@ _INDENTED_BLOCK = re.compile(
 type may be several words before a title (``!!! tab examples "pyproject.toml"``, a tab in an
 older syntax; without a title such a line is a sentence)."""
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
+
+
+_SHORTCODE = (r"\{\{[<%]\s*(?P<close>/)?\s*(?P<name>[\w-]+)"
+              r"(?P<args>(?:[^>%}]|[>%](?!\}\}))*)[>%]\}\}")
+_SHORTCODE_LINE = re.compile(rf"[ \t]*(?:{_SHORTCODE}[ \t]*)+")
+_CODE_SHORTCODES = frozenset({"codeFromInline", "highlight", "code"})
+_LANGUAGE = re.compile(r"""(?:lang(?:uage)?\s*=\s*)?["']?([\w+-]+)""")
+_TITLE = re.compile(r"""\btitle\s*=\s*["']([^"']+)["']""")
+
+
+def _hugo_shortcodes(body: str) -> str:
+    """``body`` with Hugo's shortcodes on lines of their own read as what they mark: a code
+    shortcode (``{{< codeFromInline lang="bash" >}}`` … ``{{< /codeFromInline >}}``,
+    ``highlight``) as a fenced block; any other (``{{% note %}}``, ``{{< tabs >}}``) as a
+    break between blocks, or its title ("Warning:") where it has one. Left as written
+    inside fenced code and within a line of text."""
+    out: list[str] = []
+    fenced = in_code = False  # in a fenced block; in a code shortcode's
+    for line in body.split("\n"):
+        if _FENCE.match(line) and not in_code:
+            fenced = not fenced
+        found = None if fenced else _SHORTCODE_LINE.fullmatch(line)
+        codes = list(re.finditer(_SHORTCODE, line)) if found is not None else []
+        if in_code and not (len(codes) == 1 and codes[0]["close"]
+                            and codes[0]["name"] in _CODE_SHORTCODES):
+            out.append(line)
+            continue
+        if not codes:
+            out.append(line)
+            continue
+        first = codes[0]
+        if len(codes) == 1 and first["name"] in _CODE_SHORTCODES:
+            language = None if first["close"] else _LANGUAGE.match(first["args"].strip())
+            out.append("```" + (language[1] if language else ""))
+            in_code = not first["close"]
+            continue
+        title = _TITLE.search(first["args"]) if not first["close"] else None
+        out.extend([f"{title[1]}:", ""] if title else [""])
+    return "\n".join(out)
 
 
 _CLOSED_HTML_LINE = re.compile(r"[ \t]*(?:<(\w+)\b[^<>]*>[ \t]*</\1>|<\w+\b[^<>]*/>)[ \t]*")
