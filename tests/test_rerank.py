@@ -727,6 +727,34 @@ def test_the_sentence_that_goes_on_from_a_quoted_one_is_quoted_with_it() -> None
     assert "The kitchen is cleaned on Fridays." not in texts
 
 
+def test_a_quote_that_only_echoes_the_asked_error_goes_on_to_what_the_page_says() -> None:
+    """Found on kind's known issues: the user pastes an error, and the quote was that very
+    error block, found in the docs, with nothing about its cause or fix. The sentence before
+    it and what follows it in its section (past the chunk's end) come with it."""
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    error = ("$ kubectl edit deploy -n kube-system dashboard\nerror: SchemaError(io.k8s.api."
+             "ExternalMetricStatus): invalid object doesn't have additional properties")
+    chunk = f"Kubectl Version Skew\nIf you see the following error message:\n```\n{error}\n```"
+    section = (f"{chunk}\n\nCheck your client version by running:\n\n```\nkubectl version\n```"
+               "\n\nIf the versions differ, install a newer client version.\n\nAnother tip "
+               "that is not needed.")
+    [ev] = _evidence([chunk])
+    ev = replace(ev, parent_text=section)
+    question = Question.parse("kubectl edit gives error: SchemaError(io.k8s.api."
+                              "ExternalMetricStatus): invalid object doesn't have additional "
+                              "properties")
+    texts = [s.text for s in ExtractiveGenerator().generate(question, [ev]).sentences]
+    assert texts == ["If you see the following error message:", error,
+                     "Check your client version by running:", "kubectl version",
+                     "If the versions differ, install a newer client version."]
+    # a quote that says more than the echo is left as it is
+    [plain] = _evidence(["Tokens that start with a digit must be quoted. Quote the token."])
+    said = ExtractiveGenerator().generate(
+        Question.parse("Why must tokens that start with a digit be quoted?"), [plain])
+    assert not any("echoed" in n for n in said.notes)
+
+
 def test_a_unit_ending_on_a_colon_brings_what_it_introduces() -> None:
     from abstain.generate.extractive import ExtractiveGenerator
 

@@ -184,6 +184,7 @@ class ExtractiveGenerator:
             quote = with_the_named_heading(question, evidence, quote)
             quote = with_the_terms(evidence, quote)
             quote = with_what_goes_on(quote, evidence)
+            quote = past_the_echo(question, quote, evidence)
         return quote
 
     def with_the_best_window(self, question: Question, evidence: Sequence[Evidence],
@@ -620,6 +621,75 @@ def with_what_goes_on(quote: Generation, evidence: Sequence[Evidence]) -> Genera
         return quote
     return replace(quote, sentences=tuple(out), notes=(
         *quote.notes, "added the sentence after a quoted one that goes on from it"))
+
+
+ECHO_SHARE = 0.7
+"""A quoted unit of at least :data:`ECHO_WORDS` words this share of which the question holds
+echoes it: the error message or command the user pasted, found in the docs."""
+ECHO_WORDS = 6
+ECHO_GOES_ON = 2
+"""Past an echo the quote goes on for this many sentences of running text (and the code
+blocks among them)."""
+
+
+def _echoes(unit: Unit, asked: set[str]) -> bool:
+    said = tokens(unit.text)
+    return len(said) >= ECHO_WORDS and sum(w in asked for w in said) >= ECHO_SHARE * len(said)
+
+
+def past_the_echo(question: Question, quote: Generation, evidence: Sequence[Evidence]
+                  ) -> Generation:
+    """``quote`` going on past what only echoes the question: where everything quoted of a
+    page is the question's own error message or command (:data:`ECHO_SHARE`) or the lead-in
+    to it ("kind may fail with the following error:"), the user has it already; what
+    answers is what the page says around it — the cause, the fix — so the sentence before
+    the first quoted unit goes before it and the :data:`ECHO_GOES_ON` sentences after the
+    last echo follow it, with the code blocks among them, up to the next heading; read in
+    the chunk's section, as a chunk may end on the echo."""
+    asked = set(tokens(question.text))
+    by_page: dict[int, list[Sentence]] = {}
+    for sentence in quote.sentences:
+        if sentence.cites:
+            by_page.setdefault(sentence.cites[0], []).append(sentence)
+    out = list(quote.sentences)
+    added: list[str] = []
+    for n, quoted in by_page.items():
+        ev = evidence[n - 1]
+        units = split_units(ev.text)
+        echoed = [at for at, u in enumerate(units)
+                  if _echoes(u, asked) and any(s.text == u.text for s in quoted)]
+        section = split_units(ev.parent_text)  # the chunk may end on the echo
+        if echoed and units[echoed[-1]] in section:
+            units = section
+            echoed = [section.index(units[echoed[-1]])]
+        if not echoed or not all(_echoes(Unit(s.text), asked) or s.text.rstrip().endswith(":")
+                                 or s.text in _headings(evidence[n - 1]) for s in quoted):
+            continue
+        headings = _headings(ev)
+        first = min(at for at, u in enumerate(units) if any(s.text == u.text for s in quoted))
+        before = units[first - 1] if first > 0 else None
+        if (before is not None and not before.code and before.text not in headings
+                and not any(s.text == before.text for s in out)):  # what the message means
+            out.insert(out.index(quoted[0]), Sentence(before.text, (n,)))
+            added.append(before.text)
+        going_on: list[Sentence] = []
+        prose = 0
+        for unit in units[echoed[-1] + 1:]:
+            if unit.text in headings or prose >= ECHO_GOES_ON:
+                break
+            if _echoes(unit, asked) or any(s.text == unit.text for s in out):
+                continue
+            going_on.append(Sentence(unit.text, (n,)))
+            prose += not unit.code
+        if going_on:
+            last = max(at for at, s in enumerate(out) if s in quoted)
+            out[last + 1:last + 1] = going_on
+            added.extend(s.text for s in going_on)
+    if not added:
+        return quote
+    return replace(quote, sentences=tuple(out), notes=(
+        *quote.notes, "the quote echoed the question's own message: added what the page "
+        "says after it"))
 
 
 def _without_headings(question: Question, read: Generation, evidence: Sequence[Evidence]
