@@ -224,6 +224,12 @@ def test_a_flag_made_of_a_pages_words_is_not_that_pages_flag(tmp_path: Path,
     ("What is the release date of 2.0?", None),  # a date, not a version
     ("What does a release contain?", None),
     ("Which version-control system is used?", None),
+    ("Which values does the match_arm_leading_pipes option accept?", AnswerType.CHOICES),
+    ("what are the valid values for --log-level?", AnswerType.CHOICES),
+    ("Which log levels can I pass?", AnswerType.CHOICES),
+    ("What range of values does nice() accept?", None),  # a range, not values to choose
+    ("What is the maximum value allowed for db-pool?", AnswerType.NUMBER),
+    ("What value does --force-grid-wrap take without a number?", None),
 ])
 def test_expected_answer_type(question: str, kind: AnswerType | None) -> None:
     assert expected_type(question) is kind
@@ -710,3 +716,63 @@ def test_a_time_of_day_is_no_amount() -> None:
     # a span written as a clock still answers how many minutes (a review's find)
     minutes = AskedType.of(Question.parse("How many minutes is the session timeout?"))
     assert minutes.carried_by("Session timeout: 00:30:00")
+
+
+def test_a_dotted_setting_is_held_by_the_headings_that_spell_it() -> None:
+    """Found on Alacritty's man page: ``cursor.style.blinking`` is documented under the
+    headings CURSOR / style = {…} / blinking = …, and no line writes it, so only the
+    changelog's one mention of it was kept as evidence."""
+    from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit, key_path
+
+    path = ("ALACRITTY(5)", "CURSOR", "style = { <shape>, <blinking> }",
+            'blinking = "Never" | "Off" | "On" | "Always"')
+    assert key_path(path) == "ALACRITTY.CURSOR.style.blinking"
+    assert key_path(("[window]", "decorations = x")) == "window.decorations"
+    assert key_path(("Installing on Linux", "Troubleshooting the install")) == ""
+    text = "- Never: Prevent the cursor from ever blinking\nDefault: \"Off\""
+    doc = Document("d", "default", "alacritty.5.md", "ALACRITTY(5)", "h")
+    ev = Evidence(FusedHit("c", 1.0), Chunk("c", "d", ChunkKind.CHILD, text, 0,
+                                            heading_path=path), doc, text)
+    [wanted] = Question.parse("What values can cursor.style.blinking take?").identifiers
+    assert holds(wanted, ev.labelled_text)
+    [other] = Question.parse("What values can cursor.shape.blinking take?").identifiers
+    assert not holds(other, ev.labelled_text)
+
+
+@pytest.mark.parametrize(("sentence", "stated"), [
+    ('Possible values: "Always", "Never", "Preserve"', True),
+    ('blinking = "Never" | "Off" | "On" | "Always"', True),
+    ("Valid values are debug, info and warn.", True),
+    ("This setting supports three values: enable and disable and check-only.", True),
+    ("Type: default, append-only, ndjson, silent", True),
+    ('Default value: "Never"', False),
+    ("Type: string", False),
+    ("ps aux | grep python | wc -l", False),
+])
+def test_what_states_the_values_a_setting_accepts(sentence: str, stated: bool) -> None:
+    assert carries(sentence, AnswerType.CHOICES) is stated
+
+
+def test_the_values_asked_for_choose_the_quote_but_refuse_nothing() -> None:
+    """rustfmt's reference lists each option's default before its possible values: "Which
+    values does it accept?" was answered with the default. Values are stated in too many
+    forms for a sentence test to refuse on (GUIDES_ONLY)."""
+    from abstain.align import answer_type_check
+    from abstain.align.question import Focus
+    from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
+    from abstain.generate.extractive import ExtractiveGenerator
+    from abstain.records import TermCounts
+
+    text = ('Controls whether to include a leading pipe on match arms\n- Default value: '
+            '"Never"\n- Possible values: "Always", "Never", "Preserve"\n- Stable: Yes')
+    doc = Document("d", "default", "Configurations.md", "Configuring Rustfmt", "h")
+    ev = Evidence(FusedHit("c", 1.0), Chunk("c", "d", ChunkKind.CHILD, text, 0, heading_path=(
+        "Configuring Rustfmt", "match_arm_leading_pipes")), doc, text)
+    question = Question.parse("Which values does the match_arm_leading_pipes option accept?")
+    quoted = [s.text for s in ExtractiveGenerator().generate(question, [ev]).sentences]
+    assert quoted[0] == 'Possible values: "Always", "Never", "Preserve"'
+    bare = Evidence(FusedHit("b", 1.0), Chunk("b", "d", ChunkKind.CHILD, "Stable: Yes", 0,
+                                              heading_path=("match_arm_leading_pipes",)),
+                    doc, "Stable: Yes")
+    check = answer_type_check(Focus.of(question, TermCounts(10, {})), (bare,))
+    assert check.passed and check.value == "none"

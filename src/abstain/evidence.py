@@ -8,6 +8,7 @@ gate, the generator, the verifier and the audit trail read.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -50,6 +51,19 @@ class Chunk:
     parent_id: str | None = None
     """For a child: its parent section. For a paraphrase: the child it paraphrases."""
     heading_path: tuple[str, ...] = ()
+
+
+_KEY_HEADING = re.compile(r"[\W_]*([A-Za-z][\w-]*)[\]`'\"*]*\s*(?:$|[=:({<])")
+"""A heading that names a key: one name, alone or before its value or signature ("CURSOR",
+"[window]", "style = { <shape>, <blinking> }", "ALACRITTY(5)")."""
+
+
+def key_path(heading_path: tuple[str, ...]) -> str:
+    """The dotted key that a chunk's headings spell, when two or more of them each name a
+    key: a reference page's ``CURSOR`` / ``style`` / ``blinking`` headings document the
+    ``cursor.style.blinking`` setting though no line writes it; "" otherwise."""
+    keys = [m.group(1) for m in map(_KEY_HEADING.match, heading_path) if m is not None]
+    return ".".join(keys) if len(keys) >= 2 else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +149,11 @@ class Evidence:
 
     @property
     def label(self) -> str:
-        """The document's title and the chunk's headings: what names the passage."""
-        return f"{self.document.title}\n{' '.join(self.chunk.heading_path)}"
+        """The document's title and the chunk's headings, and the key those spell
+        (:func:`key_path`): what names the passage."""
+        label = f"{self.document.title}\n{' '.join(self.chunk.heading_path)}"
+        key = key_path(self.chunk.heading_path)
+        return f"{label}\n{key}" if key else label
 
     @property
     def labelled_text(self) -> str:

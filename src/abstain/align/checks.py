@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from abstain.align.question import Focus
 from abstain.align.types import RELEASE_TYPES, TYPE_WORDS, AskedType, is_release_line
+from abstain.asked import GUIDES_ONLY
 from abstain.evidence import Evidence
 from abstain.mentions import Kind, Mention
 from abstain.question import Question
@@ -249,6 +250,10 @@ def answer_type_check(focus: Focus, evidence: tuple[Evidence, ...]) -> Check:
         return Check(CheckName.ANSWER_TYPE, True, "any", "any", "the question asks for no specific "
                      "type of answer", RefusalReason.ANSWER_TYPE_MISSING)
     carrier = typed_sentence(focus, evidence)
+    if carrier is None and expected in GUIDES_ONLY:
+        return Check(CheckName.ANSWER_TYPE, True, "none", expected.value,
+                     f"no evidence sentence states {expected.value}: not required, as it is "
+                     "stated in too many forms", RefusalReason.ANSWER_TYPE_MISSING)
     if carrier is None:
         return Check(CheckName.ANSWER_TYPE, False, "none", expected.value,
                      f"no evidence sentence on the question's subject holds a {expected.value}",
@@ -261,7 +266,7 @@ def generated_type_check(question: Question, sentences: Sequence[str]) -> Check 
     """The answer-type test applied to a generated answer's kept sentences (None when the
     question asks for no specific type)."""
     asked = AskedType.of(question)
-    if asked is None:
+    if asked is None or asked.expected in GUIDES_ONLY:
         return None
     found = next((s for s in sentences if asked.carried_by(s)), None)
     detail = (f"found in the answer: {found[:120]}" if found is not None else

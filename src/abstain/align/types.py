@@ -192,6 +192,20 @@ _ONES_OWN = frozenset({"your"})
 where "our maintainers" or "the team" name no one."""
 
 
+_CHOICES_STATED = re.compile(
+    r"\b(?:possible|allowed|valid|accepted|supported|permitted|legal|available)\s+(?:values"
+    r"|choices|options|settings|modes)\s*(?::|\bare\b|\binclude\b)"
+    r"|\b(?:supports?|accepts?|takes?|has)\s+(?:\w+\s+)?(?:values|choices|modes)\s*:"
+    r"|^\W*(?:values|choices|options|type)\s*:\s*[\w\"'`-]+(?:\s*,\s*[\w\"'`-]+){2,}"
+    r"|^\W*(?:values|choices)\s*:|\bone\s+of\b\s*:?\s*[\"'`\[]?[\w.-]+"
+    r"|[\"'`][^\"'`|\n]{1,40}[\"'`]\s*\|\s*[\"'`]"
+    r"|(?:[\"'`][^\"'`,\n]{1,30}[\"'`]\s*,\s*){2,}(?:(?:or|and)\s+)?[\"'`]", re.IGNORECASE)
+"""What states the values a setting accepts: a label ("Possible values: …", "Valid values
+are …", "supports three values: …", "one of …", "Type: default, append-only, ndjson"),
+alternatives ("Full" | "None"), or three quoted values listed ("Always", "Never",
+"Preserve")."""
+
+
 def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = frozenset(),
             versions: bool = True, measure: frozenset[str] = frozenset(),
             given: frozenset[str] = frozenset()) -> bool:
@@ -213,6 +227,8 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
         return any(v not in given for v in dating)
     if expected is AnswerType.VERSION:
         return any(v not in given for v in versions_in(sentence))
+    if expected is AnswerType.CHOICES:
+        return _CHOICES_STATED.search(sentence) is not None
     if expected is AnswerType.NUMBER:
         if HOW_OFTEN in measure and frequencies(sentence) - exclude:
             return True
