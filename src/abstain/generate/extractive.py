@@ -623,7 +623,7 @@ def with_what_goes_on(quote: Generation, evidence: Sequence[Evidence]) -> Genera
         *quote.notes, "added the sentence after a quoted one that goes on from it"))
 
 
-ECHO_SHARE = 0.7
+ECHO_SHARE = 0.6
 """A quoted unit of at least :data:`ECHO_WORDS` words this share of which the question holds
 echoes it: the error message or command the user pasted, found in the docs."""
 ECHO_WORDS = 6
@@ -633,7 +633,7 @@ blocks among them)."""
 
 
 def _echoes(unit: Unit, asked: set[str]) -> bool:
-    said = tokens(unit.text)
+    said = [w for w in tokens(unit.text) if not w.isdigit()]  # "# 3.x" above an example
     return len(said) >= ECHO_WORDS and sum(w in asked for w in said) >= ECHO_SHARE * len(said)
 
 
