@@ -416,3 +416,14 @@ def test_a_word_of_the_question_that_keys_another_row_is_not_always_a_second_rec
                  f"option: {other}; default: x; description: Another setting."]
     assert rows.read(Question.parse(question), rows_read, [0.95, 0.9])[0][1] \
         is RowVerdict.ANSWERS
+
+
+@pytest.mark.parametrize(("value", "answers"), [
+    ("see wiki", False), ("N/A", False), ("—", False), ("$(pyenv root)/pyenv.d", True)])
+def test_a_cell_that_says_where_its_value_is_answers_nothing(value: str, answers: bool) -> None:
+    """pyenv's table of environment variables gives PYENV_HOOK_PATH's default as "see wiki":
+    "What is the default value of PYENV_HOOK_PATH?" was answered with it, confidently."""
+    row = f"- name: PYENV_HOOK_PATH; default: {value}; description: Paths searched for hooks."
+    found = _verdict("What is the default value of PYENV_HOOK_PATH?", row)
+    assert (found is RowVerdict.ANSWERS) is answers
+    assert (found is RowVerdict.DOES_NOT_ANSWER) is not answers

@@ -94,6 +94,10 @@ _ACROSS_ROWS = re.compile(
 "more severe than"), unless they name a column ("Max Connections")."""
 PROPERTY_WORDS = 4
 """What a question asks for is at most this many content words ("date of birth")."""
+_DEFERS = re.compile(r"(?:see|refer\s+to|consult|check)\b.*|n/?a|tbd|tba|todo|\?+|[-–—]+",
+                     re.IGNORECASE)
+"""A cell that says where its value is, or that there is none to tell ("see wiki", "N/A",
+"—"): it answers nothing asked of its column."""
 _ASKS_OTHERWISE = re.compile(r"\b(?:where|when|who|whom|whose|how|called|named)\b",
                              re.IGNORECASE)
 """A place, date, person, amount, manner or name: a column may hold it under another name."""
@@ -192,6 +196,10 @@ def verdict(question: Question, row: Row, *, unique: bool = True,
             missing = True
     held = value_stems | named_columns | {stem(t) for t in tokens(context)}
     asked_for = [stem(w) for w in asked_property(question, row.columns)]
+    asked_cells = [value for i, (column, value) in enumerate(row.cells) if i in naming
+                   or any(set(m.words) <= set(tokens(column)) for m in columns_named)]
+    if unique and asked_cells and all(_DEFERS.fullmatch(v.strip()) for v in asked_cells):
+        return RowVerdict.DOES_NOT_ANSWER  # "default: see wiki" states no default
     if unique and columns_named and all(w in held for w in asked_for):
         return RowVerdict.ANSWERS  # a column named as its header writes it, nothing else
     if unique and naming and (not missing or (asked_for and all(w in held for w in asked_for))):
