@@ -727,3 +727,39 @@ def test_hugo_shortcodes_are_read_as_what_they_mark() -> None:
         ("code", "```\nkubectl version\n```"), ("paragraph", "Warning:"),
         ("paragraph", "Do not mix versions."), ("paragraph", "Run it."),
         ("code", "```\n{{< note >}}\n```")]
+
+
+def test_an_unresolved_rst_substitution_or_reference_keeps_its_text(tmp_path: Path) -> None:
+    """Found on dramatiq's guide: ``|StubBroker|`` is defined in a ``global.rst`` Sphinx
+    includes, and "Dramatiq provides a |StubBroker| that …" was read as "provides a that"."""
+    f = tmp_path / "guide.rst"
+    f.write_text("Guide\n=====\n\nDramatiq provides a |StubBroker| for tests, see `the "
+                 "docs`_.\n", encoding="utf-8")
+    assert kinds(parse_file(f))[1] == (
+        "paragraph", "Dramatiq provides a StubBroker for tests, see the docs.")
+
+
+def test_a_paragraph_that_ends_on_a_word_before_a_list_is_its_lead_in() -> None:
+    """dramatiq: "…, you can pass" and then the list of what may be passed. Read as a lead-in
+    (with its colon), it is quoted with its list."""
+    md = parse_string("# HA\n\nWith a cluster, you can pass\n\n- a sequence of parameters\n"
+                      "- a connection URL\n\nDone.\n\n- not a lead.\n", name="a.md")
+    assert kinds(md)[1:4] == [
+        ("paragraph", "With a cluster, you can pass:"),
+        ("list_item", "- a sequence of parameters"), ("list_item", "- a connection URL")]
+    assert md.sections[0].blocks[2].lead == "With a cluster, you can pass:"
+    assert kinds(md)[4] == ("paragraph", "Done.")
+
+
+def test_myst_roles_are_what_sphinx_shows() -> None:
+    """Found on cattrs' and llm's pages (MyST, Sphinx's Markdown): "{meth}`encoder
+    <cattrs.Converter.encoder>`" was indexed and quoted braces, target and all."""
+    md = parse_string(
+        "# Hooks\n\nChange the {meth}`encoder <cattrs.Converter.encoder>` attribute, see "
+        "{ref}`debugging hooks <tools-debug>` and {func}`~cattrs.structure` ({pr}`123`, "
+        "{user}`hynek`, {pep}`8`).\n\nA `{foo}` span and ${x}`y` stay.\n\n```\n{ref}`kept`\n"
+        "```\n", name="h.md")
+    assert kinds(md)[1:] == [
+        ("paragraph", "Change the encoder attribute, see debugging hooks and structure (#123, "
+                      "@hynek, PEP 8)."),
+        ("paragraph", "A {foo} span and ${x}y stay."), ("code", "```\n{ref}`kept`\n```")]

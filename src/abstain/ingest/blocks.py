@@ -117,6 +117,10 @@ def heading(text: str) -> Block | None:
     return Block(BlockKind.HEADING, text) if text else None
 
 
+_UNFINISHED = re.compile(r"[^\W_]$")
+"""A paragraph that ends on a word, no stop or colon: before a list, the list's lead-in."""
+
+
 class SectionBuilder:
     """Collects blocks under the current heading path.
 
@@ -142,8 +146,17 @@ class SectionBuilder:
         self.blocks = [b for b in self.blocks if b.text in kept] + [block]
 
     def add(self, block: Block | None) -> None:
-        if block is not None:
-            self.blocks.append(block)
+        if block is None:
+            return
+        before = self.blocks[-1] if self.blocks else None
+        if (block.kind is BlockKind.LIST_ITEM and before is not None and block.lead
+                and before.kind is BlockKind.PARAGRAPH and before.text == block.lead
+                and _UNFINISHED.search(before.text)):
+            # "When running RabbitMQ with a cluster, you can pass" + a list: its lead-in
+            self.blocks[-1] = Block(before.kind, before.text + ":", before.lead)
+        if block.kind is BlockKind.LIST_ITEM and block.lead and _UNFINISHED.search(block.lead):
+            block = Block(block.kind, block.text, block.lead + ":")
+        self.blocks.append(block)
 
     def extend(self, blocks: Iterable[Block | None]) -> None:
         for block in blocks:

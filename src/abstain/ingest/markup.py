@@ -48,7 +48,7 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None)
 
     meta, body = split_front_matter(text, source=source or fallback_title)
     tokens = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table").parse(
-        _open_indented_blocks(_closed_html_lines_apart(_hugo_shortcodes(body))))
+        _open_indented_blocks(_closed_html_lines_apart(_hugo_shortcodes(_myst_roles(body)))))
     builder = SectionBuilder()
     hidden: list[Dropped] = []
     last_paragraph = ""
@@ -137,6 +137,50 @@ _INDENTED_BLOCK = re.compile(
 type may be several words before a title (``!!! tab examples "pyproject.toml"``, a tab in an
 older syntax; without a title such a line is a sentence)."""
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
+
+
+EXPLICIT_TITLE = re.compile(r"(?s)(.*?)\s*<([^<>]*)>")
+"""A Sphinx role's ``title <target>``."""
+
+
+def role_display(name: str, text: str) -> str:
+    """What Sphinx shows for the role ``name`` with ``text``: the explicit title
+    (``title <target>``), else the target (``~a.b.c`` as ``c``; an issue or pull request
+    as ``#12``, a user as ``@ann``, a PEP as ``PEP 8``); a changelog's
+    ``:release:`2.4.0 <2018-01-22>``` shows both, the version and its date."""
+    role = name.lower().split(":")[-1]
+    explicit = EXPLICIT_TITLE.fullmatch(text)
+    if explicit and explicit.group(1):
+        if role == "release":  # the releases extension's
+            return f"{explicit.group(1)} ({explicit.group(2)})"
+        return explicit.group(1)
+    target = text.lstrip("!")
+    if target.startswith("~"):
+        target = target[1:].rsplit(".", 1)[-1]
+    prefix = {"issue": "#", "pr": "#", "pull": "#", "user": "@", "pep": "PEP "}.get(role, "")
+    return prefix + target
+
+
+_MYST_ROLE = re.compile(r"(?<![\w$`{])\{((?:[a-z][\w.+-]*:)?(?:ref|doc|func|meth|class|mod|attr"
+                        r"|data|obj|exc|term|pr|issue|pull|user|pep|file|any|command|option"
+                        r"|envvar|program|kbd|guilabel|menuselection|samp|abbr|confval"
+                        r"|setting|release|commit|gh|bdg[\w-]*))\}`([^`\n]+)`")
+"""A MyST role, Sphinx's in Markdown: ``{ref}`hooks <plugin-hooks>```, ``{func}`~a.b```."""
+
+
+def _myst_roles(body: str) -> str:
+    """``body`` with each MyST role (outside fenced code) as the code span of what Sphinx
+    shows (:func:`role_display`): "{meth}`encoder <cattrs.Converter.encoder>`" was indexed
+    braces and target and all."""
+    out: list[str] = []
+    fenced = False
+    for line in body.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+        if not fenced and "}`" in line:
+            line = _MYST_ROLE.sub(lambda m: f"`{role_display(m[1], m[2])}`", line)
+        out.append(line)
+    return "\n".join(out)
 
 
 _SHORTCODE = (r"\{\{[<%]\s*(?P<close>/)?\s*(?P<name>[\w-]+)"

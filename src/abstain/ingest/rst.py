@@ -33,13 +33,15 @@ from abstain.ingest.blocks import (
     paragraph,
     table_row,
 )
-from abstain.ingest.markup import item_block
+from abstain.ingest.markup import EXPLICIT_TITLE, item_block, role_display
 
 _ROLE = re.compile(r":([A-Za-z][\w.+-]*(?::[\w.+-]+)*):`")
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+([A-Za-z][\w.+-]*(?::[\w.+-]+)*)::", re.MULTILINE)
 _LABEL = re.compile(r"\.\.\s+_([^:`]+):\s*")
 _ADORNMENT = re.compile(r"([=\-~^\"'`#*+<>:._])\1{2,}\s*")
-_EXPLICIT_TITLE = re.compile(r"(?s)(.*?)\s*<([^<>]*)>")
+_UNRESOLVED = re.compile(r"\|([^|]+)\|_{0,2}|`([^`<]+?)(?:\s*<[^<>]*>)?`_{1,2}|([\w.-]+)_{1,2}")
+"""A substitution or a reference docutils cannot resolve (``|StubBroker|``, defined in a
+``global.rst`` that Sphinx includes; `` `high availability`_ ``): the text it shows."""
 CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
                              "testoutput", "ipython", "jupyter-execute", "prompt"})
 DROPPED_DIRECTIVES = frozenset({
@@ -77,6 +79,10 @@ def parse_rst(text: str, *, fallback_title: str, labels: dict[str, str] | None =
         tree = publish_doctree(text, settings_overrides=settings)
     except Exception as exc:  # docutils raises its own error types for broken input
         raise IngestError(fallback_title, f"not readable reStructuredText ({exc})") from exc
+    for node in list(tree.findall(nodes.problematic)):
+        said = _UNRESOLVED.fullmatch(node.astext())
+        if said is not None:  # defined in a file Sphinx includes: its name, not nothing
+            node.parent.replace(node, nodes.Text(next(g for g in said.groups() if g)))
     for node in list(tree.findall(lambda n: isinstance(
             n, nodes.problematic | nodes.system_message | nodes.comment
             | nodes.substitution_definition | nodes.target | nodes.image | nodes.raw)
@@ -233,19 +239,10 @@ def _display_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
     from docutils import nodes, utils
 
     shown = utils.unescape(text)
-    explicit = _EXPLICIT_TITLE.fullmatch(shown)
-    if explicit and explicit.group(1) and name == "release":  # the releases extension's
-        return [nodes.literal(rawtext, f"{explicit.group(1)} ({explicit.group(2)})")], []
-    if explicit and explicit.group(1):
-        return [nodes.literal(rawtext, explicit.group(1))], []
-    target = shown.lstrip("!")
-    if target.startswith("~"):
-        target = target[1:].rsplit(".", 1)[-1]
-    if name in ("issue", "pr", "pull"):
-        target = f"#{target}"
-    node = nodes.literal(rawtext, target)
+    explicit = EXPLICIT_TITLE.fullmatch(shown)
+    node = nodes.literal(rawtext, role_display(name, shown))
     if name.split(":")[-1] in ("ref", "doc") and not explicit:
-        node["abstain_ref"] = target
+        node["abstain_ref"] = node.astext()
     return [node], []
 
 
