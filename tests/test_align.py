@@ -230,6 +230,8 @@ def test_a_flag_made_of_a_pages_words_is_not_that_pages_flag(tmp_path: Path,
     ("What range of values does nice() accept?", None),  # a range, not values to choose
     ("What is the maximum value allowed for db-pool?", AnswerType.NUMBER),
     ("What value does --force-grid-wrap take without a number?", None),
+    ("What values does parse() return?", None),
+    ("Which values does the --range option accept?", AnswerType.CHOICES),
 ])
 def test_expected_answer_type(question: str, kind: AnswerType | None) -> None:
     assert expected_type(question) is kind
@@ -748,6 +750,9 @@ def test_a_dotted_setting_is_held_by_the_headings_that_spell_it() -> None:
     ('Default value: "Never"', False),
     ("Type: string", False),
     ("ps aux | grep python | wc -l", False),
+    ("This is one of the most common errors.", False),  # found in review
+    ("It must be one of: json, xml.", True),
+    ("| `--foo` | `str` | the name |", False),
 ])
 def test_what_states_the_values_a_setting_accepts(sentence: str, stated: bool) -> None:
     assert carries(sentence, AnswerType.CHOICES) is stated

@@ -727,6 +727,13 @@ def test_hugo_shortcodes_are_read_as_what_they_mark() -> None:
         ("code", "```\nkubectl version\n```"), ("paragraph", "Warning:"),
         ("paragraph", "Do not mix versions."), ("paragraph", "Run it."),
         ("code", "```\n{{< note >}}\n```")]
+    # one never closed is a break, not the start of a block that swallows the page; one
+    # closed on its code's last line ends there (found in review)
+    lone = parse_string('# A\n\n{{< code file="x.go" >}}\n\n## Next\n\nText after.\n\n'
+                        '{{< highlight go >}}\nfunc main() {\n}{{< /highlight >}}\n\nEnd.\n',
+                        name="l.md")
+    assert kinds(lone)[1:] == [("heading", "Next"), ("paragraph", "Text after."),
+                               ("code", "```\nfunc main() {\n}\n```"), ("paragraph", "End.")]
 
 
 def test_an_unresolved_rst_substitution_or_reference_keeps_its_text(tmp_path: Path) -> None:
@@ -749,6 +756,8 @@ def test_a_paragraph_that_ends_on_a_word_before_a_list_is_its_lead_in() -> None:
         ("list_item", "- a sequence of parameters"), ("list_item", "- a connection URL")]
     assert md.sections[0].blocks[2].lead == "With a cluster, you can pass:"
     assert kinds(md)[4] == ("paragraph", "Done.")
+    link = parse_string("# D\n\nDownload from https://example.com/dl\n\n- linux\n", name="d.md")
+    assert kinds(link)[1] == ("paragraph", "Download from https://example.com/dl")
 
 
 def test_myst_roles_are_what_sphinx_shows() -> None:

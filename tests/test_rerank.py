@@ -748,10 +748,16 @@ def test_a_quote_that_only_echoes_the_asked_error_goes_on_to_what_the_page_says(
     assert texts == ["If you see the following error message:", error,
                      "Check your client version by running:", "kubectl version",
                      "If the versions differ, install a newer client version."]
-    # a quote that says more than the echo is left as it is
+    # a quote that says more than the echo is left as it is, and an answer that restates
+    # the question is no echo: it is no message the user pasted (found in review)
     [plain] = _evidence(["Tokens that start with a digit must be quoted. Quote the token."])
     said = ExtractiveGenerator().generate(
         Question.parse("Why must tokens that start with a digit be quoted?"), [plain])
+    assert not any("echoed" in n for n in said.notes)
+    [restated] = _evidence(["Clients reconnect on failure.\nThe default timeout for the client "
+                            "connection is 30 seconds.\nRetries use backoff."])
+    said = ExtractiveGenerator().generate(
+        Question.parse("What is the default timeout for the client connection?"), [restated])
     assert not any("echoed" in n for n in said.notes)
 
 

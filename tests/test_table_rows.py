@@ -419,7 +419,8 @@ def test_a_word_of_the_question_that_keys_another_row_is_not_always_a_second_rec
 
 
 @pytest.mark.parametrize(("value", "answers"), [
-    ("see wiki", False), ("N/A", False), ("—", False), ("$(pyenv root)/pyenv.d", True)])
+    ("see wiki", False), ("TBD", False), ("Check the wiki first", True),
+    ("$(pyenv root)/pyenv.d", True)])
 def test_a_cell_that_says_where_its_value_is_answers_nothing(value: str, answers: bool) -> None:
     """pyenv's table of environment variables gives PYENV_HOOK_PATH's default as "see wiki":
     "What is the default value of PYENV_HOOK_PATH?" was answered with it, confidently."""

@@ -65,8 +65,10 @@ _CHOICES = re.compile(
     re.IGNORECASE)
 """The values a setting or option accepts asked for ("Which values does the --color option
 accept?", "what are the valid values for --log-level?"); not a range ("What range of values
-does nice() accept?"), nor a bound (a number, :data:`_HOW_MANY`)."""
-_RANGE = re.compile(r"\brange\b", re.IGNORECASE)
+does nice() accept?"), what a call returns or what exists (:data:`_RANGE`), nor a bound (a
+number, :data:`_HOW_MANY`)."""
+_RANGE = re.compile(r"(?<![\w-])range\b|\b(?:return|returns|returned|yield|yields|produce"
+                    r"|produces|output|outputs|exist|exists)\b", re.IGNORECASE)
 GUIDES_ONLY = frozenset({AnswerType.CHOICES})
 """Types asked for that choose what is quoted but refuse nothing: the values a setting
 accepts are stated as lists, table rows, definitions and prose ("Set to auto to …, to always

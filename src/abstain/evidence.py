@@ -53,16 +53,22 @@ class Chunk:
     heading_path: tuple[str, ...] = ()
 
 
-_KEY_HEADING = re.compile(r"[\W_]*([A-Za-z][\w-]*)[\]`'\"*]*\s*(?:$|[=:({<])")
+_KEY_HEADING = re.compile(r"[\W_]*([A-Za-z][\w-]*)[\]`'\"*]*\s*(?:$|[=({<]|:\s*$)")
 """A heading that names a key: one name, alone or before its value or signature ("CURSOR",
 "[window]", "style = { <shape>, <blinking> }", "ALACRITTY(5)")."""
 
 
 def key_path(heading_path: tuple[str, ...]) -> str:
-    """The dotted key that a chunk's headings spell, when two or more of them each name a
-    key: a reference page's ``CURSOR`` / ``style`` / ``blinking`` headings document the
-    ``cursor.style.blinking`` setting though no line writes it; "" otherwise."""
-    keys = [m.group(1) for m in map(_KEY_HEADING.match, heading_path) if m is not None]
+    """The dotted key that a chunk's innermost headings spell, when two or more of them, one
+    under the other, each name a key: a reference page's ``CURSOR`` / ``style`` /
+    ``blinking`` headings document the ``cursor.style.blinking`` setting though no line
+    writes it; "" otherwise."""
+    keys: list[str] = []
+    for heading in reversed(heading_path):  # the innermost headings, one under the other
+        key = _KEY_HEADING.match(heading)
+        if key is None:
+            break
+        keys.insert(0, key.group(1))
     return ".".join(keys) if len(keys) >= 2 else ""
 
 

@@ -197,8 +197,8 @@ _CHOICES_STATED = re.compile(
     r"|choices|options|settings|modes)\s*(?::|\bare\b|\binclude\b)"
     r"|\b(?:supports?|accepts?|takes?|has)\s+(?:\w+\s+)?(?:values|choices|modes)\s*:"
     r"|^\W*(?:values|choices|options|type)\s*:\s*[\w\"'`-]+(?:\s*,\s*[\w\"'`-]+){2,}"
-    r"|^\W*(?:values|choices)\s*:|\bone\s+of\b\s*:?\s*[\"'`\[]?[\w.-]+"
-    r"|[\"'`][^\"'`|\n]{1,40}[\"'`]\s*\|\s*[\"'`]"
+    r"|^\W*(?:values|choices)\s*:|\bone\s+of\s*:?\s*(?:[\"'`\[]|[\w.-]+\s*,)"
+    r"|[\"'][^\"'|\n]{1,40}[\"']\s*\|\s*[\"'][^\"'|\n]{1,40}[\"'](?!\s*\|\s*`)"
     r"|(?:[\"'`][^\"'`,\n]{1,30}[\"'`]\s*,\s*){2,}(?:(?:or|and)\s+)?[\"'`]", re.IGNORECASE)
 """What states the values a setting accepts: a label ("Possible values: …", "Valid values
 are …", "supports three values: …", "one of …", "Type: default, append-only, ndjson"),

@@ -75,6 +75,7 @@ from abstain.rerank.reader import sigmoid
 from abstain.rerank.reading import ANSWERS_HEAD, PairLogits, as_read
 from abstain.rerank.rows import Row, same_table
 from abstain.text import (
+    STOPWORDS,
     Unit,
     find_identifiers,
     fold,
@@ -632,8 +633,20 @@ ECHO_GOES_ON = 2
 blocks among them)."""
 
 
+_MESSAGE = re.compile(r"\b(?:error|errors|warning|exception|traceback|fatal|panic|failed|fails"
+                      r"|failure|denied|refused|cannot|unable|invalid|not\s+found)\b",
+                      re.IGNORECASE)
+"""What a message the user pastes says: a quoted sentence or code block that holds none of
+these ("The default timeout for the connection is 30 seconds.") is no echo, however many of
+the question's words it repeats."""
+
+
 def _echoes(unit: Unit, asked: set[str]) -> bool:
-    said = [w for w in tokens(unit.text) if not w.isdigit()]  # "# 3.x" above an example
+    """Whether ``unit`` is the question's own error message or command: code or a message
+    (:data:`_MESSAGE`) whose content words, numbers aside, are mostly the question's."""
+    if not (unit.code or _MESSAGE.search(unit.text)):
+        return False
+    said = [w for w in tokens(unit.text) if not w.isdigit() and w not in STOPWORDS]
     return len(said) >= ECHO_WORDS and sum(w in asked for w in said) >= ECHO_SHARE * len(said)
 
 
@@ -660,8 +673,8 @@ def past_the_echo(question: Question, quote: Generation, evidence: Sequence[Evid
                   if _echoes(u, asked) and any(s.text == u.text for s in quoted)]
         section = split_units(ev.parent_text)  # the chunk may end on the echo
         if echoed and units[echoed[-1]] in section:
-            units = section
-            echoed = [section.index(units[echoed[-1]])]
+            at = section.index(units[echoed[-1]])
+            units, echoed = section, [at]
         if not echoed or not all(_echoes(Unit(s.text), asked) or s.text.rstrip().endswith(":")
                                  or s.text in _headings(evidence[n - 1]) for s in quoted):
             continue

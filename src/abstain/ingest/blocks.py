@@ -117,8 +117,9 @@ def heading(text: str) -> Block | None:
     return Block(BlockKind.HEADING, text) if text else None
 
 
-_UNFINISHED = re.compile(r"[^\W_]$")
-"""A paragraph that ends on a word, no stop or colon: before a list, the list's lead-in."""
+_UNFINISHED = re.compile(r"(?:^|\s)[^\W\d_][\w'-]*$")
+"""A paragraph that ends on a word — no stop, colon, link or version ("…/dl", "v1.2"):
+before a list, the list's lead-in."""
 
 
 class SectionBuilder:

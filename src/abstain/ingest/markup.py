@@ -158,7 +158,7 @@ def role_display(name: str, text: str) -> str:
     if target.startswith("~"):
         target = target[1:].rsplit(".", 1)[-1]
     prefix = {"issue": "#", "pr": "#", "pull": "#", "user": "@", "pep": "PEP "}.get(role, "")
-    return prefix + target
+    return prefix + target if target.strip() else text
 
 
 _MYST_ROLE = re.compile(r"(?<![\w$`{])\{((?:[a-z][\w.+-]*:)?(?:ref|doc|func|meth|class|mod|attr"
@@ -178,7 +178,8 @@ def _myst_roles(body: str) -> str:
         if _FENCE.match(line):
             fenced = not fenced
         if not fenced and "}`" in line:
-            line = _MYST_ROLE.sub(lambda m: f"`{role_display(m[1], m[2])}`", line)
+            line = _MYST_ROLE.sub(lambda m: f"`{role_display(m[1], m[2]).strip() or m[2]}`",
+                                  line)
         out.append(line)
     return "\n".join(out)
 
@@ -187,38 +188,54 @@ _SHORTCODE = (r"\{\{[<%]\s*(?P<close>/)?\s*(?P<name>[\w-]+)"
               r"(?P<args>(?:[^>%}]|[>%](?!\}\}))*)[>%]\}\}")
 _SHORTCODE_LINE = re.compile(rf"[ \t]*(?:{_SHORTCODE}[ \t]*)+")
 _CODE_SHORTCODES = frozenset({"codeFromInline", "highlight", "code"})
-_LANGUAGE = re.compile(r"""(?:lang(?:uage)?\s*=\s*)?["']?([\w+-]+)""")
-_TITLE = re.compile(r"""\btitle\s*=\s*["']([^"']+)["']""")
+_LANGUAGE = re.compile(r"""\blang(?:uage)?\s*=\s*["']?([\w+-]+)|^\s*["']?([\w+-]+)["']?\s*$""")
+_TITLE = re.compile(r"""\btitle\s*=\s*(["'])(.+?)\1""")
+_SHORTCODE_FENCE = "~~~~~"
+"""The fence a code shortcode's text becomes: one its own ``` lines cannot close."""
 
 
 def _hugo_shortcodes(body: str) -> str:
     """``body`` with Hugo's shortcodes on lines of their own read as what they mark: a code
     shortcode (``{{< codeFromInline lang="bash" >}}`` … ``{{< /codeFromInline >}}``,
-    ``highlight``) as a fenced block; any other (``{{% note %}}``, ``{{< tabs >}}``) as a
-    break between blocks, or its title ("Warning:") where it has one. Left as written
-    inside fenced code and within a line of text."""
+    ``highlight``) that is closed further on as a fenced block (a fence its text cannot
+    close; the closing shortcode may end the code's last line); any other (``{{% note %}}``,
+    ``{{< tabs >}}``, a code shortcode never closed) as a break between blocks, or its title
+    ("Warning:") where it has one. Left as written inside fenced code and within a line of
+    text."""
+    lines = body.split("\n")
     out: list[str] = []
-    fenced = in_code = False  # in a fenced block; in a code shortcode's
-    for line in body.split("\n"):
-        if _FENCE.match(line) and not in_code:
+    fenced = False
+    closing: re.Pattern[str] | None = None  # in a code shortcode: what closes it
+    for at, line in enumerate(lines):
+        if closing is not None:
+            end = closing.search(line)
+            if end is None:
+                out.append(line)
+                continue
+            if line[:end.start()].strip():
+                out.append(line[:end.start()])
+            out.append(_SHORTCODE_FENCE)
+            closing = None
+            continue
+        if _FENCE.match(line):
             fenced = not fenced
-        found = None if fenced else _SHORTCODE_LINE.fullmatch(line)
-        codes = list(re.finditer(_SHORTCODE, line)) if found is not None else []
-        if in_code and not (len(codes) == 1 and codes[0]["close"]
-                            and codes[0]["name"] in _CODE_SHORTCODES):
+        if fenced or _SHORTCODE_LINE.fullmatch(line) is None:
             out.append(line)
             continue
-        if not codes:
-            out.append(line)
-            continue
+        codes = list(re.finditer(_SHORTCODE, line))
         first = codes[0]
-        if len(codes) == 1 and first["name"] in _CODE_SHORTCODES:
-            language = None if first["close"] else _LANGUAGE.match(first["args"].strip())
-            out.append("```" + (language[1] if language else ""))
-            in_code = not first["close"]
-            continue
+        if len(codes) == 1 and first["name"] in _CODE_SHORTCODES and not first["close"]:
+            close = re.compile(r"\{\{[<%]\s*/\s*" + re.escape(first["name"]) + r"\s*[>%]\}\}")
+            again = re.compile(r"\{\{[<%]\s*" + re.escape(first["name"]) + r"\b")
+            ahead = next((later for later in lines[at + 1:]
+                          if close.search(later) or again.search(later)), "")
+            if close.search(ahead):  # closed before it opens again: not a lone one
+                language = _LANGUAGE.search(first["args"])
+                out.append(_SHORTCODE_FENCE + (language[1] or language[2] if language else ""))
+                closing = close
+                continue
         title = _TITLE.search(first["args"]) if not first["close"] else None
-        out.extend([f"{title[1]}:", ""] if title else [""])
+        out.extend([f"{title[2]}:", ""] if title else [""])
     return "\n".join(out)
 
 

@@ -94,10 +94,11 @@ _ACROSS_ROWS = re.compile(
 "more severe than"), unless they name a column ("Max Connections")."""
 PROPERTY_WORDS = 4
 """What a question asks for is at most this many content words ("date of birth")."""
-_DEFERS = re.compile(r"(?:see|refer\s+to|consult|check)\b.*|n/?a|tbd|tba|todo|\?+|[-–—]+",
-                     re.IGNORECASE)
-"""A cell that says where its value is, or that there is none to tell ("see wiki", "N/A",
-"—"): it answers nothing asked of its column."""
+_DEFERS = re.compile(r"(?:see|refer\s+to)\s+(?:the\s+|our\s+)?(?:wiki|docs?|documentation|below"
+                     r"|above|page|link|section|notes?|faq)\b.*|tbd|tba|\?+", re.IGNORECASE)
+"""A cell that says where its value is, or that it is not settled yet ("see wiki", "see
+below", "TBD"): it answers nothing asked of its column. ("N/A" or "—" may mean "none", an
+answer; "Check disk usage" is one.)"""
 _ASKS_OTHERWISE = re.compile(r"\b(?:where|when|who|whom|whose|how|called|named)\b",
                              re.IGNORECASE)
 """A place, date, person, amount, manner or name: a column may hold it under another name."""
