@@ -754,6 +754,16 @@ def test_a_quote_that_only_echoes_the_asked_error_goes_on_to_what_the_page_says(
     said = ExtractiveGenerator().generate(
         Question.parse("Why must tokens that start with a digit be quoted?"), [plain])
     assert not any("echoed" in n for n in said.notes)
+    # an example the user ran, quoted alone, is an echo too (code, no message words)
+    example = ">>> import pendulum\n>>> it = pendulum.duration(years=2, months=3)"
+    [ran] = _evidence([f"Durations accept years and months.\n```\n{example}\n```\nThese "
+                       "make approximations of the days.\nThe kitchen is cleaned on Fridays."])
+    said = ExtractiveGenerator().generate(
+        Question.parse("pendulum.duration(years=2, months=3).days returns 820, how can it "
+                       "know the days?"), [ran])
+    texts = [s.text for s in said.sentences]
+    assert texts[:3] == ["Durations accept years and months.", example,
+                         "These make approximations of the days."]
     [restated] = _evidence(["Clients reconnect on failure.\nThe default timeout for the client "
                             "connection is 30 seconds.\nRetries use backoff."])
     said = ExtractiveGenerator().generate(

@@ -671,12 +671,13 @@ def past_the_echo(question: Question, quote: Generation, evidence: Sequence[Evid
         units = split_units(ev.text)
         echoed = [at for at, u in enumerate(units)
                   if _echoes(u, asked) and any(s.text == u.text for s in quoted)]
+        echoes = {units[at].text for at in echoed}
         section = split_units(ev.parent_text)  # the chunk may end on the echo
         if echoed and units[echoed[-1]] in section:
             at = section.index(units[echoed[-1]])
             units, echoed = section, [at]
-        if not echoed or not all(_echoes(Unit(s.text), asked) or s.text.rstrip().endswith(":")
-                                 or s.text in _headings(evidence[n - 1]) for s in quoted):
+        if not echoed or not all(s.text in echoes or s.text.rstrip().endswith(":")
+                                 or s.text in _headings(ev) for s in quoted):
             continue
         headings = _headings(ev)
         first = min(at for at, u in enumerate(units) if any(s.text == u.text for s in quoted))
