@@ -772,3 +772,32 @@ def test_myst_roles_are_what_sphinx_shows() -> None:
         ("paragraph", "Change the encoder attribute, see debugging hooks and structure (#123, "
                       "@hynek, PEP 8)."),
         ("paragraph", "A {foo} span and ${x}y stay."), ("code", "```\n{ref}`kept`\n```")]
+
+
+def test_myst_definition_lists_and_directives_are_what_they_say() -> None:
+    """Found by a newcomer on structlog's pages: "`RichTracebackFormatter`" / ": It's the
+    default if Rich is installed." was one paragraph, the fact cut from its subject, and
+    ``:::{deprecated} 26.1.0`` was quoted as written. A definition list's entry is a
+    definition; a directive reads as its reST twin; Docusaurus' ``:::tip`` is text; an R
+    Markdown chunk ```` ```{r} ```` stays code."""
+    md = parse_string(
+        "# Exceptions\n\n`RichTracebackFormatter`\n: Passes arguments to Rich.\n  It's the "
+        "default if Rich is installed.\n\n:::{deprecated} 26.1.0\nUse Rich instead.\n:::\n\n"
+        "```{note}\nA MyST note.\n```\n\n:::tip Pro tip\nUse **bold**.\n:::\n\n```{toctree}\n"
+        "a\n```\n\n```{r}\nx <- 1\n```\n", name="e.md")
+    assert kinds(md)[1:] == [
+        ("definition", "- RichTracebackFormatter: Passes arguments to Rich. It's the default "
+                       "if Rich is installed."),
+        ("paragraph", "Deprecated since version 26.1.0: Use Rich instead."),
+        ("paragraph", "A MyST note."), ("paragraph", "Pro tip:"), ("paragraph", "Use bold."),
+        ("code", "```\nx <- 1\n```")]
+
+
+def test_a_hugo_shortcode_within_a_line_is_what_it_quotes() -> None:
+    """goreleaser marks when a field arrived with ``{{< g_inline_version "v2.17" >}}``, in
+    text and in YAML comments alike (Hugo fills shortcodes in inside code too)."""
+    md = parse_string('# Go\n\n{{< g_inline_version "v2.15" >}} Set `main: ./...` to build. '
+                      'Go {{< param minGoVers >}}+ works.\n\n```yaml\n# {{< g_inline_version '
+                      '"v2.4" >}}\ngoarm64: v8.0\n```\n', name="go.md")
+    assert kinds(md)[1:] == [("paragraph", "v2.15 Set main: ./... to build. Go + works."),
+                             ("code", "```\n# v2.4\ngoarm64: v8.0\n```")]

@@ -13,6 +13,7 @@ from typing import Any
 
 from abstain.ingest.blocks import (
     Block,
+    BlockKind,
     ParsedDocument,
     SectionBuilder,
     code,
@@ -21,6 +22,12 @@ from abstain.ingest.blocks import (
     one_line,
     paragraph,
     table_row,
+)
+from abstain.ingest.directives import (
+    CODE_DIRECTIVES,
+    DROPPED_DIRECTIVES,
+    TEXT_DIRECTIVES,
+    VERSION_DIRECTIVES,
 )
 from abstain.ingest.frontmatter import split_front_matter
 from abstain.ingest.visibility import DropKind, Dropped, dropped, hidden_reason
@@ -43,11 +50,17 @@ MAX_NESTING = 200
 what lies deeper was dropped without a word); still a bound on pathological input."""
 
 
-def parse_markdown(text: str, *, fallback_title: str, source: str | None = None) -> ParsedDocument:
+def parse_markdown(text: str, *, fallback_title: str, source: str | None = None,
+                   depth: int = 0) -> ParsedDocument:
+    """``depth``: how many directives deep ``text`` is (a directive's text is Markdown too,
+    read up to :data:`DIRECTIVE_DEPTH` deep)."""
     from markdown_it import MarkdownIt
+    from mdit_py_plugins.colon_fence import colon_fence_plugin
+    from mdit_py_plugins.deflist import deflist_plugin
 
     meta, body = split_front_matter(text, source=source or fallback_title)
-    tokens = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table").parse(
+    parser = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
+    tokens = parser.use(deflist_plugin).use(colon_fence_plugin).parse(
         _open_indented_blocks(_closed_html_lines_apart(_hugo_shortcodes(_myst_roles(body)))))
     builder = SectionBuilder()
     hidden: list[Dropped] = []
@@ -58,6 +71,8 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None)
     header: list[str] = []
     row: list[str] = []
     in_head = False
+    term = ""  # a definition list's term (MyST, Pandoc: "term" / ": definition")
+    said: list[str] | None = None  # its definition's paragraphs, while in one
 
     def end_item() -> None:
         nonlocal item
@@ -96,6 +111,19 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None)
             item = []
         elif kind == "list_item_close":
             end_item()
+        elif kind == "inline" and tokens[i - 1].type == "dt_open":
+            end_item()
+            term = _inline_text(tok)
+        elif kind == "dd_open":
+            said = []
+        elif kind == "dd_close":
+            builder.add(definition(term, " ".join(said or [])))
+            said = None
+        elif kind == "inline" and tokens[i - 1].type == "paragraph_open" and said is not None:
+            said.append(_inline_text(tok))
+        elif kind == "colon_fence" or (kind == "fence" and _a_directive(tok.info)):
+            end_item()  # ":::{note}", ":::tip" (Docusaurus), "```{warning}": text, not code
+            builder.extend(_myst_directive(tok.info, tok.content, depth))
         elif kind == "inline" and tokens[i - 1].type == "paragraph_open":
             content = _inline_text(tok)
             if item is not None:
@@ -128,6 +156,50 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None)
     title = str(meta.get("title") or builder.first_heading or fallback_title)
     return ParsedDocument(title=title, sections=builder.build(), metadata=meta,
                           dropped=tuple(hidden))
+
+
+_MYST_DIRECTIVE = re.compile(r"\s*\{?([\w:.-]*)\}?\s*(.*)")
+"""A directive's fence info: ```` ```{note} ````, ``:::{deprecated} 26.1.0``, ``:::tip``."""
+
+
+def _a_directive(info: str) -> bool:
+    """Whether a backtick fence's info names a MyST directive ```` ```{note} ````."""
+    match = re.match(r"\s*\{([\w:.-]+)\}", info)
+    return match is not None and match[1].lower() in (
+        TEXT_DIRECTIVES | CODE_DIRECTIVES | DROPPED_DIRECTIVES | set(VERSION_DIRECTIVES))
+
+
+DIRECTIVE_DEPTH = 8
+"""Directives nested deeper than this are read as plain text (a bound on hostile input)."""
+
+
+def _myst_directive(info: str, content: str, depth: int) -> list[Block]:
+    """The blocks a MyST directive says, as its reST twin reads: code for a code directive,
+    "Deprecated since version 26.1.0: …" for a version one, nothing for a table of contents
+    or an image, else its title (an ``admonition``'s argument) and its text read as Markdown."""
+    match = _MYST_DIRECTIVE.match(info)
+    name, argument = (match[1].lower(), match[2].strip()) if match else ("", info.strip())
+    body = "\n".join(line for line in content.split("\n")
+                     if not re.match(r"\s*:[\w-]+:", line))  # its :options:
+    if name in DROPPED_DIRECTIVES:
+        return []
+    if name in CODE_DIRECTIVES:
+        block = code(body)
+        return [block] if block is not None else []
+    if depth >= DIRECTIVE_DEPTH:
+        inner = [b for b in (paragraph(one_line(body)),) if b is not None]
+    else:
+        inner = [b for section in parse_markdown(body, fallback_title="", depth=depth + 1).sections
+                 for b in section.blocks if b.kind is not BlockKind.HEADING]
+    if name in VERSION_DIRECTIVES:
+        version, _, rest = argument.partition(" ")
+        said = " ".join(b.text for b in inner if b.kind is BlockKind.PARAGRAPH)
+        text = " ".join(t for t in (rest, said) if t)
+        lead = paragraph(f"{VERSION_DIRECTIVES[name]} {version}" + (f": {text}" if text else "."))
+        return [b for b in (lead, *(b for b in inner if b.kind is not BlockKind.PARAGRAPH))
+                if b is not None]
+    title = paragraph(f"{argument}:") if argument else None
+    return [b for b in (title, *inner) if b is not None]
 
 
 _INDENTED_BLOCK = re.compile(
@@ -194,14 +266,22 @@ _SHORTCODE_FENCE = "~~~~~"
 """The fence a code shortcode's text becomes: one its own ``` lines cannot close."""
 
 
+def _inline(shortcode: re.Match[str]) -> str:
+    """A shortcode within a line of text: what it quotes ("v2.17" of
+    ``{{< g_inline_version "v2.17" >}}``), else nothing (``{{< param version >}}``, a value
+    the site fills in that the page does not hold)."""
+    return " ".join(q for q in re.findall(r'"([^"]*)"', shortcode["args"]) if q.strip())
+
+
 def _hugo_shortcodes(body: str) -> str:
     """``body`` with Hugo's shortcodes on lines of their own read as what they mark: a code
     shortcode (``{{< codeFromInline lang="bash" >}}`` … ``{{< /codeFromInline >}}``,
     ``highlight``) that is closed further on as a fenced block (a fence its text cannot
     close; the closing shortcode may end the code's last line); any other (``{{% note %}}``,
     ``{{< tabs >}}``, a code shortcode never closed) as a break between blocks, or its title
-    ("Warning:") where it has one. Left as written inside fenced code and within a line of
-    text."""
+    ("Warning:") where it has one; within a line of text or code, what it quotes
+    (:func:`_inline`: Hugo fills shortcodes in inside code blocks too). A line of fenced
+    code that is only a shortcode is left as written."""
     lines = body.split("\n")
     out: list[str] = []
     fenced = False
@@ -219,8 +299,9 @@ def _hugo_shortcodes(body: str) -> str:
             continue
         if _FENCE.match(line):
             fenced = not fenced
-        if fenced or _SHORTCODE_LINE.fullmatch(line) is None:
-            out.append(line)
+        if fenced or _SHORTCODE_LINE.fullmatch(line) is None:  # Hugo fills in code too
+            out.append(line if "{{" not in line or (fenced and _SHORTCODE_LINE.fullmatch(line))
+                       else re.sub(_SHORTCODE, _inline, line))
             continue
         codes = list(re.finditer(_SHORTCODE, line))
         first = codes[0]

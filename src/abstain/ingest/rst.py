@@ -33,6 +33,7 @@ from abstain.ingest.blocks import (
     paragraph,
     table_row,
 )
+from abstain.ingest.directives import CODE_DIRECTIVES, DROPPED_DIRECTIVES, VERSION_DIRECTIVES
 from abstain.ingest.markup import EXPLICIT_TITLE, item_block, role_display
 
 _ROLE = re.compile(r":([A-Za-z][\w.+-]*(?::[\w.+-]+)*):`")
@@ -42,13 +43,6 @@ _ADORNMENT = re.compile(r"([=\-~^\"'`#*+<>:._])\1{2,}\s*")
 _UNRESOLVED = re.compile(r"\|([^|]+)\|_{0,2}|`([^`<]+?)(?:\s*<[^<>]*>)?`_{1,2}|([\w.-]+)_{1,2}")
 """A substitution or a reference docutils cannot resolve (``|StubBroker|``, defined in a
 ``global.rst`` that Sphinx includes; `` `high availability`_ ``): the text it shows."""
-CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
-                             "testoutput", "ipython", "jupyter-execute", "prompt"})
-DROPPED_DIRECTIVES = frozenset({
-    "toctree", "literalinclude", "include", "image", "figure", "only", "highlight", "index",
-    "currentmodule", "module", "py:module", "py:currentmodule", "tabularcolumns", "program",
-    "cog", "raw", "meta", "contents", "graphviz", "plot", "automodule", "autosummary",
-    "spelling:word-list"})
 PRESENTATION_OPTIONS = frozenset({
     "caption", "name", "class", "emphasize-lines", "lines", "language", "linenos",
     "member-order", "exclude-members", "special-members", "private-members", "members",
@@ -58,9 +52,6 @@ PRESENTATION_OPTIONS = frozenset({
     "toctree", "template"})
 """Directive options about how Sphinx lays the text out, not what it says; the others
 (``:type:``, ``:default:`` of a ``confval`` …) are kept, one row with the name they document."""
-VERSION_DIRECTIVES = {"versionadded": "New in version", "versionchanged": "Changed in version",
-                      "deprecated": "Deprecated since version", "versionremoved": "Removed in "
-                      "version"}
 
 
 def parse_rst(text: str, *, fallback_title: str, labels: dict[str, str] | None = None
