@@ -676,10 +676,10 @@ def past_the_echo(question: Question, quote: Generation, evidence: Sequence[Evid
         if echoed and units[echoed[-1]] in section:
             at = section.index(units[echoed[-1]])
             units, echoed = section, [at]
-        if not echoed or not all(s.text in echoes or s.text.rstrip().endswith(":")
-                                 or s.text in _headings(ev) for s in quoted):
-            continue
         headings = _headings(ev)
+        if not echoed or not all(s.text in echoes or s.text.rstrip().endswith(":")
+                                 or s.text in headings for s in quoted):
+            continue
         first = min(at for at, u in enumerate(units) if any(s.text == u.text for s in quoted))
         before = units[first - 1] if first > 0 else None
         if (before is not None and not before.code and before.text not in headings
@@ -703,7 +703,7 @@ def past_the_echo(question: Question, quote: Generation, evidence: Sequence[Evid
         return quote
     return replace(quote, sentences=tuple(out), notes=(
         *quote.notes, "the quote echoed the question's own message: added what the page "
-        "says after it"))
+        "says around it"))
 
 
 def _without_headings(question: Question, read: Generation, evidence: Sequence[Evidence]

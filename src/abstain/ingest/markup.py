@@ -178,7 +178,8 @@ def _myst_directive(info: str, content: str, depth: int) -> list[Block]:
     "Deprecated since version 26.1.0: …" for a version one, nothing for a table of contents
     or an image, else its title (an ``admonition``'s argument) and its text read as Markdown."""
     match = _MYST_DIRECTIVE.match(info)
-    name, argument = (match[1].lower(), match[2].strip()) if match else ("", info.strip())
+    assert match is not None  # every part of the pattern is optional
+    name, argument = match[1].lower(), match[2].strip()
     body = "\n".join(line for line in content.split("\n")
                      if not re.match(r"\s*:[\w-]+:", line))  # its :options:
     if name in DROPPED_DIRECTIVES:
@@ -299,8 +300,9 @@ def _hugo_shortcodes(body: str) -> str:
             continue
         if _FENCE.match(line):
             fenced = not fenced
-        if fenced or _SHORTCODE_LINE.fullmatch(line) is None:  # Hugo fills in code too
-            out.append(line if "{{" not in line or (fenced and _SHORTCODE_LINE.fullmatch(line))
+        whole = _SHORTCODE_LINE.fullmatch(line) is not None
+        if fenced or not whole:  # Hugo fills shortcodes in inside code too
+            out.append(line if "{{" not in line or (fenced and whole)
                        else re.sub(_SHORTCODE, _inline, line))
             continue
         codes = list(re.finditer(_SHORTCODE, line))
