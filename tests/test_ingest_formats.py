@@ -774,6 +774,23 @@ def test_myst_roles_are_what_sphinx_shows() -> None:
         ("paragraph", "A {foo} span and ${x}y stay."), ("code", "```\n{ref}`kept`\n```")]
 
 
+def test_a_fence_closes_only_on_its_own_kind() -> None:
+    """Docs that teach Markdown show a ```` ``` ```` example inside a four-backtick (or
+    ``~~~``) block. Each pass over a page's lines toggled "fenced" on any fence, so the
+    example's own fences flipped it: a MyST role, an admonition marker or a closed HTML
+    line after them inside the block was rewritten as text, and the first line after the
+    block was taken for code."""
+    md = parse_string(
+        "# Write\n\n````markdown\n```python\nx = 1\n```\n{ref}`kept`\n!!! note \"Kept\"\n"
+        "    kept too\n````\n\nAfter {ref}`the block <b>`.\n\n~~~\n```\n~~~\n\n"
+        "!!! tip \"Tilde\"\n    Its text.\n", name="w.md")
+    assert kinds(md)[1:] == [
+        ("code", "```\n'''python\nx = 1\n'''\n{ref}`kept`\n!!! note \"Kept\"\n    kept too"
+                 "\n```"),
+        ("paragraph", "After the block."), ("code", "```\n'''\n```"),
+        ("paragraph", "Tilde:"), ("paragraph", "Its text.")]
+
+
 def test_myst_definition_lists_and_directives_are_what_they_say() -> None:
     """Found by a newcomer on structlog's pages: "`RichTracebackFormatter`" / ": It's the
     default if Rich is installed." was one paragraph, the fact cut from its subject, and

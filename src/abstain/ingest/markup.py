@@ -209,7 +209,30 @@ _INDENTED_BLOCK = re.compile(
 """An admonition's or a content tab's first line (a bare ``===`` is a setext underline); its
 type may be several words before a title (``!!! tab examples "pyproject.toml"``, a tab in an
 older syntax; without a title such a line is a sentence)."""
-_FENCE = re.compile(r"[ \t]*(```|~~~)")
+_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})(.*)")
+
+
+class Fences:
+    """Which lines of a Markdown page are fenced code, fed one line at a time: a fence
+    closes only on the character it opened with, at least as long and with nothing after
+    it (CommonMark), so a ```` ```` ```` block showing a ```` ``` ```` example stays code
+    to its end. Every pass over a page's raw lines asks it."""
+
+    def __init__(self) -> None:
+        self.open = ""  # the fence of the open block, "" outside one
+
+    def code(self, line: str) -> bool:
+        """Whether ``line`` opens, closes or lies inside fenced code."""
+        fence = _FENCE.match(line)
+        if not self.open:
+            if fence is None or (fence[1][0] == "`" and "`" in fence[2]):
+                return False  # (a backtick fence's info holds no backtick: "```a``` b" is text)
+            self.open = fence[1]
+            return True
+        if (fence is not None and fence[1][0] == self.open[0]
+                and len(fence[1]) >= len(self.open) and not fence[2].strip()):
+            self.open = ""
+        return True
 
 
 EXPLICIT_TITLE = re.compile(r"(?s)(.*?)\s*<([^<>]*)>")
@@ -246,11 +269,9 @@ def _myst_roles(body: str) -> str:
     shows (:func:`role_display`): "{meth}`encoder <cattrs.Converter.encoder>`" was indexed
     braces and target and all."""
     out: list[str] = []
-    fenced = False
+    fences = Fences()
     for line in body.split("\n"):
-        if _FENCE.match(line):
-            fenced = not fenced
-        if not fenced and "}`" in line:
+        if not fences.code(line) and "}`" in line:
             line = _MYST_ROLE.sub(lambda m: f"`{role_display(m[1], m[2]).strip() or m[2]}`",
                                   line)
         out.append(line)
@@ -285,7 +306,7 @@ def _hugo_shortcodes(body: str) -> str:
     code that is only a shortcode is left as written."""
     lines = body.split("\n")
     out: list[str] = []
-    fenced = False
+    fences = Fences()
     closing: re.Pattern[str] | None = None  # in a code shortcode: what closes it
     for at, line in enumerate(lines):
         if closing is not None:
@@ -298,8 +319,7 @@ def _hugo_shortcodes(body: str) -> str:
             out.append(_SHORTCODE_FENCE)
             closing = None
             continue
-        if _FENCE.match(line):
-            fenced = not fenced
+        fenced = fences.code(line)
         whole = _SHORTCODE_LINE.fullmatch(line) is not None
         if fenced or not whole:  # Hugo fills shortcodes in inside code too
             out.append(line if "{{" not in line or (fenced and whole)
@@ -335,11 +355,10 @@ def _closed_html_lines_apart(body: str) -> str:
     which such docs are written for, reads the table."""
     lines = body.split("\n")
     out: list[str] = []
-    fenced = False
+    fences = Fences()
     for at, line in enumerate(lines):
         out.append(line)
-        if _FENCE.match(line):
-            fenced = not fenced
+        fenced = fences.code(line)
         starts_block = (at == 0 or not lines[at - 1].strip()) and not line.startswith(
             ("    ", "\t"))  # not a table's empty cell "<td></td>", nor indented code
         if (not fenced and starts_block and _CLOSED_HTML_LINE.fullmatch(line)
@@ -355,16 +374,14 @@ def _open_indented_blocks(body: str) -> str:
     "note" or "tip" says nothing and is left out) and their text at the marker's indent."""
     out: list[str] = []
     indent: list[int] = []  # the marker indent of each open block
-    fenced = False
+    fences = Fences()
     for line in body.split("\n"):
         width = len(line) - len(line.lstrip(" \t"))
         while indent and line.strip() and width < indent[-1] + 4:
             indent.pop()
         if indent:
             line = line[4 * len(indent):] if line[:4 * len(indent)].isspace() else line.lstrip()
-        if _FENCE.match(line):
-            fenced = not fenced
-        marker = None if fenced else _INDENTED_BLOCK.fullmatch(line)
+        marker = None if fences.code(line) else _INDENTED_BLOCK.fullmatch(line)
         if marker is not None and " " in (marker["type"] or "").strip() and not marker["title"]:
             marker = None  # "!!! Do not run this in production": a sentence, not a block
         if marker is not None:
