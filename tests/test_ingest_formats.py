@@ -190,6 +190,10 @@ def test_each_piece_of_a_long_definition_says_what_it_defines() -> None:
     assert firsts and all(line.startswith("- server_name: ") for line in firsts)
     assert any(line == "- ipv6: Enable or disable IPv6 (boolean)"
                for text in children for line in text.split("\n"))
+    words = parse_string(rst.replace("server_name", "-w, --workers"), name="a.rst", fmt="rst")
+    lines = [line for c in iter_chunks("d", words, ChunkingConfig()) if c.kind is ChunkKind.CHILD
+             for line in c.text.split("\n") if "waitress.invalid" in line]  # a term of words
+    assert lines and all(line.startswith("- -w, --workers: ") for line in lines)
 
 
 def test_plain_text_tables_of_aligned_columns_become_rows() -> None:
@@ -789,6 +793,21 @@ def test_a_fence_closes_only_on_its_own_kind() -> None:
                  "\n```"),
         ("paragraph", "After the block."), ("code", "```\n'''\n```"),
         ("paragraph", "Tilde:"), ("paragraph", "Its text.")]
+
+
+def test_a_fence_indented_under_a_block_and_a_code_span_stay_as_written() -> None:
+    """Material for MkDocs shows a content tab inside a ```` ``` ```` block, its code
+    indented four spaces under the tab: that indented ```` ``` ```` closes nothing. Nushell's
+    book writes "`help {command}` or `{command} -h`", which holds no MyST role; pip-tools'
+    changelog a code span running on to the next line before "({pr}`570`)"."""
+    md = parse_string(
+        "# Tabs\n\n``` title=\"Tabs\"\n=== \"C\"\n\n    ``` c\n    int x;\n    ```\n```\n\n"
+        "See `help {command}` or `{command} -h`.\n\n- Fixed, raising `TypeError a\n  b` "
+        "({pr}`570`).\n", name="t.md")
+    assert kinds(md)[1:] == [
+        ("code", "```\n=== \"C\"\n\n    ''' c\n    int x;\n    '''\n```"),
+        ("paragraph", "See help {command} or {command} -h."),
+        ("list_item", "- Fixed, raising TypeError a b (#570).")]
 
 
 def test_myst_definition_lists_and_directives_are_what_they_say() -> None:

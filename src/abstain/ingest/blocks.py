@@ -92,6 +92,16 @@ def definition(term: str, text: str) -> Block | None:
     return Block(BlockKind.DEFINITION, f"- {term}: {text}" if text else f"- {term}")
 
 
+_DEFINES = re.compile(r"- (?P<term>.{1,60}?): ")
+
+
+def defined_term(block: Block) -> str | None:
+    """The "- term: " a definition's text opens with (as :func:`definition` writes it; the
+    term may be several words, "- Retry policy: …"); None for any other block."""
+    match = _DEFINES.match(block.text) if block.kind is BlockKind.DEFINITION else None
+    return match[0] if match else None
+
+
 def table_row(header: Sequence[str], cells: Sequence[str]) -> Block | None:
     """A row as "column: value" pairs; empty cells are left out, a cell without a header
     column stands alone; a table without a header gives "a | b"."""

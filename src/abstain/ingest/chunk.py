@@ -10,13 +10,12 @@ item whose introducing sentence it does not hold repeats that sentence first.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from abstain.errors import ConfigError
 from abstain.evidence import Chunk, ChunkKind
-from abstain.ingest.blocks import Block, BlockKind, ParsedDocument, paragraph
+from abstain.ingest.blocks import Block, BlockKind, ParsedDocument, defined_term, paragraph
 from abstain.text import FENCE, split_sentences
 
 
@@ -91,18 +90,14 @@ def _fit(block: Block, limit: int) -> list[Block]:
         return [Block(BlockKind.CODE, f"{FENCE}\n{piece}\n{FENCE}")
                 for piece in _code_pieces(block.text, limit)]
     pieces = _cut(block.text, limit)
-    term = DEFINED.match(block.text) if block.kind is BlockKind.DEFINITION else None
-    if term is not None:  # each piece of a long definition says what it defines, as an item
-        bare = term[0][2:]  # the first piece's "server_name: …" lost its marker with _cut
-        pieces = [f"- {piece}" if piece.startswith(bare) else f"{term[0]}{piece}"
+    term = defined_term(block)
+    if term is not None:  # each piece of a long definition says what it defines, as an
+        # item: waitress' "Default: waitress.invalid" opened the next chunk, above
+        # "- ipv6: …", and read as ipv6's
+        bare = term[2:]  # the first piece's "server_name: …" lost its marker with _cut
+        pieces = [f"- {piece}" if piece.startswith(bare) else f"{term}{piece}"
                   for piece in pieces]
     return [Block(block.kind, text, block.lead) for text in pieces]
-
-
-DEFINED = re.compile(r"- [^\s:]{1,60}: ")
-"""A definition's term as its block begins ("- server_name: "): repeated before each piece
-of a definition too long for one chunk, whose "Default: waitress.invalid" would otherwise
-open the next chunk, above "- ipv6: …", and read as ipv6's."""
 
 
 def _code_pieces(text: str, limit: int) -> list[str]:

@@ -209,28 +209,31 @@ _INDENTED_BLOCK = re.compile(
 """An admonition's or a content tab's first line (a bare ``===`` is a setext underline); its
 type may be several words before a title (``!!! tab examples "pyproject.toml"``, a tab in an
 older syntax; without a title such a line is a sentence)."""
-_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})(.*)")
+_FENCE = re.compile(r"([ \t]*)(`{3,}|~{3,})(.*)")
 
 
 class Fences:
-    """Which lines of a Markdown page are fenced code, fed one line at a time: a fence
-    closes only on the character it opened with, at least as long and with nothing after
-    it (CommonMark), so a ```` ```` ```` block showing a ```` ``` ```` example stays code
-    to its end. Every pass over a page's raw lines asks it."""
+    """Which lines of a Markdown page are fenced code, fed one line at a time. As in
+    CommonMark, a fence closes only on the character it opened with, at least as long, with
+    nothing after it and indented less than four spaces past the opening: a ```` ```` ````
+    block showing a ```` ``` ```` example, or a ```` ``` ```` block showing a content tab
+    whose code is indented under it, stays code to its end. Every pass over a page's raw
+    lines asks it."""
 
     def __init__(self) -> None:
         self.open = ""  # the fence of the open block, "" outside one
+        self.indent = 0  # its indent
 
     def code(self, line: str) -> bool:
         """Whether ``line`` opens, closes or lies inside fenced code."""
-        fence = _FENCE.match(line)
+        fence = _FENCE.match(line.expandtabs(4))
         if not self.open:
-            if fence is None or (fence[1][0] == "`" and "`" in fence[2]):
+            if fence is None or (fence[2][0] == "`" and "`" in fence[3]):
                 return False  # (a backtick fence's info holds no backtick: "```a``` b" is text)
-            self.open = fence[1]
+            self.open, self.indent = fence[2], len(fence[1])
             return True
-        if (fence is not None and fence[1][0] == self.open[0]
-                and len(fence[1]) >= len(self.open) and not fence[2].strip()):
+        if (fence is not None and fence[2][0] == self.open[0] and len(fence[2]) >= len(self.open)
+                and not fence[3].strip() and len(fence[1]) < self.indent + 4):
             self.open = ""
         return True
 
@@ -262,19 +265,40 @@ _MYST_ROLE = re.compile(r"(?<![\w$`{])\{((?:[a-z][\w.+-]*:)?(?:ref|doc|func|meth
                         r"|envvar|program|kbd|guilabel|menuselection|samp|abbr|confval"
                         r"|setting|release|commit|gh|bdg[\w-]*))\}`([^`\n]+)`")
 """A MyST role, Sphinx's in Markdown: ``{ref}`hooks <plugin-hooks>```, ``{func}`~a.b```."""
+_ROLE_OR_SPAN = re.compile(_MYST_ROLE.pattern
+                           + r"|(?P<span>(?P<ticks>`+)[^`][\s\S]*?(?<!`)(?P=ticks)(?!`))")
+"""A MyST role, or a code span, which holds none: in "`help {command}` or `{command} -h`"
+(Nushell's book) "{command}` or `" is no role."""
 
 
 def _myst_roles(body: str) -> str:
-    """``body`` with each MyST role (outside fenced code) as the code span of what Sphinx
-    shows (:func:`role_display`): "{meth}`encoder <cattrs.Converter.encoder>`" was indexed
-    braces and target and all."""
+    """``body`` with each MyST role (outside fenced code and code spans) as the code span of
+    what Sphinx shows (:func:`role_display`): "{meth}`encoder <cattrs.Converter.encoder>`"
+    was indexed braces and target and all. Read a paragraph at a time, as a code span may
+    go on to the next line."""
     out: list[str] = []
+    paragraph: list[str] = []
+
+    def shown(role: re.Match[str]) -> str:
+        if role["span"]:
+            return role[0]
+        return f"`{role_display(role[1], role[2]).strip() or role[2]}`"
+
+    def end_paragraph() -> None:
+        if not paragraph:
+            return
+        text = "\n".join(paragraph)
+        out.extend((_ROLE_OR_SPAN.sub(shown, text) if "}`" in text else text).split("\n"))
+        paragraph.clear()
+
     fences = Fences()
     for line in body.split("\n"):
-        if not fences.code(line) and "}`" in line:
-            line = _MYST_ROLE.sub(lambda m: f"`{role_display(m[1], m[2]).strip() or m[2]}`",
-                                  line)
-        out.append(line)
+        if fences.code(line) or not line.strip():
+            end_paragraph()
+            out.append(line)
+        else:
+            paragraph.append(line)
+    end_paragraph()
     return "\n".join(out)
 
 
