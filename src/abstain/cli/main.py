@@ -59,6 +59,7 @@ def ingest(paths: tuple[str, ...], db: str | None, store: str | None, workspace:
       .md .markdown .txt .html .htm .pdf   always
       .rst .rest .docx .pptx .xlsx .xlsm   with pip install 'abstain[formats]'
       .ipynb .eml .mbox .csv .tsv          always
+      .adoc .asciidoc                      always
     Headings, lists, tables, definitions and code keep their structure: a
     table row or list item is answered and cited whole.
 

@@ -80,11 +80,20 @@ def _lazy(module: str, name: str) -> Callable[[Path], ParsedDocument]:
     return read
 
 
+def _lazy_text(module: str, name: str) -> Callable[[Path], ParsedDocument]:
+    """:func:`_text_reader` of ``module.name``, the module imported on first use."""
+    def read(path: Path) -> ParsedDocument:
+        return _text_reader(getattr(importlib.import_module(module), name))(path)
+    return read
+
+
 _STDLIB = "(standard library)"
 FORMATS = (
     Format("Markdown", (".md", ".markdown"), _read_markdown, "markdown-it-py"),
     Format("plain text", (".txt",), _text_reader(parse_text), "abstain"),
     Format("HTML", (".html", ".htm"), _text_reader(parse_html), "BeautifulSoup"),
+    Format("AsciiDoc", (".adoc", ".asciidoc"), _lazy_text("abstain.ingest.asciidoc",
+                                                          "parse_asciidoc"), "abstain"),
     Format("PDF", (".pdf",), _read_pdf, "pypdf"),
     Format("reStructuredText", (".rst", ".rest"), _read_rst, "docutils", "formats"),
     Format("Word", (".docx",), _lazy("abstain.ingest.office", "read_docx"), "python-docx",
