@@ -810,6 +810,24 @@ def test_a_fence_indented_under_a_block_and_a_code_span_stay_as_written() -> Non
         ("list_item", "- Fixed, raising TypeError a b (#570).")]
 
 
+def test_mdx_module_statements_and_comments_are_left_out_and_a_tab_is_titled() -> None:
+    """Found on Jest's, Prettier's and Express's pages (MDX, Docusaurus and Astro write it;
+    the question writers saved them as .md): "import Tabs from '@theme/Tabs';" was indexed as
+    a paragraph and a `{/* comment */}` quoted, and each tab's code lost its name. In code
+    (a block or a span) nothing is taken out."""
+    md = parse_string(
+        "---\ntitle: Install\n---\nimport Tabs from '@theme/Tabs';\nimport {\n  TabItem,\n} from "
+        "'@theme/TabItem';\nexport const meta = {\n  a: 1,\n};\n\n# Install\n\n{/* hidden */}\n"
+        "Use `module.exports = {/* config */}` here.\n\n<Tabs>\n  <TabItem value=\"yarn\" "
+        "label=\"Yarn\">\n\n```bash\nyarn add foo\nimport x from 'y';\n```\n\n  </TabItem>\n"
+        "</Tabs>\n\nimport the module and go.\n", name="install.mdx")
+    assert md.title == "Install"
+    assert kinds(md)[1:] == [
+        ("paragraph", "Use module.exports = {/* config */} here."), ("paragraph", "Yarn:"),
+        ("code", "```\nyarn add foo\nimport x from 'y';\n```"),
+        ("paragraph", "import the module and go.")]
+
+
 def test_myst_definition_lists_and_directives_are_what_they_say() -> None:
     """Found by a newcomer on structlog's pages: "`RichTracebackFormatter`" / ": It's the
     default if Rich is installed." was one paragraph, the fact cut from its subject, and

@@ -56,9 +56,9 @@ def ingest(paths: tuple[str, ...], db: str | None, store: str | None, workspace:
 
     \b
     Formats (docs/INGEST.md):
-      .md .markdown .txt .html .htm .pdf   always
+      .md .markdown .mdx .txt .html .htm   always
       .rst .rest .docx .pptx .xlsx .xlsm   with pip install 'abstain[formats]'
-      .ipynb .eml .mbox .csv .tsv          always
+      .pdf .ipynb .eml .mbox .csv .tsv     always
       .adoc .asciidoc                      always
     Headings, lists, tables, definitions and code keep their structure: a
     table row or list item is answered and cited whole.

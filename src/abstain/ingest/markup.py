@@ -61,7 +61,8 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None,
     meta, body = split_front_matter(text, source=source or fallback_title)
     parser = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
     tokens = parser.use(deflist_plugin).use(colon_fence_plugin).parse(
-        _open_indented_blocks(_closed_html_lines_apart(_hugo_shortcodes(_myst_roles(body)))))
+        _open_indented_blocks(_closed_html_lines_apart(_hugo_shortcodes(_myst_roles(
+            _without_mdx_code(body))))))
     builder = SectionBuilder()
     hidden: list[Dropped] = []
     last_paragraph = ""
@@ -212,6 +213,10 @@ older syntax; without a title such a line is a sentence)."""
 _FENCE = re.compile(r"([ \t]*)(`{3,}|~{3,})(.*)")
 
 
+_CODE_SPAN = r"(?P<span>(?P<ticks>`+)[^`][\s\S]{0,2000}?(?<!`)(?P=ticks)(?!`))"
+"""A code span (a paragraph's, so it may go on to the next line), as a pattern's group."""
+
+
 class Fences:
     """Which lines of a Markdown page are fenced code, fed one line at a time. As in
     CommonMark, a fence closes only on the character it opened with, at least as long, with
@@ -265,8 +270,7 @@ _MYST_ROLE = re.compile(r"(?<![\w$`{])\{((?:[a-z][\w.+-]*:)?(?:ref|doc|func|meth
                         r"|envvar|program|kbd|guilabel|menuselection|samp|abbr|confval"
                         r"|setting|release|commit|gh|bdg[\w-]*))\}`([^`\n]+)`")
 """A MyST role, Sphinx's in Markdown: ``{ref}`hooks <plugin-hooks>```, ``{func}`~a.b```."""
-_ROLE_OR_SPAN = re.compile(_MYST_ROLE.pattern
-                           + r"|(?P<span>(?P<ticks>`+)[^`][\s\S]*?(?<!`)(?P=ticks)(?!`))")
+_ROLE_OR_SPAN = re.compile(_MYST_ROLE.pattern + "|" + _CODE_SPAN)
 """A MyST role, or a code span, which holds none: in "`help {command}` or `{command} -h`"
 (Nushell's book) "{command}` or `" is no role."""
 
@@ -299,6 +303,52 @@ def _myst_roles(body: str) -> str:
         else:
             paragraph.append(line)
     end_paragraph()
+    return "\n".join(out)
+
+
+_ESM = re.compile(r"(?:import\s+(?:[\w*{][^'\"]*\s+from\s+)?['\"]|import\s+(?:type\s+)?\{[^}]*$"
+                  r"|export\s+(?:const|let|var|function|default|\{))")
+"""An MDX page's JavaScript module statement at the start of a line: ``import Tabs from
+'@theme/Tabs';``, ``export const meta = …``."""
+_MDX_COMMENT = re.compile(_CODE_SPAN + r"|(?<!\{)\{/\*[\s\S]{0,2000}?\*/\}(?!\})")
+"""An MDX comment, or a code span, which holds none."""
+_TAB_ITEM = re.compile(r"[ \t]*<TabItem\b[^>]*?\blabel=(?:\"([^\"]*)\"|'([^']*)'"
+                       r"|\{[\"'`]([^\"'`]*)[\"'`]\})[^>]*>[ \t]*")
+
+
+def _without_mdx_code(body: str) -> str:
+    """``body`` (Markdown or MDX, which Docusaurus, Nextra and Mintlify write) without
+    what MDX runs rather than shows, outside fenced code: module statements (an ``import``
+    or ``export`` up to the line that ends it) and ``{/* comments */}``; a tab's label
+    (``<TabItem value="yarn" label="Yarn">``) is the title of what it holds ("Yarn:")."""
+    if "import" not in body and "export" not in body and "{/*" not in body and (
+            "<TabItem" not in body):
+        return body
+    out: list[str] = []
+    text: list[str] = []  # the lines since the last code
+
+    def end_text() -> None:
+        said = "\n".join(text)
+        out.extend(_MDX_COMMENT.sub(lambda m: m[0] if m["span"] else "", said).split("\n")
+                   if text else [])
+        text.clear()
+
+    fences = Fences()
+    depth = -1  # in a module statement: its open brackets; -1 outside one
+    for line in body.split("\n"):
+        if depth < 0 and fences.code(line):
+            end_text()
+            out.append(line)
+            continue
+        if depth >= 0 or _ESM.match(line):  # a statement ends where its brackets close on a
+            depth = max(depth, 0) + sum(line.count(c) for c in "{([") - sum(  # line that
+                line.count(c) for c in "})]")  # ends it, or at a blank line
+            if not line.strip() or (depth <= 0 and not line.rstrip().endswith((",", "=", "=>"))):
+                depth = -1
+            continue
+        tab = _TAB_ITEM.fullmatch(line) if len(line) < 500 else None  # a tag on its own line
+        text.extend([f"{tab[1] or tab[2] or tab[3]}:", ""] if tab else [line])
+    end_text()
     return "\n".join(out)
 
 

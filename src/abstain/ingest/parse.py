@@ -89,7 +89,7 @@ def _lazy_text(module: str, name: str) -> Callable[[Path], ParsedDocument]:
 
 _STDLIB = "(standard library)"
 FORMATS = (
-    Format("Markdown", (".md", ".markdown"), _read_markdown, "markdown-it-py"),
+    Format("Markdown", (".md", ".markdown", ".mdx"), _read_markdown, "markdown-it-py"),
     Format("plain text", (".txt",), _text_reader(parse_text), "abstain"),
     Format("HTML", (".html", ".htm"), _text_reader(parse_html), "BeautifulSoup"),
     Format("AsciiDoc", (".adoc", ".asciidoc"), _lazy_text("abstain.ingest.asciidoc",
