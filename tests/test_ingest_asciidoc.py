@@ -136,7 +136,7 @@ def test_an_asciidoc_page_reads_as_its_structure() -> None:
      "Example or https://bare.example.com"),
     ("<<install,Installing>> and <<_default_remote>>", "Installing and default remote"),
     ("image:logo.png[The logo] [[anchor]]text ((indexed)) H~2~O E=mc^2^", "text indexed H2O E=mc2"),
-    ("{undefined} stays, \\{escaped} too", "{undefined} stays, \\{escaped} too"),
+    ("{undefined} stays, \\{escaped} too, it\\'s", "{undefined} stays, {escaped} too, it's"),
     ("the {url-api}/x/Reader[Reader^] API", "the Reader API"),  # a link the site resolves
 ])
 def test_inline_marks_macros_and_references_read_as_text(marked: str, plain: str) -> None:
@@ -179,3 +179,85 @@ def test_asciidoc_files_are_ingested_by_suffix(tmp_path: Path) -> None:
     bad.write_bytes("= Caf\xe9\n".encode("latin-1"))
     with pytest.raises(IngestError, match="UTF-8"):
         parse_file(bad)
+
+
+def texts(text: str) -> list[tuple[str, str]]:
+    return kinds(parse_asciidoc(text, fallback_title="page"))
+
+
+def test_what_a_review_found_git_pages_lists_and_blocks() -> None:
+    """A fresh-eyes review's cases, each a construct real pages use."""
+    git = parse_asciidoc("git-add(1)\n==========\n\nNAME\n----\ngit-add - Add file contents\n\n"
+                         "OPTIONS\n-------\n-n::\n--dry-run::\n  Don't add.\n", fallback_title="p")
+    assert git.title == "git-add(1)"  # Git's man pages: two-line titles, "----" underlines
+    assert [s.heading_path[-1] for s in git.sections] == ["NAME", "OPTIONS"]
+    assert ("paragraph", "git-add - Add file contents") in kinds(git)
+    assert ("definition", "- -n, --dry-run: Don't add.") in kinds(git)
+    assert texts("Colors::\n* red\n* blue\n\nSizes:: small or large\n") == [
+        ("definition", "- Colors"), ("list_item", "- red"), ("list_item", "- blue"),
+        ("definition", "- Sizes: small or large")]
+    assert texts("Install using gem::\n+\n $ gem install rouge\n\nBundler::\n+\n----\ngem 'x'\n"
+                 "----\n") == [
+        ("definition", "- Install using gem"), ("code", "```\n$ gem install rouge\n```"),
+        ("definition", "- Bundler"), ("code", "```\ngem 'x'\n```")]
+    fenced = texts("== Install\n\n```bash\n# install the deps\npip install x\n// note\n```\n")
+    assert fenced[1:] == [("code", "```\n# install the deps\npip install x\n// note\n```")]
+    assert texts("* Install it:\n+\n.Example title\n----\nx\n----\n* Next\n+\nNOTE: Be careful.\n"
+                 ) == [("list_item", "- Install it:"), ("paragraph", "Example title:"),
+                       ("code", "```\nx\n```"), ("list_item", "- Next"),
+                       ("paragraph", "Be careful.")]
+    assert [t for k, t in texts(".Install\n. download\n. unpack\n\n.Configure\n. edit\n\n"
+                                "[start=4]\n. four\n") if k == "list_item"] == [
+        "1. download", "2. unpack", "1. edit", "4. four"]
+    assert texts("[.output]\n  pry> attributes\n") == [("code", "```\npry> attributes\n```")]
+    assert texts("ifdef::env-github[]\nUse the GitHub link.\nendif::[]\nifndef::env-github[]\n"
+                 "Use the site link.\nendif::[]\n") == [("paragraph", "Use the site link.")]
+    assert texts(":env-github:\nifdef::env-github[Read it on GitHub.]\n") == [
+        ("paragraph", "Read it on GitHub.")]
+    assert texts("----\nputs x <1>\n----\n<1> The x.\n\nvideo::abc[youtube]\n\n'''\n\n<<<\n") == [
+        ("code", "```\nputs x <1>\n```"), ("list_item", "- The x.")]
+    assert parse_asciidoc("= {project} Guide\n:project: Frob\n", fallback_title="p").title == (
+        "Frob Guide")
+    assert texts(":ge: &#8805;\n\nRuby {ge} 2.7\n") == [("paragraph", "Ruby \u2265 2.7")]
+
+
+def test_what_a_review_found_tables() -> None:
+    rows = [t for k, t in texts("|===\n|Setting|Default\n\n|workers|8\n|timeout in seconds 30|ok"
+                                "\n|===\n") if k == "table_row"]
+    assert rows == ["- Setting: workers; Default: 8", "- Setting: timeout in seconds 30; "
+                    "Default: ok"]
+    spans = [t for k, t in texts('[cols="1,1,1"]\n|===\n.2+|Build |a |b\n|c |d\n2+|wide |e\n'
+                                 '|===\n') if k == "table_row"]
+    assert spans == ["- Build | a | b", "- Build | c | d", "- wide | wide | e"]
+    assert [t for k, t in texts("[%noheader]\n|===\n|a |b\n\n|c |d\n|===\n")
+            if k == "table_row"] == ["- a | b", "- c | d"]
+    assert len([t for k, t in texts('[cols="2*,1"]\n|===\n|a |b |c\n|===\n')
+                if k == "table_row"]) == 1
+    assert [t for k, t in texts('[format=csv]\n|===\nx,y\n1,2\n|===\n')
+            if k == "table_row"] == ["- x | y", "- 1 | 2"]
+
+
+@pytest.mark.parametrize(("marked", "plain"), [
+    ("Using the `-` flag, pipe to the `asciidoctor` command",
+     "Using the - flag, pipe to the asciidoctor command"),
+    ("Use *a* and *bold*", "Use a and bold"),
+    ("https://x.org[installation, configuration and usage guide]",
+     "installation, configuration and usage guide"),
+    ('--include="\\*.jpg,*.png"', '--include="*.jpg,*.png"'),
+    ("[line-through]#struck# and the users`' needs, \"`7`\"", "struck and the users' needs, "
+                                                             '"7"'),
+    ("as `'toc' => 'left'`, not `toc:`", "as 'toc' => 'left', not toc:"),
+])
+def test_what_a_review_found_inline(marked: str, plain: str) -> None:
+    assert inline_text(marked) == plain
+
+
+def test_what_a_review_found_never_raises_nor_stalls() -> None:
+    doubling = "".join(f":a{n + 1}: {{a{n}}}{{a{n}}}\n" for n in range(40))
+    for text in (",===\n" + "a" * 200000 + "\n,===\n",
+                 '[cols="' + "9" * 5000 + '*"]\n|===\n|a\n|===\n',
+                 "= a" + " " * 100000 + "b\n", ":a0: xx\n" + doubling + "{a40}\n"):
+        started = time.perf_counter()
+        parse_asciidoc(text, fallback_title="h")
+        assert time.perf_counter() - started < 5
+    assert inline_text("a\ue0005\ue001b") == "ab"
