@@ -9,8 +9,12 @@ paragraphs), ingested in a fresh process, against embedding its passages with th
 bare embedder in another fresh process; peak RSS of each process, and the RSS
 after each written batch (flat memory: it should not grow with the chunks).
 
+Parse case (``--parse DIR …``): parsing alone (no chunking, embedding or store), per
+format: the files of each suffix read three times, the best time kept.
+
     python bench/bench_ingest.py --copies 4 [--write]
     python bench/bench_ingest.py --large-mb 2 [--write]
+    python bench/bench_ingest.py --parse data/userdocs/asciidoctor+asciidoctor/kb … [--write]
 """
 
 from __future__ import annotations
@@ -39,13 +43,53 @@ from abstain.stores.sqlite import SQLiteStore
 CORPUS = ROOT / "src" / "abstain" / "sample_corpus"
 
 
+def parse_speed(folders: list[Path], write: bool) -> None:
+    """Parsing throughput per suffix over the files under ``folders``."""
+    from abstain.ingest.parse import SUPPORTED_SUFFIXES
+
+    by_suffix: dict[str, list[Path]] = {}
+    for folder in folders:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and path.suffix.lower() in SUPPORTED_SUFFIXES:
+                by_suffix.setdefault(path.suffix.lower(), []).append(path)
+    rows = []
+    for suffix, paths in sorted(by_suffix.items()):
+        size = sum(p.stat().st_size for p in paths)
+        best = min(_parse_time(paths) for _ in range(3))
+        rows.append(f"| `{suffix}` | {len(paths)} | {size / 1024:.0f} KB | {best:.2f} s | "
+                    f"{size / 1024 / best:.0f} KB/s |")
+    names = " ".join(str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else str(f)
+                     for f in folders)
+    body = f"""Machine: {machine()}. `python bench/bench_ingest.py --parse {names} --write`.
+Parsing alone (file to sections of blocks; no chunking, embedding or store), best of three.
+
+| suffix | files | size | parse | throughput |
+|---|---|---|---|---|
+""" + "\n".join(rows)
+    print(body)
+    if write:
+        write_section("Parsing speed per format", body)
+
+
+def _parse_time(paths: list[Path]) -> float:
+    started = time.perf_counter()
+    for path in paths:
+        parse_file(path)
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--copies", type=int, default=4)
     parser.add_argument("--large-mb", type=float, default=0.0,
                         help="Run the large-file case with a file of this many MB instead.")
+    parser.add_argument("--parse", nargs="+", type=Path, default=[],
+                        help="Time parsing alone, per format, of the files under these folders.")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
+    if args.parse:
+        parse_speed(args.parse, args.write)
+        return
     if args.large_mb:
         large_file(args.large_mb, args.write)
         return

@@ -131,7 +131,8 @@ def test_an_asciidoc_page_reads_as_its_structure() -> None:
     ("*bold* and **un**constrained, _it_ and `code` and #mark#", "bold and unconstrained, it "
                                                                   "and code and mark"),
     ("snake_case_name and 5 * 3 * 2 and C# or F#", "snake_case_name and 5 * 3 * 2 and C# or F#"),
-    ("pass:[*kept*] and +*literal*+ and +++<b>raw</b>+++", "*kept* and *literal* and <b>raw</b>"),
+    ("pass:[*kept*] and +*literal*+ and +++<b>raw</b>+++ and $$<u@h>$$",
+     "*kept* and *literal* and <b>raw</b> and <u@h>"),
     ("https://example.com[Example, window=_blank] or https://bare.example.com",
      "Example or https://bare.example.com"),
     ("<<install,Installing>> and <<_default_remote>>", "Installing and default remote"),
@@ -219,6 +220,11 @@ def test_what_a_review_found_git_pages_lists_and_blocks() -> None:
     assert parse_asciidoc("= {project} Guide\n:project: Frob\n", fallback_title="p").title == (
         "Frob Guide")
     assert texts(":ge: &#8805;\n\nRuby {ge} 2.7\n") == [("paragraph", "Ruby \u2265 2.7")]
+    assert texts("`--ref-format=<f>`::\n\nSpecify the format. The valid values are:\n+\n"
+                 "include::ref-storage-format.adoc[]\n\n`-j<n>`::\n\tThe number of jobs.\n\n"
+                 "See linkgit:git-commit[1].\n") == [  # Git's pages: blank lines, an include
+        ("definition", "- --ref-format=<f>: Specify the format. The valid values are:"),
+        ("definition", "- -j<n>: The number of jobs."), ("paragraph", "See git-commit(1).")]
 
 
 def test_what_a_review_found_tables() -> None:

@@ -192,8 +192,8 @@ class _Reader:
         while i < len(lines):
             line = lines[i]
             stripped = line.strip()
-            if not stripped or _BLOCK_MACRO.fullmatch(stripped) or _ANCHOR_LINE.fullmatch(
-                    stripped):
+            if (not stripped or stripped == _CONTINUATION or _BLOCK_MACRO.fullmatch(stripped)
+                    or _ANCHOR_LINE.fullmatch(stripped)):  # (a "+" whose block was included)
                 i += 1
                 continue
             entry = _ATTRIBUTE_ENTRY.fullmatch(stripped)
@@ -325,6 +325,11 @@ class _Reader:
             end = _paragraph_end(lines, i)
             said = _joined([(item[2] if item else term["text"] if term else "") or "",
                             *lines[i + 1:end]]).strip()
+            if term is not None and not said:  # a description may start after blank lines
+                after = next((j for j in range(end, len(lines)) if lines[j].strip()), end)
+                if after > end and _attached_paragraph(lines, after, indented=True) is not None:
+                    end = _paragraph_end(lines, after)
+                    said = _joined(lines[after:end]).strip()
             own = said
             i = end
             while i < len(lines) and lines[i].strip() == _CONTINUATION:  # "+" and a paragraph:
@@ -445,14 +450,17 @@ def _paragraph_end(lines: Sequence[str], i: int, *, in_list: bool = True) -> int
     return end
 
 
-def _attached_paragraph(lines: Sequence[str], i: int) -> int | None:
+def _attached_paragraph(lines: Sequence[str], i: int, *, indented: bool = False
+                        ) -> int | None:
     """Where a plain paragraph a list continuation attaches at ``i`` ends; None when a
-    block, a titled block, a literal paragraph, an admonition or nothing is attached."""
+    block, a titled block, a literal paragraph (unless ``indented`` text is a paragraph
+    too), an admonition or nothing is attached."""
     if i >= len(lines):
         return None
     line = lines[i]
     stripped = line.strip()
-    if (not stripped or line.startswith(" ") or _starts_block(line) or _continues_list(line)
+    if (not stripped or (line.startswith(" ") and not indented) or _starts_block(line)
+            or _continues_list(line) or stripped == _CONTINUATION
             or _BLOCK_TITLE.fullmatch(stripped) or _ADMONITION.fullmatch(stripped)):
         return None
     return _paragraph_end(lines, i)
@@ -602,9 +610,9 @@ def _columns(options: str) -> int:
 # -- inline ---------------------------------------------------------------------
 
 _REFERENCE = re.compile(r"(?<!\\)\{([\w][\w-]*)\}")
-_PASS = re.compile(r"pass:[a-z,]*\[(.{0,500}?)\]|\+\+\+(.{1,300}?)\+\+\+"
+_PASS = re.compile(r"pass:[a-z,]*\[(.{0,500}?)\]|\+\+\+(.{1,300}?)\+\+\+|\$\$(.{1,300}?)\$\$"
                    r"|(?<![\w+])\+(\S(?:.{0,300}?\S)??)\+(?![\w+])")
-_MACRO = re.compile(r"\b(link|mailto|xref|image|icon|kbd|btn|menu|footnote|footnoteref"
+_MACRO = re.compile(r"\b(linkgit|link|mailto|xref|image|icon|kbd|btn|menu|footnote|footnoteref"
                     r"|indexterm2?|anchor|stem|latexmath|asciimath):{1,2}([^\[\s]{0,300})"
                     r"\[([^\[\]]{0,500})\]")
 _URL = re.compile(r"\b((?:https?|ftp|irc)://[^\s\[\]<>]{1,300})\[([^\[\]]{0,300})\]")
@@ -672,6 +680,8 @@ def _macro(match: re.Match[str]) -> str:
     label = _label(said)
     if name in ("link", "mailto"):
         return label or target
+    if name == "linkgit":  # Git's man page reference: git-commit(1)
+        return f"{target}({said})"
     if name == "xref":
         return label or _humanized(target.split("#")[-1].rsplit(".", 1)[0])
     if name in ("kbd", "btn", "indexterm2", "stem", "latexmath", "asciimath"):
