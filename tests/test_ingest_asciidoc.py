@@ -267,3 +267,35 @@ def test_what_a_review_found_never_raises_nor_stalls() -> None:
         parse_asciidoc(text, fallback_title="h")
         assert time.perf_counter() - started < 5
     assert inline_text("a\ue0005\ue001b") == "ab"
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("= git-add(1)\n\n== NAME\n\ngit-add - Add\n", "asciidoc"),
+    ("NAME\n----\nx\n\nOPTIONS\n-------\n-n::\n--dry-run::\n  Don't.\n-v::\n  Be verbose.\n",
+     "asciidoc"),
+    ("Unreleased\n----------\n\nBugfix\n~~~~~~\n\n- Renamed the header.\n", "rst"),
+    ("0.26.1\n------\n\n* Added ``README.es.rst`` and ``x``.\n", "rst"),
+    ("Intro\n\n.. note::\n\n   Careful.\n\nSee :func:`run`.\n", "rst"),
+    ("# Title\n\nSee [the docs](https://example.com).\n", "markdown"),
+    ("Plain notes.\n\nA second paragraph - with a dash.\n", "text"),
+])
+def test_a_txt_file_is_read_as_what_it_is_written_in(text: str, kind: str) -> None:
+    """Git kept its AsciiDoc pages as .txt until 2025, Django its reST docs, many projects
+    their reST changelogs (waitress, Pygments, prompt_toolkit, responses)."""
+    from abstain.ingest.parse import text_format
+
+    assert text_format(text) == kind
+
+
+def test_a_txt_file_in_asciidoc_or_rst_keeps_its_structure(tmp_path: Path) -> None:
+    adoc = tmp_path / "git-add.txt"
+    adoc.write_text("git-add(1)\n==========\n\nOPTIONS\n-------\n-n::\n--dry-run::\n"
+                    "  Don't add.\n-v::\n  Be verbose.\n", encoding="utf-8")
+    assert ("definition", "- -n, --dry-run: Don't add.") in kinds(parse_file(adoc))
+    pytest.importorskip("docutils")
+    rst = tmp_path / "CHANGES.txt"
+    rst.write_text("3.0.2\n-----\n\nSecurity\n~~~~~~~~\n\n- Drop untrusted values.\n",
+                   encoding="utf-8")
+    parsed = parse_file(rst)
+    assert ("list_item", "- Drop untrusted values.") in kinds(parsed)
+    assert parsed.sections[-1].heading_path == ("3.0.2", "Security")

@@ -12,6 +12,8 @@ whose parser is not installed is skipped with the ``pip install`` that brings it
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -80,6 +82,56 @@ def _lazy(module: str, name: str) -> Callable[[Path], ParsedDocument]:
     return read
 
 
+_ASCIIDOC_TITLE = re.compile(r"\A\s*=[ \t]+\S")
+"""A document title, AsciiDoc's first line: counts twice."""
+_ASCIIDOC_MARKS = re.compile(r"\A\s*=[ \t]+\S|^(?:==+[ \t]+\S|\[(?:source|NOTE|TIP|WARNING)\b"
+                             r"|:[\w-]+:(?:[ \t]|$)|include::|ifn?def::|\S.*::\n(?=[ \t]*\S))"
+                             r"|\b(?:link|xref|linkgit):\S", re.M)
+_RST_MARKS = re.compile(r"^\.\. (?:[\w:-]+::|_[\w -]+:|\|)|:[a-z]+:`[^`]+`|::\n\n[ \t]+\S"
+                        r"|(?<!`)``[^`\s][^`\n]*``(?!`)", re.M)
+_UNDERLINED = re.compile(r"^(\S.{0,118})\n([=\-~^\"'`#*+])\2{2,}[ \t]*$", re.M)
+_MARKDOWN_MARKS = re.compile(r"^(?:#{1,6}[ \t]+\S|```)|\]\(https?://", re.M)
+
+
+def text_format(text: str) -> str:
+    """What a ``.txt`` file is written in, by its marks: ``"asciidoc"`` (a ``= Title``,
+    ``== Section`` titles, ``:attributes:``, ``term::`` lists, ``[source]`` blocks,
+    ``link:`` macros: Git's docs until 2025), ``"rst"`` (directives, roles, ````literals````
+    and ``::`` literal blocks, or titles underlined with two kinds of rule: Django's docs,
+    many changelogs), ``"markdown"`` (``#`` headings, fences, links), else ``"text"``."""
+    head = text[:200_000]
+    asciidoc = len(_ASCIIDOC_MARKS.findall(head)) + bool(_ASCIIDOC_TITLE.match(head))
+    rules = {m[2] for m in _UNDERLINED.finditer(head) if len(m[0].split("\n")[1].strip())
+             >= len(m[1].rstrip()) - 1}
+    rst = len(_RST_MARKS.findall(head)) + (2 if len(rules) >= 2 and not asciidoc else 0)
+    markdown = len(_MARKDOWN_MARKS.findall(head))
+    scores = {"asciidoc": asciidoc if asciidoc >= 3 else 0, "rst": rst if rst >= 2 else 0,
+              "markdown": markdown if markdown >= 2 else 0}
+    best = max(scores, key=lambda kind: scores[kind])
+    return best if scores[best] else "text"
+
+
+def _read_text(path: Path) -> ParsedDocument:
+    """A ``.txt`` file by what it is written in (:func:`text_format`): as AsciiDoc,
+    reStructuredText (plain text when docutils is not installed) or Markdown, else as
+    plain text."""
+    text = decode_text(path.read_bytes(), str(path))
+    kind = text_format(text)
+    if kind == "asciidoc":
+        from abstain.ingest.asciidoc import parse_asciidoc
+
+        parsed = parse_asciidoc(text, fallback_title=path.stem)
+    elif kind == "rst" and importlib.util.find_spec("docutils") is not None:
+        from abstain.ingest.rst import folder_labels, parse_rst
+
+        parsed = parse_rst(text, fallback_title=path.stem, labels=folder_labels(path.parent))
+    elif kind == "markdown":
+        parsed = parse_markdown(text, fallback_title=path.stem, source=str(path))
+    else:
+        return _with_invisible(parse_text(text, fallback_title=path.stem), text)
+    return _with_invisible(parsed, text)
+
+
 def _lazy_text(module: str, name: str) -> Callable[[Path], ParsedDocument]:
     """:func:`_text_reader` of ``module.name``, the module imported on first use."""
     def read(path: Path) -> ParsedDocument:
@@ -90,7 +142,7 @@ def _lazy_text(module: str, name: str) -> Callable[[Path], ParsedDocument]:
 _STDLIB = "(standard library)"
 FORMATS = (
     Format("Markdown", (".md", ".markdown", ".mdx"), _read_markdown, "markdown-it-py"),
-    Format("plain text", (".txt",), _text_reader(parse_text), "abstain"),
+    Format("plain text", (".txt",), _read_text, "abstain"),
     Format("HTML", (".html", ".htm"), _text_reader(parse_html), "BeautifulSoup"),
     Format("AsciiDoc", (".adoc", ".asciidoc"), _lazy_text("abstain.ingest.asciidoc",
                                                           "parse_asciidoc"), "abstain"),
