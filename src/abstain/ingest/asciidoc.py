@@ -326,10 +326,10 @@ class _Reader:
             said = _joined([(item[2] if item else term["text"] if term else "") or "",
                             *lines[i + 1:end]]).strip()
             if term is not None and not said:  # a description may start after blank lines
-                after = next((j for j in range(end, len(lines)) if lines[j].strip()), end)
-                if after > end and _attached_paragraph(lines, after, indented=True) is not None:
-                    end = _paragraph_end(lines, after)
-                    said = _joined(lines[after:end]).strip()
+                text_at = next((j for j in range(end, len(lines)) if lines[j].strip()), end)
+                if text_at > end and _attached_paragraph(lines, text_at, indented=True):
+                    end = _paragraph_end(lines, text_at)
+                    said = _joined(lines[text_at:end]).strip()
             own = said
             i = end
             while i < len(lines) and lines[i].strip() == _CONTINUATION:  # "+" and a paragraph:

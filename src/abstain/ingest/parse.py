@@ -146,6 +146,8 @@ FORMATS = (
     Format("HTML", (".html", ".htm"), _text_reader(parse_html), "BeautifulSoup"),
     Format("AsciiDoc", (".adoc", ".asciidoc"), _lazy_text("abstain.ingest.asciidoc",
                                                           "parse_asciidoc"), "abstain"),
+    Format("man page", (*(f".{n}" for n in range(1, 10)), ".man"),
+           _lazy_text("abstain.ingest.manpage", "parse_man"), "abstain"),
     Format("PDF", (".pdf",), _read_pdf, "pypdf"),
     Format("reStructuredText", (".rst", ".rest"), _read_rst, "docutils", "formats"),
     Format("Word", (".docx",), _lazy("abstain.ingest.office", "read_docx"), "python-docx",
