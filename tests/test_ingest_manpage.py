@@ -5,6 +5,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
+from abstain.errors import IngestError
 from abstain.ingest.blocks import ParsedDocument
 from abstain.ingest.manpage import parse_man
 from abstain.ingest.parse import SUPPORTED_SUFFIXES, parse_file
@@ -80,12 +83,13 @@ def test_a_man_page_reads_as_its_sections_and_option_definitions() -> None:
         "NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "Examples"]
 
 
-def test_a_file_with_a_man_suffix_that_is_no_man_page_is_text(tmp_path: Path) -> None:
+def test_a_file_with_a_man_suffix_that_is_no_man_page_is_refused(tmp_path: Path) -> None:
+    """A rotated log (``app.log.1``) in a docs folder is not read as a page."""
     assert ".1" in SUPPORTED_SUFFIXES and ".man" in SUPPORTED_SUFFIXES
-    notes = tmp_path / "notes.1"
-    notes.write_text("Release notes, part one.\n\nNothing else.\n", encoding="utf-8")
-    assert kinds(parse_file(notes)) == [("paragraph", "Release notes, part one."),
-                                        ("paragraph", "Nothing else.")]
+    log = tmp_path / "app.log.1"
+    log.write_text("12:00 started\n12:01 stopped\n", encoding="utf-8")
+    with pytest.raises(IngestError, match="no man page"):
+        parse_file(log)
     page = tmp_path / "fd.1"
     page.write_text(PAGE, encoding="utf-8")
     assert parse_file(page).title == "FD(1)"

@@ -19,8 +19,8 @@ reader does with each macro:
     .\\" comments, .de/.ig … ..  left out, as are .RS/.RE, .br and the other requests
 
 and the escapes: ``\\-`` is "-", ``\\(bu`` "•", ``\\fB``/``\\fI``/``\\fR`` nothing, ``\\(aq`` "'" …
-A file whose first requests are no man macros (``notes.1`` that is not a man page) is read
-as plain text.
+A file named like a man page that holds no man macros (``app.log.1``) is refused
+(:func:`abstain.ingest.parse.parse_file`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from abstain.ingest.blocks import (
     list_item,
     paragraph,
 )
-from abstain.ingest.plain import parse_text
 
 _REQUEST = re.compile(r"[.'][ \t]*([A-Za-z][A-Za-z0-9]{0,3}|\\\"|\.)(?:[ \t]+(.*))?")
 _FONTS = frozenset({"B", "I", "SM", "SB", "BR", "BI", "IB", "IR", "RB", "RI", "R"})
@@ -62,9 +61,7 @@ def is_man_page(text: str) -> bool:
 
 
 def parse_man(text: str, *, fallback_title: str) -> ParsedDocument:
-    """The page's sections (:mod:`abstain.ingest.manpage`); not a man page: plain text."""
-    if not is_man_page(text):
-        return parse_text(text, fallback_title=fallback_title)
+    """The page's sections (:mod:`abstain.ingest.manpage`)."""
     reader = _Reader()
     reader.read(text.replace("\r\n", "\n").split("\n"))
     return ParsedDocument(title=reader.title or reader.builder.first_heading or fallback_title,

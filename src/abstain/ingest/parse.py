@@ -132,6 +132,17 @@ def _read_text(path: Path) -> ParsedDocument:
     return _with_invisible(parsed, text)
 
 
+def _read_man(path: Path) -> ParsedDocument:
+    """A man page; a file named like one that is not (``app.log.1``) is refused."""
+    from abstain.ingest.manpage import is_man_page, parse_man
+
+    text = decode_text(path.read_bytes(), str(path))
+    if not is_man_page(text):
+        raise IngestError(str(path), f"a {path.suffix} file that is no man page (no .TH or .SH "
+                                     "request): not read")
+    return _with_invisible(parse_man(text, fallback_title=path.stem), text)
+
+
 def _lazy_text(module: str, name: str) -> Callable[[Path], ParsedDocument]:
     """:func:`_text_reader` of ``module.name``, the module imported on first use."""
     def read(path: Path) -> ParsedDocument:
@@ -146,8 +157,7 @@ FORMATS = (
     Format("HTML", (".html", ".htm"), _text_reader(parse_html), "BeautifulSoup"),
     Format("AsciiDoc", (".adoc", ".asciidoc"), _lazy_text("abstain.ingest.asciidoc",
                                                           "parse_asciidoc"), "abstain"),
-    Format("man page", (*(f".{n}" for n in range(1, 10)), ".man"),
-           _lazy_text("abstain.ingest.manpage", "parse_man"), "abstain"),
+    Format("man page", (*(f".{n}" for n in range(1, 10)), ".man"), _read_man, "abstain"),
     Format("PDF", (".pdf",), _read_pdf, "pypdf"),
     Format("reStructuredText", (".rst", ".rest"), _read_rst, "docutils", "formats"),
     Format("Word", (".docx",), _lazy("abstain.ingest.office", "read_docx"), "python-docx",
