@@ -278,6 +278,10 @@ def test_what_a_review_found_never_raises_nor_stalls() -> None:
     ("Intro\n\n.. note::\n\n   Careful.\n\nSee :func:`run`.\n", "rst"),
     ("# Title\n\nSee [the docs](https://example.com).\n", "markdown"),
     ("Plain notes.\n\nA second paragraph - with a dash.\n", "text"),
+    ("# Licensed under the Apache License\n# you may not use this file\n# except in "
+     "compliance\n", "text"),  # a licence header's comments are no headings
+    ("= Asciidoctor Changelog\n:idprefix:\n\n== Unreleased\n\nBug Fixes::\n\n  * Fix x\n"
+     "  * Fix y\n", "asciidoc"),  # "= Title" and its attributes decide
 ])
 def test_a_txt_file_is_read_as_what_it_is_written_in(text: str, kind: str) -> None:
     """Git kept its AsciiDoc pages as .txt until 2025, Django its reST docs, many projects

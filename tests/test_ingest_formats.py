@@ -828,6 +828,19 @@ def test_mdx_module_statements_and_comments_are_left_out_and_a_tab_is_titled() -
         ("paragraph", "import the module and go.")]
 
 
+def test_an_mdx_statement_stands_only_at_a_block_start() -> None:
+    """A review's cases: a wrapped line of a paragraph that starts with "import" is text;
+    an exported function holding a blank line is left out whole; a tab without a label is
+    named by its value."""
+    md = parse_string(
+        "# P\n\nThe statement\nimport { foo } from \"bar\" loads it.\n\nexport function Hi() {\n"
+        "  const a = 1;\n\n  return a;\n}\n\n<TabItem value=\"yarn\">\n\nUse yarn.\n",
+        name="p.mdx")
+    assert kinds(md)[1:] == [
+        ("paragraph", 'The statement import { foo } from "bar" loads it.'),
+        ("paragraph", "yarn:"), ("paragraph", "Use yarn.")]
+
+
 def test_myst_definition_lists_and_directives_are_what_they_say() -> None:
     """Found by a newcomer on structlog's pages: "`RichTracebackFormatter`" / ": It's the
     default if Rich is installed." was one paragraph, the fact cut from its subject, and

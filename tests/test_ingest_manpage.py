@@ -83,6 +83,35 @@ def test_a_man_page_reads_as_its_sections_and_option_definitions() -> None:
         "NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "Examples"]
 
 
+@pytest.mark.parametrize(("page", "blocks"), [
+    # asciidoctor's preamble ends a macro with ".  ." (spaces inside)
+    (".TH A 1\n.if n \\{\\\n.  am URL\n.    ad l\n.  .\n.\\}\n.SH NAME\nfoo \\- bar\n",
+     [("heading", "NAME"), ("paragraph", "foo - bar")]),
+    # mdoc (BSD, ssh, tmux)
+    (".Dd x\n.Dt TOOL 1\n.Sh NAME\n.Nm tool\n.Nd do things\n.Sh OPTIONS\n.Bl -tag\n"
+     ".It Fl o Ar file\nWrite to\n.Ar file .\n.El\nSee\n.Xr ssh 1 .\n",
+     [("heading", "NAME"), ("paragraph", "tool - do things"), ("heading", "OPTIONS"),
+      ("definition", "- -o file: Write to file."), ("paragraph", "See ssh(1).")]),
+    # docbook-xsl (git, systemd): .PP / option / .RS text; its bullets' nroff branch
+    (".TH G 1\n.SH OPTIONS\n.PP\n\\-f, \\-\\-force\n.RS 4\nOverwrite.\n.RE\n.RS 4\n"
+     ".ie n \\{\\\n\\h'-04'\\(bu\\h'+03'\\c\n.\\}\n.el \\{\\\n.  sp -1\n.  IP \\(bu 2.3\n"
+     ".\\}\nitem one\n.RE\n",
+     [("heading", "OPTIONS"), ("definition", "- -f, --force: Overwrite."),
+      ("list_item", "- item one")]),
+    # escapes: Unicode, accents, colours, sizes, motions, comments
+    (".TH A 1\n.SH D\ncaf\\[u00E9] na\\(:ive \\m[blue]x\\m[] \\s(12big\\s0 \\h'-04'y "
+     "\\N'233' \\\" a comment\n", [("heading", "D"), ("paragraph", "café naïve x big y é")]),
+    # rst2man's long request names, a blank line and an indented example
+    (".TH A 1\n.de1 X\nbody\n..\n.INDENT 0.0\n.TP\n.B \\-a\ntext\n.UNINDENT\n.SH D\n"
+     "line one\n  indented example\n\nafter blank\n.SH\nNEXT\nIts text.\n",
+     [("definition", "- -a: text"), ("heading", "D"), ("paragraph", "line one"),
+      ("code", "```\nindented example\n```"), ("paragraph", "after blank"),
+      ("heading", "NEXT"), ("paragraph", "Its text.")]),
+])
+def test_what_a_review_found(page: str, blocks: list[tuple[str, str]]) -> None:
+    assert kinds(parse_man(page, fallback_title="x")) == blocks
+
+
 def test_a_file_with_a_man_suffix_that_is_no_man_page_is_refused(tmp_path: Path) -> None:
     """A rotated log (``app.log.1``) in a docs folder is not read as a page."""
     assert ".1" in SUPPORTED_SUFFIXES and ".man" in SUPPORTED_SUFFIXES

@@ -1,31 +1,35 @@
-"""Man pages (``fd.1``, ``fzf.1``, ``git-lfs.5``: roff with the man(7) macros) into typed
-blocks.
+"""Man pages (``fd.1``, ``fzf.1``, ``ssh.1``: roff with the man(7) or mdoc(7) macros) into
+typed blocks.
 
-Written here: no Python library reads roff's man macros into structure (groff and mandoc
+Written here: no Python library reads roff's macros into structure (groff and mandoc
 render them for a terminal, which loses the structure: the question writers of
 ``data/userdocs`` rendered fd's and fzf's pages to text with ``man -l | col -b``). What the
-reader does with each macro:
+reader does with each request:
 
-    .TH name section          the page's title, "name(section)"
-    .SH / .SS                 headings
-    .PP .P .LP .sp            a paragraph ends
-    .TP / tag line            a definition: the tag, then the text up to the next paragraph
-                              (an untagged .IP after it goes on with its text; help2man's
-                              .HP / tag line / .IP too)
-    .IP tag                   a definition; a list item when the tag is a bullet or a number
-    .nf … .fi, .EX … .EE      code
+    .TH name section / .Dt    the page's title, "name(section)"
+    .SH / .SS (.Sh / .Ss)     headings (the text on the next line when the request has none)
+    .PP .P .LP .sp, a blank   a paragraph ends (.br too, outside a definition)
+      line (.Pp)
+    .TP / tag line            a definition: the tag, then its text (an untagged .IP after it
+                              goes on with it; help2man's .HP / tag / .IP, docbook's .PP /
+                              tag / .RS too)
+    .IP tag (.It in .Bl)      a definition; a list item when the tag is a bullet or a number
+    .nf … .fi, .EX … .EE,     code; lines that start with a space too
+      .Vb … .Ve, .Bd -literal
     .B .I .BR .IR .RB …       text (alternating fonts joined without spaces: ".BR find (1)")
-    .UR url … .UE             the link's text
-    .\\" comments, .de/.ig … ..  left out, as are .RS/.RE, .br and the other requests
+    .if / .ie … \\{ … \\}       nroff-only branches and the preambles' tests left out, .el kept
+    .\\" .de … .. .ig … ..      left out, as are the other requests
 
-and the escapes: ``\\-`` is "-", ``\\(bu`` "•", ``\\fB``/``\\fI``/``\\fR`` nothing, ``\\(aq`` "'" …
-A file named like a man page that holds no man macros (``app.log.1``) is refused
-(:func:`abstain.ingest.parse.parse_file`).
+mdoc's inline macros read as their text (``Fl v`` "-v", ``Xr ssh 1`` "ssh(1)", ``Op``
+brackets), and the escapes too: ``\\-`` is "-", ``\\(bu`` "•", ``\\[u00E9]`` "é", ``\\(:a``
+"ä", fonts, sizes, motions and registers nothing. A file named like a man page that holds no
+man macros (``app.log.1``) is refused (:func:`abstain.ingest.parse.parse_file`).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from abstain.ingest.blocks import (
     ParsedDocument,
@@ -36,21 +40,36 @@ from abstain.ingest.blocks import (
     paragraph,
 )
 
-_REQUEST = re.compile(r"[.'][ \t]*([A-Za-z][A-Za-z0-9]{0,3}|\\\"|\.)(?:[ \t]+(.*))?")
+_REQUEST = re.compile(r"[.'][ \t]*([A-Za-z][\w]{0,15}|\\\"|\\#|\\}|\.)(?:[ \t]+(.*))?")
 _FONTS = frozenset({"B", "I", "SM", "SB", "BR", "BI", "IB", "IR", "RB", "RI", "R"})
 _BREAKS = frozenset({"PP", "P", "LP", "sp", "HP", "TP", "TQ", "IP", "SH", "SS", "RS", "RE",
-                     "nf", "EX", "TH", "Pp", "Sh", "Ss", "It", "Bl", "El", "Dl", "Bd", "Ed"})
-_SKIPPED_BLOCKS = frozenset({"de", "ig", "am", "ds", "if", "ie", "el"})
-_BULLET = re.compile(r"\\\[bu\]|\\\(bu|•|[-*o]|\d{1,3}[.)]?|[a-z][.)]")
+                     "nf", "EX", "Vb", "TH", "br"})
+_DEFINED = frozenset({"de", "de1", "am", "am1", "ig", "dei", "ami"})
+_CONDITIONS = frozenset({"if", "ie", "el"})
+_POD2MAN = {"Sp": "sp", "Ip": "IP", "Vb": "Vb", "Ve": "Ve"}
+"""pod2man's own macros, defined in its preamble, as the requests they stand for."""
+_BULLET = re.compile(r"•|[-*o+·]|\d{1,3}[.)]?|[a-z][.)]|\(?[ivx]{1,4}\)")
 _NAMED = {"bu": "•", "em": "—", "en": "–", "aq": "'", "dq": '"', "lq": "“", "rq": "”",
           "oq": "‘", "cq": "’", "ti": "~", "ha": "^", "rs": "\\", "mi": "-", "hy": "-",
           "co": "©", "rg": "®", "tm": "™", "de": "°", "mu": "×", "<=": "≤", ">=": "≥",
-          "->": "→", "<-": "←", "ga": "`", "at": "@", "sh": "#", "dol": "$", "lB": "[",
-          "rB": "]", "lC": "{", "rC": "}", "ba": "|", "bv": "|", "Aq": "'", "Dq": '"',
-          "pl": "+", "eq": "=", "sl": "/", "fo": "«", "fc": "»"}
-_ESCAPE = re.compile(r"\\(?:f(?:\[[^\]]{0,20}\]|\(..|.)|\(([^\s]{2})|\[([^\]\s]{1,20})\]"
-                     r"|\*(?:\((..)|\[([^\]]{1,20})\]|(.))|s[-+]?\d{1,2}|[&|^c:%,/){}]"
-                     r"|([-e\\ ~0'`.]))")
+          "->": "→", "<-": "←", "ga": "`", "at": "@", "sh": "#", "Do": "$", "dol": "$",
+          "lB": "[", "rB": "]", "lC": "{", "rC": "}", "ba": "|", "bv": "|", "Aq": "'",
+          "Dq": '"', "pl": "+", "eq": "=", "sl": "/", "fo": "«", "fc": "»", "ss": "ß",
+          "Eu": "€", "eu": "€", "Po": "£", "Ye": "¥", "ct": "¢", "sc": "§", "ps": "¶",
+          "12": "½", "14": "¼", "34": "¾", "R": "®", "Tm": "™", "lq*": "“", "rq*": "”"}
+_ACCENTS = {":": "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303",
+            ",": "\u0327", "o": "\u030a", "v": "\u030c"}
+_ESCAPE = re.compile(
+    r"\\(?:f(?:\[[^\]]{0,20}\]|\(..|.)"  # fonts
+    r"|\[u([0-9A-Fa-f]{4,6})((?:_[0-9A-Fa-f]{4,6}){0,3})\]"  # \[u00E9]
+    r"|\(([^\s]{2})|\[([^\]\s]{1,20})\]"  # \(bu, \[bu]
+    r"|\*(?:\((..)|\[([^\]]{1,20})\]|(.))"  # strings
+    r"|N'(\d{1,7})'"  # \N'233'
+    r"|[hvwXoDlLbxSHZRCBAeE]?'[^'\n]{0,200}'"  # escapes with a quoted argument
+    r"|[mMnFgkYV](?:\[[^\]]{0,40}\]|\(..|[-+]?.)"  # colours, registers, …
+    r"|s(?:\[[-+]?\d{1,3}\]|\([-+]?\d{2}|[-+]?\d{1,2})"  # sizes
+    r"|\$.|[&|^c:%,/){}!udtpraz0]|([-e\\ ~'`.]))")
+_COMMENT = re.compile(r"\\[\"#].*$")
 MAN_MACROS = re.compile(r"^[.'][ \t]*(?:TH|SH|Dd|Sh)\b", re.M)
 """What tells a man page: a title (``.TH``) or section (``.SH``) request, or mdoc's
 ``.Dd`` / ``.Sh``, among its first lines."""
@@ -68,51 +87,84 @@ def parse_man(text: str, *, fallback_title: str) -> ParsedDocument:
                           sections=reader.builder.build())
 
 
+def _block_end(lines: list[str], i: int, name: str, args: list[str]) -> int:
+    """The index after the line that ends a macro definition or an ignored block opened at
+    ``i - 1`` (``..``, or the end name it gives); ``i`` when none does (only the request
+    is left out)."""
+    end_name = args[1] if name != "ig" and len(args) > 1 else (
+        args[0] if name == "ig" and args else "")
+    end = re.compile(rf"[.'][ \t]*{re.escape(end_name)}[ \t]*" if end_name
+                     else r"[.'][ \t]*\.[ \t]*")
+    return next((j + 1 for j in range(i, len(lines)) if end.fullmatch(lines[j].rstrip())), i)
+
+
+def _brace_end(lines: list[str], i: int, first: str) -> int:
+    """The index after the line closing the ``\\{`` opened on line ``i - 1`` (its rest
+    ``first``); ``i`` when the braces close on that line."""
+    depth = first.count("\\{") - first.count("\\}")
+    j = i
+    while depth > 0 and j < len(lines):
+        depth += lines[j].count("\\{") - lines[j].count("\\}")
+        j += 1
+    return j
+
+
 class _Reader:
     def __init__(self) -> None:
         self.builder = SectionBuilder()
         self.title = ""
         self.text: list[str] = []  # the running paragraph or definition text
         self.tag: str | None = None  # the open definition's term ("" for a list item)
-        self.code: list[str] | None = None  # in .nf / .EX: its lines
-        self.hanging = False  # the last break was .HP: its one line may tag an .IP
+        self.code: list[str] | None = None  # in .nf / .EX / .Vb / .Bd -literal: its lines
+        self.code_ends: tuple[str, ...] = ()
+        self.hanging = False  # after .HP or .PP: a one-line paragraph may be a tag
+        self.lists: list[bool] = []  # mdoc .Bl lists open: whether each is tagged
+        self.name = ""  # mdoc's .Nm
 
     def read(self, lines: list[str]) -> None:
         i = 0
-        expect_tag = False
-        skip_until = ""
-        while i < len(lines):
-            line = lines[i]
-            i += 1
-            if skip_until:
-                if line.strip() == skip_until:
-                    skip_until = ""
-                continue
-            request = _REQUEST.fullmatch(line.rstrip())
+        expect_tag = expect_heading = False
+        pending: list[str] = []  # what a kept conditional holds, read next
+        while i < len(lines) or pending:
+            if pending:
+                line = pending.pop()
+            else:
+                line = lines[i]
+                i += 1
+            request = _REQUEST.fullmatch(line.rstrip()) if line[:1] in ".'" else None
             if request is None:
                 if self.code is not None:
                     self.code.append(_text(line))
+                elif not line.strip():
+                    self.end()  # a blank line breaks
+                elif expect_heading:
+                    self.heading(1, _text(line))
+                    expect_heading = False
                 elif expect_tag:
                     self.start(_text(line))
                     expect_tag = False
-                elif line.strip():
+                elif line.startswith((" ", "\t")):  # a line that starts with a space breaks
+                    i = self.literal(lines, i - 1)
+                else:
                     self.text.append(_text(line))
                 continue
             name, args = request[1], request[2] or ""
-            if name in ('\\"', "."):
+            if name in ('\\"', "\\#", ".", "\\}"):
                 continue
-            if name in _SKIPPED_BLOCKS:
-                if name in ("de", "ig", "am"):
-                    skip_until = ".." if name != "ig" or not args.strip() else f".{args.strip()}"
+            if name in _DEFINED:
+                i = _block_end(lines, i, name[:2], _arguments(args))
                 continue
-            if self.code is not None and name not in ("fi", "EE"):
-                if name in _FONTS and args:  # ".B make" in an example: its text
-                    self.code.append(_fonts(name, args))
+            if name in _CONDITIONS:
+                i, kept = self.condition(lines, i, name, args)
+                if kept:
+                    pending.append(kept)
                 continue
-            if name in ("fi", "EE"):
-                if self.code is not None:
+            if self.code is not None:
+                if name in self.code_ends:
                     self.builder.add(code("\n".join(self.code)))
                     self.code = None
+                elif name in _FONTS and args:  # ".B make" in an example: its text
+                    self.code.append(_fonts(name, args))
                 continue
             if name in _FONTS:
                 said = _fonts(name, args) if args else ""
@@ -124,60 +176,148 @@ class _Reader:
                 else:
                     self.text.append(said)
                 continue
-            if name in ("UR", "MT"):
-                continue  # the link's text follows; its address is left out
-            if name in ("UE", "ME"):
-                if args:
+            if name in ("UR", "MT", "UE", "ME"):
+                if name in ("UE", "ME") and args:
                     self.text.append(_text(args))
-                continue
-            if name == "br":
-                continue
+                continue  # the link's text is the lines between; its address is left out
+            name = _POD2MAN.get(name, name)
             if name in _BREAKS:
+                if name in ("SH", "SS") and not args.strip():
+                    self.end()
+                    expect_heading = True
+                    continue
                 expect_tag = self.request(name, args, expect_tag)
                 continue
-            # any other request (.in, .ad, .ft, .so, .nh …) says nothing
-
+            if name in _MDOC:
+                expect_heading = self.mdoc(name, args)
+                continue
+            # any other request (.in, .ad, .ft, .so, .nh, .INDENT …) says nothing
         self.end()
+        if self.code is not None:
+            self.builder.add(code("\n".join(self.code)))
+
+    def condition(self, lines: list[str], i: int, name: str, args: str) -> tuple[int, str]:
+        """``.if`` / ``.ie`` / ``.el``: the index to go on from, and what of it to read (a
+        line, or "" for nothing). nroff's branches and the preambles' register and string
+        tests are left out; ``t`` (typesetter) branches and ``.el`` are read."""
+        if name == "el":
+            condition, rest = "t", args
+        else:
+            parts = args.split(None, 1)
+            condition, rest = (parts[0], parts[1] if len(parts) > 1 else "") if parts else (
+                "", "")
+        keep = condition in ("t", "!n")
+        if rest.lstrip().startswith("\\{"):
+            body = rest.lstrip()[2:].lstrip("\\").strip()
+            if keep:
+                return i, body
+            return _brace_end(lines, i, rest), ""
+        return i, rest.strip() if keep else ""
+
+    def mdoc(self, name: str, args: str) -> bool:
+        """One mdoc request; whether the heading it opens is on the next line."""
+        if name == "Dt":
+            parts = _arguments(args)
+            if parts:
+                self.title = (f"{parts[0].lower()}({parts[1]})" if len(parts) > 1
+                              else parts[0].lower())
+        elif name in ("Sh", "Ss"):
+            self.end()
+            if not args.strip():
+                return True
+            self.heading(1 if name == "Sh" else 2, _mdoc_text(args, self.name))
+        elif name in ("Pp", "Lp"):
+            self.end()
+        elif name == "Nm" and not self.name and args.strip():
+            self.name = _mdoc_text(args, "")
+            self.text.append(self.name)
+        elif name == "Nd":
+            self.text.append("- " + _mdoc_text(args, self.name))
+        elif name == "Bl":
+            self.end()
+            self.lists.append(bool(re.search(r"-(?:tag|ohang|inset|hang|diag|column)", args)))
+        elif name == "El":
+            self.end()
+            if self.lists:
+                self.lists.pop()
+        elif name == "It":
+            self.end()
+            tagged = self.lists[-1] if self.lists else True
+            self.tag = _mdoc_text(args, self.name) if tagged else ""
+        elif name in ("Bd", "Dl", "D1"):
+            self.end()
+            if name == "Bd" and re.search(r"-(?:literal|unfilled|code)", args):
+                self.code, self.code_ends = [], ("Ed",)
+            elif name != "Bd":
+                self.builder.add(code(_mdoc_text(args, self.name)) if name == "Dl"
+                                 else paragraph(_mdoc_text(args, self.name)))
+        elif name in ("Ed", "Dd", "Os", "Ek", "Bk", "Ns"):
+            pass
+        else:  # an inline macro on its own line (".Fl v", ".Xr ssh 1", ".Ar file")
+            self.text.append(_mdoc_text(f"{name} {args}", self.name))
+        return False
 
     def request(self, name: str, args: str, expect_tag: bool) -> bool:
-        """A request that breaks the text; whether a tag line is expected next."""
+        """A man(7) request that breaks the text; whether a tag line is expected next."""
+        hanging, self.hanging = self.hanging, name in ("HP", "PP", "P", "LP")
         if name == "TH":
             parts = _arguments(args)
             if parts:
                 self.title = f"{_text(parts[0])}({parts[1]})" if len(parts) > 1 else _text(
                     parts[0])
             return False
-        if name in ("SH", "SS", "Sh", "Ss"):
+        if name in ("SH", "SS"):
             self.end()
-            self.builder.heading(1 if name in ("SH", "Sh") else 2,
-                                 " ".join(_text(a) for a in _arguments(args)))
+            self.heading(1 if name == "SH" else 2, " ".join(_text(a) for a in _arguments(args)))
             return False
-        if name in ("nf", "EX"):
+        if name in ("nf", "EX", "Vb"):
             self.end()
-            self.code = []
+            self.code, self.code_ends = [], {"nf": ("fi",), "EX": ("EE",), "Vb": ("Ve",)}[name]
             return False
+        if name == "br":
+            if self.tag is None:
+                self.end_paragraph()
+            return expect_tag
         if name in ("TP", "TQ"):
             if name == "TQ" and self.tag is not None and not self.text:
                 return True  # another tag over the same text
             self.end()
             return True
-        hanging, self.hanging = self.hanging, name == "HP"
         if name == "IP":
             parts = _arguments(args)
             tag = _text(parts[0]) if parts else ""
             if not tag:
-                if self.tag is None and hanging and len(self.text) == 1:
+                if self.tag is None and hanging and _a_tag(self.text):
                     self.tag, self.text = self.text[0], []  # help2man's .HP tag / .IP text
                 elif self.tag is None:
                     self.end_paragraph()
                 return False  # an untagged .IP goes on with the open definition
             self.end()
-            self.start("" if _BULLET.fullmatch(parts[0].strip()) else tag)
+            self.start("" if _BULLET.fullmatch(tag.strip()) else tag)
             return False
-        if name in ("RS", "RE"):
+        if name == "RS":
+            if self.tag is None and hanging and _a_tag(self.text):
+                self.tag, self.text = self.text[0], []  # docbook's .PP / option / .RS text
+            elif self.tag is None:
+                self.end_paragraph()
             return expect_tag
-        self.end()  # .PP .P .LP .sp .HP
+        self.end()  # .RE .PP .P .LP .sp .HP
         return False
+
+    def heading(self, level: int, text: str) -> None:
+        self.end()
+        self.builder.heading(level, text)
+
+    def literal(self, lines: list[str], i: int) -> int:
+        """Lines that start with a space, from ``i``, as code; the index after them."""
+        end = i
+        while end < len(lines) and lines[end].startswith((" ", "\t")) and lines[end].strip():
+            end += 1
+        self.end()
+        block = [_text(s) for s in lines[i:end]]
+        indent = min(len(s) - len(s.lstrip()) for s in block)
+        self.builder.add(code("\n".join(s[indent:] for s in block)))
+        return end
 
     def start(self, tag: str) -> None:
         if self.tag is not None and not self.text:  # .TQ: the terms of one text
@@ -204,6 +344,13 @@ class _Reader:
         self.text = []
 
 
+def _a_tag(text: list[str]) -> bool:
+    """Whether a paragraph's text is a tag a following indented text describes: one short
+    line that ends no sentence ("-f, --force")."""
+    return (len(text) == 1 and len(text[0].split()) <= 10
+            and not text[0].rstrip().endswith((".", ":", ";", "?", "!")))
+
+
 _ARGUMENT = re.compile(r'"((?:[^"]|"")*)"?|((?:\\ |\S)+)')
 
 
@@ -211,7 +358,7 @@ def _arguments(args: str) -> list[str]:
     """A request's arguments: separated by spaces, a double-quoted one may hold spaces
     (``""`` is a quote in it), an escaped space (``\\ ``) is no separator."""
     return [m[1].replace('""', '"') if m[1] is not None else m[2]
-            for m in _ARGUMENT.finditer(args)]
+            for m in _ARGUMENT.finditer(args[:10_000])]
 
 
 def _fonts(name: str, args: str) -> str:
@@ -221,18 +368,104 @@ def _fonts(name: str, args: str) -> str:
     return ("" if len(name) == 2 and name not in ("SM", "SB") else " ").join(parts)
 
 
+_MDOC_WORDS = frozenset({"Ar", "Cm", "Pa", "Ev", "Va", "Li", "Em", "Sy", "No", "Ic", "Dv", "Er",
+                         "Fn", "Fa", "Ft", "Ql", "Tn", "Ad", "Ms", "Mt", "Lk", "Cd", "In", "Vt",
+                         "Ot", "Fo", "Fc", "Ap", "Sx", "Tg", "Lb", "Ex", "Rv", "At", "An"})
+_MDOC_FIXED = {"Ux": "UNIX", "Bx": "BSD", "Fx": "FreeBSD", "Nx": "NetBSD", "Ox": "OpenBSD",
+               "Dx": "DragonFly", "Oo": "[", "Oc": "]", "Po": "(", "Pc": ")", "Do": "“",
+               "Dc": "”", "So": "‘", "Sc": "’", "Qo": '"', "Qc": '"', "Bo": "[", "Bc": "]"}
+_MDOC_WRAPS = {"Op": ("[", "]"), "Dq": ("“", "”"), "Sq": ("‘", "’"), "Pq": ("(", ")"),
+               "Qq": ('"', '"'), "Bq": ("[", "]"), "Brq": ("{", "}"), "Aq": ("<", ">")}
+
+
+def _mdoc_text(args: str, name: str) -> str:
+    """An mdoc line's words with its inline macros read: ``Fl v Ar file`` "-v file",
+    ``Xr ssh 1`` "ssh(1)", ``Op Fl q`` "[-q]", ``Nm`` the page's name."""
+    words = [_text(a) for a in _arguments(args)]
+    out: list[str] = []
+    glue = False  # the next word joins the last without a space
+    closing: list[str] = []
+    at = 0
+    while at < len(words):
+        word = words[at]
+        at += 1
+        piece: str | None = None
+        if word == "Fl":
+            nxt = words[at] if at < len(words) and not _is_mdoc_macro(words[at]) else ""
+            at += bool(nxt)
+            piece = "-" + nxt
+        elif word == "Xr" and at + 1 < len(words):
+            piece, at = f"{words[at]}({words[at + 1]})", at + 2
+        elif word == "Nm":
+            piece = name if at >= len(words) or _is_mdoc_macro(words[at]) else None
+        elif word in ("Ns", "Pf"):
+            glue = True
+            continue
+        elif word in _MDOC_FIXED:
+            piece = _MDOC_FIXED[word]
+            glue = word in ("Oo", "Po", "Do", "So", "Qo", "Bo")
+            if not glue and out:
+                out[-1] += piece
+                continue
+        elif word in _MDOC_WRAPS:
+            opening, close = _MDOC_WRAPS[word]
+            out.append(opening)
+            closing.append(close)
+            glue = True
+            continue
+        elif word in _MDOC_WORDS:
+            continue
+        else:
+            piece = word
+        if piece is None:
+            continue
+        if piece in (".", ",", ";", ":", ")", "]", "?", "!") and out:
+            glue = True  # closing punctuation joins the word before it
+        if glue and out:
+            out[-1] += piece
+        else:
+            out.append(piece)
+        glue = False
+    text = " ".join(out)
+    return text + "".join(reversed(closing))
+
+
+_MDOC = frozenset({"Dt", "Sh", "Ss", "Pp", "Lp", "Nm", "Nd", "Bl", "El", "It", "Bd", "Ed",
+                   "Dl", "D1", "Dd", "Os", "Ek", "Bk", "Ns", "Fl", "Xr", "Pf",
+                   *_MDOC_WORDS, *_MDOC_FIXED, *_MDOC_WRAPS})
+"""The mdoc requests read (any other two-letter request says nothing)."""
+
+
+def _is_mdoc_macro(word: str) -> bool:
+    return word in _MDOC_WORDS or word in _MDOC_FIXED or word in _MDOC_WRAPS or word in (
+        "Fl", "Xr", "Nm", "Ns", "Pf")
+
+
 def _text(line: str) -> str:
     """A line's words, its escapes read (``\\-`` "-", ``\\(bu`` "•", fonts nothing)."""
     def escape(match: re.Match[str]) -> str:
-        named = match[1] or match[2] or match[3] or match[4]
+        if match[1] is not None:  # \[u00E9], with combining marks \[u0065_0301]
+            chars = [match[1], *match[2].split("_")[1:]]
+            return unicodedata.normalize("NFC", "".join(chr(int(c, 16)) for c in chars))
+        named = match[3] or match[4] or match[5] or match[6] or match[7]
         if named is not None:
-            return _NAMED.get(named, "")
-        if match[5] is not None:
-            return _NAMED.get(match[5], "")
-        plain = match[6]
+            return _glyph(named)
+        if match[8] is not None:
+            number = int(match[8])
+            return chr(number) if number < 0x110000 else ""
+        plain = match[9]
         if plain is None:
             return ""
-        return {"e": "\\", "\\": "\\", " ": " ", "~": " ", "0": " ", "'": "'", "`": "`",
+        return {"e": "\\", "\\": "\\", " ": " ", "~": " ", "'": "'", "`": "`",
                 ".": "."}.get(plain, plain)
 
-    return _ESCAPE.sub(escape, line)
+    return _ESCAPE.sub(escape, _COMMENT.sub("", line))
+
+
+def _glyph(name: str) -> str:
+    """A named character: ``bu`` "•", an accented letter (``:a`` "ä", ``'e`` "é")."""
+    if name in _NAMED:
+        return _NAMED[name]
+    if len(name) == 2 and name[0] in _ACCENTS and name[1].isalpha():
+        return unicodedata.normalize("NFC", name[1] + _ACCENTS[name[0]])
+    return ""

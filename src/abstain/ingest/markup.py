@@ -311,9 +311,17 @@ _ESM = re.compile(r"(?:import\s+(?:[\w*{][^'\"]*\s+from\s+)?['\"]|import\s+(?:ty
 """An MDX page's JavaScript module statement at the start of a line: ``import Tabs from
 '@theme/Tabs';``, ``export const meta = …``."""
 _MDX_COMMENT = re.compile(_CODE_SPAN + r"|(?<!\{)\{/\*[\s\S]{0,2000}?\*/\}(?!\})")
+MDX_STATEMENT_LINES = 200
+"""An MDX module statement ends within this many lines (a bound on unclosed brackets)."""
 """An MDX comment, or a code span, which holds none."""
-_TAB_ITEM = re.compile(r"[ \t]*<TabItem\b[^>]*?\blabel=(?:\"([^\"]*)\"|'([^']*)'"
-                       r"|\{[\"'`]([^\"'`]*)[\"'`]\})[^>]*>[ \t]*")
+_TAB_ITEM = re.compile(r"[ \t]*<TabItem\b([^>]*)>[ \t]*")
+_TAB_NAME = re.compile(r"\b(label|value)=(?:\"([^\"]*)\"|'([^']*)'|\{[\"'`]([^\"'`]*)[\"'`]\})")
+
+
+def _tab_name(attributes: str) -> str:
+    """A tab's name as Docusaurus shows it: its label, else its value."""
+    names = {m[1]: m[2] or m[3] or m[4] or "" for m in _TAB_NAME.finditer(attributes)}
+    return names.get("label") or names.get("value") or ""
 
 
 def _without_mdx_code(body: str) -> str:
@@ -335,19 +343,26 @@ def _without_mdx_code(body: str) -> str:
 
     fences = Fences()
     depth = -1  # in a module statement: its open brackets; -1 outside one
+    taken = 0  # the statement's lines so far
+    block_start = True  # the line opens a block (MDX's statements stand only there)
     for line in body.split("\n"):
         if depth < 0 and fences.code(line):
             end_text()
             out.append(line)
+            block_start = False
             continue
-        if depth >= 0 or _ESM.match(line):  # a statement ends where its brackets close on a
-            depth = max(depth, 0) + sum(line.count(c) for c in "{([") - sum(  # line that
-                line.count(c) for c in "})]")  # ends it, or at a blank line
-            if not line.strip() or (depth <= 0 and not line.rstrip().endswith((",", "=", "=>"))):
-                depth = -1
+        if depth >= 0 or (block_start and len(line) < 1000 and _ESM.match(line)):
+            taken += 1  # a statement ends where its brackets close on a line that ends it,
+            depth = max(depth, 0) + sum(line.count(c) for c in "{([") - sum(  # or at a blank
+                line.count(c) for c in "})]")  # line outside its brackets, or past a bound
+            if (depth <= 0 and (not line.strip() or not line.rstrip().endswith(
+                    (",", "=", "=>")))) or taken >= MDX_STATEMENT_LINES:
+                depth, taken = -1, 0
+            block_start = True
             continue
+        block_start = not line.strip()
         tab = _TAB_ITEM.fullmatch(line) if len(line) < 500 else None  # a tag on its own line
-        text.extend([f"{tab[1] or tab[2] or tab[3]}:", ""] if tab else [line])
+        text.extend([f"{_tab_name(tab[1])}:", ""] if tab and _tab_name(tab[1]) else [line])
     end_text()
     return "\n".join(out)
 

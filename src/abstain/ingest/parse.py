@@ -90,21 +90,31 @@ _ASCIIDOC_MARKS = re.compile(r"\A\s*=[ \t]+\S|^(?:==+[ \t]+\S|\[(?:source|NOTE|T
 _RST_MARKS = re.compile(r"^\.\. (?:[\w:-]+::|_[\w -]+:|\|)|:[a-z]+:`[^`]+`|::\n\n[ \t]+\S"
                         r"|(?<!`)``[^`\s][^`\n]*``(?!`)", re.M)
 _UNDERLINED = re.compile(r"^(\S.{0,118})\n([=\-~^\"'`#*+])\2{2,}[ \t]*$", re.M)
-_MARKDOWN_MARKS = re.compile(r"^(?:#{1,6}[ \t]+\S|```)|\]\(https?://", re.M)
+_MARKDOWN_MARKS = re.compile(r"^```|\]\((?:https?://|\.{0,2}/)", re.M)
+_MARKDOWN_HEADING = re.compile(r"^#{1,6}[ \t]+\S", re.M)
+"""A Markdown heading, or a comment line of a file of them (a licence header): counted
+only when fewer than a third of the lines are."""
+_ASCIIDOC_HEADER = re.compile(r"^:[\w-]+:(?:[ \t]|$)", re.M)
 
 
 def text_format(text: str) -> str:
     """What a ``.txt`` file is written in, by its marks: ``"asciidoc"`` (a ``= Title``,
     ``== Section`` titles, ``:attributes:``, ``term::`` lists, ``[source]`` blocks,
     ``link:`` macros: Git's docs until 2025), ``"rst"`` (directives, roles, ````literals````
-    and ``::`` literal blocks, or titles underlined with two kinds of rule: Django's docs,
-    many changelogs), ``"markdown"`` (``#`` headings, fences, links), else ``"text"``."""
+    and ``::`` literal blocks, or titles underlined with ``~`` or ``^`` as well: Django's
+    docs, many changelogs; ``=`` and ``-`` underlines alone are plain text's too),
+    ``"markdown"`` (``#`` headings, fences, links), else ``"text"``."""
     head = text[:200_000]
     asciidoc = len(_ASCIIDOC_MARKS.findall(head)) + bool(_ASCIIDOC_TITLE.match(head))
     rules = {m[2] for m in _UNDERLINED.finditer(head) if len(m[0].split("\n")[1].strip())
              >= len(m[1].rstrip()) - 1}
-    rst = len(_RST_MARKS.findall(head)) + (2 if len(rules) >= 2 and not asciidoc else 0)
-    markdown = len(_MARKDOWN_MARKS.findall(head))
+    rst = len(_RST_MARKS.findall(head)) + (2 if rules - {"=", "-"} and not asciidoc else 0)
+    headings = len(_MARKDOWN_HEADING.findall(head))
+    lines = max(1, sum(1 for line in head.split("\n") if line.strip()))
+    markdown = len(_MARKDOWN_MARKS.findall(head)) + (headings if headings <= max(2, lines // 3)
+                                                     else 0)
+    if _ASCIIDOC_TITLE.match(head) and _ASCIIDOC_HEADER.search(head[:2000]):
+        return "asciidoc"  # "= Title" and its header's attributes
     scores = {"asciidoc": asciidoc if asciidoc >= 3 else 0, "rst": rst if rst >= 2 else 0,
               "markdown": markdown if markdown >= 2 else 0}
     best = max(scores, key=lambda kind: scores[kind])
