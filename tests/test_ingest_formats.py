@@ -841,6 +841,22 @@ def test_an_mdx_statement_stands_only_at_a_block_start() -> None:
         ("paragraph", "yarn:"), ("paragraph", "Use yarn.")]
 
 
+def test_markdown_inside_an_mdx_component_or_details_is_read_as_markdown() -> None:
+    """A newcomer's Docusaurus pages: an ``<Admonition title="…">`` lost its title and its
+    code span ("`skyport rollback --to <release-id>`" quoted as "--to `"), ``<details>``
+    text read as raw HTML, and ``:::info[Dry runs]`` kept its brackets."""
+    md = parse_string(
+        "# Deploys\n\n<Admonition type=\"danger\" title=\"Rollbacks are not atomic\">\n"
+        "Run `skyport rollback --to <release-id>` first.\n</Admonition>\n\n:::info[Dry runs]\n"
+        "Use `--dry-run`.\n:::\n\n<details>\n<summary>Proxies</summary>\n\nSkyport does not "
+        "read ALL_PROXY.\n\n</details>\n", name="d.mdx")
+    assert kinds(md)[1:] == [
+        ("paragraph", "Rollbacks are not atomic:"),
+        ("paragraph", "Run skyport rollback --to <release-id> first."),
+        ("paragraph", "Dry runs:"), ("paragraph", "Use --dry-run."),
+        ("paragraph", "Proxies:"), ("paragraph", "Skyport does not read ALL_PROXY.")]
+
+
 def test_myst_definition_lists_and_directives_are_what_they_say() -> None:
     """Found by a newcomer on structlog's pages: "`RichTracebackFormatter`" / ": It's the
     default if Rich is installed." was one paragraph, the fact cut from its subject, and

@@ -181,6 +181,8 @@ def _myst_directive(info: str, content: str, depth: int) -> list[Block]:
     match = _MYST_DIRECTIVE.match(info)
     assert match is not None  # every part of the pattern is optional
     name, argument = match[1].lower(), match[2].strip()
+    if argument.startswith("[") and argument.endswith("]"):
+        argument = argument[1:-1].strip()  # Docusaurus 3's ":::info[Dry runs]"
     body = "\n".join(line for line in content.split("\n")
                      if not re.match(r"\s*:[\w-]+:", line))  # its :options:
     if name in DROPPED_DIRECTIVES:
@@ -318,6 +320,14 @@ _TAB_ITEM = re.compile(r"[ \t]*<TabItem\b([^>]*)>[ \t]*")
 _TAB_NAME = re.compile(r"\b(label|value)=(?:\"([^\"]*)\"|'([^']*)'|\{[\"'`]([^\"'`]*)[\"'`]\})")
 
 
+_COMPONENT = re.compile(
+    r"[ \t]*(?:<(?:[A-Z][\w.]*|details)\b(?P<attributes>[^>]*?)/?>|</(?:[A-Z][\w.]*|details)>"
+    r"|<summary>(?P<summary>[^<]*)</summary>)[ \t]*")
+"""An MDX component's tag on a line of its own (``<Admonition type="danger" title="…">``,
+``</Tabs>``), or a ``<details>`` / ``<summary>`` one."""
+_COMPONENT_TITLE = re.compile(r"""\btitle=(?:"([^"]*)"|'([^']*)')""")
+
+
 def _tab_name(attributes: str) -> str:
     """A tab's name as Docusaurus shows it: its label, else its value."""
     names = {m[1]: m[2] or m[3] or m[4] or "" for m in _TAB_NAME.finditer(attributes)}
@@ -329,8 +339,8 @@ def _without_mdx_code(body: str) -> str:
     what MDX runs rather than shows, outside fenced code: module statements (an ``import``
     or ``export`` up to the line that ends it) and ``{/* comments */}``; a tab's label
     (``<TabItem value="yarn" label="Yarn">``) is the title of what it holds ("Yarn:")."""
-    if "import" not in body and "export" not in body and "{/*" not in body and (
-            "<TabItem" not in body):
+    if ("import" not in body and "export" not in body and "{/*" not in body
+            and "<details" not in body and not re.search(r"</?[A-Z]", body)):
         return body
     out: list[str] = []
     text: list[str] = []  # the lines since the last code
@@ -362,7 +372,15 @@ def _without_mdx_code(body: str) -> str:
             continue
         block_start = not line.strip()
         tab = _TAB_ITEM.fullmatch(line) if len(line) < 500 else None  # a tag on its own line
-        text.extend([f"{_tab_name(tab[1])}:", ""] if tab and _tab_name(tab[1]) else [line])
+        component = _COMPONENT.fullmatch(line) if tab is None and len(line) < 500 else None
+        if tab and _tab_name(tab[1]):
+            text.extend([f"{_tab_name(tab[1])}:", ""])
+        elif component is not None:  # its Markdown is read as the page's, its title first
+            title = _COMPONENT_TITLE.search(component["attributes"] or "")
+            said = (title[1] or title[2] if title else "") or (component["summary"] or "")
+            text.extend(["", f"{said.strip()}:", ""] if said.strip() else [""])
+        else:
+            text.append(line)
     end_text()
     return "\n".join(out)
 

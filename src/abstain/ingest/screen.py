@@ -64,7 +64,11 @@ INSTRUCTION_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNOR
     r"person asking)s?\b",
     r"\b(?:answer|respond|reply)\s+(?:to\s+)?(?:any|every|all|each)\s+(?:questions?|"
     r"requests?)\s+(?:with|by|that)\b",
-    r"\b(?:regardless\s+of|no\s+matter)\s+(?:what\s+)?(?:the\s+)?(?:question|user|reader)\b",
+    # "regardless of the question", "no matter what the user asks" (not "regardless of user
+    # configuration", git worktree's --porcelain)
+    r"\b(?:regardless\s+of|no\s+matter)\s+(?:what\s+(?:the\s+)?(?:user|reader|asker|question)"
+    r"\s+(?:asks?|says?|wants?|types?|is\s+asking)|(?:the\s+|any\s+)?(?:(?:user|reader)'?s\s+)?"
+    r"question)\b",
     r"\b(?:system\s+prompt|new\s+instructions|you\s+are\s+now\s+(?:a|an|in)\b|"
     r"instead\s+of\s+answering)",
 ))
