@@ -253,6 +253,8 @@ def test_what_a_review_found_tables() -> None:
     ("[line-through]#struck# and the users`' needs, \"`7`\"", "struck and the users' needs, "
                                                              '"7"'),
     ("as `'toc' => 'left'`, not `toc:`", "as 'toc' => 'left', not toc:"),
+    ("See <<fetch-refspec,_<refspec>_>> and ``Interactive mode'', `clean' too.",
+     "See <refspec> and \"Interactive mode\", 'clean' too."),  # Git's pages, AsciiDoc.py quotes
 ])
 def test_what_a_review_found_inline(marked: str, plain: str) -> None:
     assert inline_text(marked) == plain

@@ -92,6 +92,10 @@ def test_a_man_page_reads_as_its_sections_and_option_definitions() -> None:
      ".It Fl o Ar file\nWrite to\n.Ar file .\n.El\nSee\n.Xr ssh 1 .\n",
      [("heading", "NAME"), ("paragraph", "tool - do things"), ("heading", "OPTIONS"),
       ("definition", "- -o file: Write to file."), ("paragraph", "See ssh(1).")]),
+    # mdoc's tag over several lines (ssh's -L)
+    (".Dd x\n.Dt SSH 1\n.Sh OPTIONS\n.Bl -tag\n.It Xo\n.Fl L\n.Oo Ar bind_address : Oc Ar port\n"
+     ".Xc\nForward.\n.El\n", [("heading", "OPTIONS"),
+                              ("definition", "- -L [bind_address:] port: Forward.")]),
     # docbook-xsl (git, systemd): .PP / option / .RS text; its bullets' nroff branch
     (".TH G 1\n.SH OPTIONS\n.PP\n\\-f, \\-\\-force\n.RS 4\nOverwrite.\n.RE\n.RS 4\n"
      ".ie n \\{\\\n\\h'-04'\\(bu\\h'+03'\\c\n.\\}\n.el \\{\\\n.  sp -1\n.  IP \\(bu 2.3\n"

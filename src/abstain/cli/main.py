@@ -27,7 +27,7 @@ def cli() -> None:
     \b
     Get started with the bundled sample corpus:
       abstain demo                          ingest it and ask two questions
-      abstain ingest docs/ --db kb.db       add your own files (.md .rst .docx .pdf …)
+      abstain ingest docs/ --db kb.db       add your own files (.md .adoc .rst .pdf …)
       abstain search "error E1203" --db kb.db
       abstain ask "What does ADR-0007 decide?" --db kb.db --debug
 

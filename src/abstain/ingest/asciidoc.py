@@ -619,12 +619,14 @@ _URL = re.compile(r"\b((?:https?|ftp|irc)://[^\s\[\]<>]{1,300})\[([^\[\]]{0,300}
 _ATTRIBUTE_LINK = re.compile(r"\{[\w-]{1,60}\}[^\s\[\]<>]{0,300}\[([^\[\]]{0,300})\]")
 """A link whose target starts with an attribute the page does not define (Antora sets
 ``{url-api}`` for the whole site): its text."""
-_CROSS_REFERENCE = re.compile(r"<<([^,<>]{1,200})(?:,\s*([^<>]{1,200}))?>>")
+_CROSS_REFERENCE = re.compile(r"<<([^,<>\s]{1,200})(?:,\s*(.{1,200}?))?>>(?!>)")
 _INLINE_ANCHOR = re.compile(r"\[\[\[?[^\[\]]{0,200}\]\]\]?|\(\(\(.{0,300}?\)\)\)")
 _INDEX_TERM = re.compile(r"\(\((.{1,300}?)\)\)")
 _ROLE = re.compile(r"\[[.#][\w.#-]{0,100}\](?=[#*_`])|\[[\w.-]{1,100}\](?=#)")
 _CURVED = re.compile(r"(?<!\w)([\"'])`(\S(?:.{0,300}?\S)??)`\1(?!\w)")
 _APOSTROPHE = re.compile(r"(?<=\w)`'")
+_OLD_QUOTES = re.compile(r"``([^`'\n]{1,300}?)''|(?<![\w`])`([^`'\n]{1,300}?)'(?![\w'])")
+"""AsciiDoc.py's quotes, which Git's pages still write: ````double''`` and ```single'``."""
 """A curved apostrophe after a word ("users`' needs")."""
 _MARKS = tuple(re.compile(p) for p in (
     r"\*\*(.{1,300}?)\*\*", r"__(.{1,300}?)__", r"``(.{1,300}?)``", r"##(.{1,300}?)##",
@@ -659,6 +661,7 @@ def inline_text(text: str, attributes: dict[str, str] | None = None) -> str:
     text = _INDEX_TERM.sub(lambda m: m[1], _INLINE_ANCHOR.sub("", text))
     text = _ROLE.sub("", text)
     text = _APOSTROPHE.sub("'", _CURVED.sub(lambda m: f"{m[1]}{m[2]}{m[1]}", text))
+    text = _OLD_QUOTES.sub(lambda m: f'"{m[1]}"' if m[1] is not None else f"'{m[2]}'", text)
     for mark in _MARKS:
         text = mark.sub(lambda m: m[1], text)
     text = _ESCAPE.sub(lambda m: m[1], text)

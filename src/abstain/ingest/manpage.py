@@ -120,6 +120,7 @@ class _Reader:
         self.hanging = False  # after .HP or .PP: a one-line paragraph may be a tag
         self.lists: list[bool] = []  # mdoc .Bl lists open: whether each is tagged
         self.name = ""  # mdoc's .Nm
+        self.extending = False  # an mdoc item's tag goes on over lines (.It Xo … .Xc)
 
     def read(self, lines: list[str]) -> None:
         i = 0
@@ -244,6 +245,7 @@ class _Reader:
             self.end()
             tagged = self.lists[-1] if self.lists else True
             self.tag = _mdoc_text(args, self.name) if tagged else ""
+            self.extending = tagged and "Xo" in args.split()  # the tag goes on to .Xc
         elif name in ("Bd", "Dl", "D1"):
             self.end()
             if name == "Bd" and re.search(r"-(?:literal|unfilled|code)", args):
@@ -253,6 +255,9 @@ class _Reader:
                                  else paragraph(_mdoc_text(args, self.name)))
         elif name in ("Ed", "Dd", "Os", "Ek", "Bk", "Ns"):
             pass
+        elif self.extending and self.tag is not None:  # a tag's next line, to .Xc
+            self.tag = f"{self.tag} {_mdoc_text(f'{name} {args}', self.name)}".strip()
+            self.extending = name != "Xc" and "Xc" not in args.split()
         else:  # an inline macro on its own line (".Fl v", ".Xr ssh 1", ".Ar file")
             self.text.append(_mdoc_text(f"{name} {args}", self.name))
         return False
@@ -370,7 +375,8 @@ def _fonts(name: str, args: str) -> str:
 
 _MDOC_WORDS = frozenset({"Ar", "Cm", "Pa", "Ev", "Va", "Li", "Em", "Sy", "No", "Ic", "Dv", "Er",
                          "Fn", "Fa", "Ft", "Ql", "Tn", "Ad", "Ms", "Mt", "Lk", "Cd", "In", "Vt",
-                         "Ot", "Fo", "Fc", "Ap", "Sx", "Tg", "Lb", "Ex", "Rv", "At", "An"})
+                         "Ot", "Fo", "Fc", "Ap", "Sx", "Tg", "Lb", "Ex", "Rv", "At", "An",
+                         "Xo", "Xc"})
 _MDOC_FIXED = {"Ux": "UNIX", "Bx": "BSD", "Fx": "FreeBSD", "Nx": "NetBSD", "Ox": "OpenBSD",
                "Dx": "DragonFly", "Oo": "[", "Oc": "]", "Po": "(", "Pc": ")", "Do": "“",
                "Dc": "”", "So": "‘", "Sc": "’", "Qo": '"', "Qc": '"', "Bo": "[", "Bc": "]"}
@@ -403,8 +409,14 @@ def _mdoc_text(args: str, name: str) -> str:
             continue
         elif word in _MDOC_FIXED:
             piece = _MDOC_FIXED[word]
-            glue = word in ("Oo", "Po", "Do", "So", "Qo", "Bo")
-            if not glue and out:
+            if word in ("Oo", "Po", "Do", "So", "Qo", "Bo"):  # an opening: the next word joins
+                if glue and out:
+                    out[-1] += piece
+                else:
+                    out.append(piece)
+                glue = True
+                continue
+            if word in ("Oc", "Pc", "Dc", "Sc", "Qc", "Bc") and out:  # a closing joins
                 out[-1] += piece
                 continue
         elif word in _MDOC_WRAPS:
@@ -431,7 +443,7 @@ def _mdoc_text(args: str, name: str) -> str:
 
 
 _MDOC = frozenset({"Dt", "Sh", "Ss", "Pp", "Lp", "Nm", "Nd", "Bl", "El", "It", "Bd", "Ed",
-                   "Dl", "D1", "Dd", "Os", "Ek", "Bk", "Ns", "Fl", "Xr", "Pf",
+                   "Dl", "D1", "Dd", "Os", "Ek", "Bk", "Ns", "Fl", "Xr", "Pf", "Xc",
                    *_MDOC_WORDS, *_MDOC_FIXED, *_MDOC_WRAPS})
 """The mdoc requests read (any other two-letter request says nothing)."""
 
