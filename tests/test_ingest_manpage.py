@@ -135,3 +135,19 @@ def test_hostile_roff_is_read_in_bounded_time() -> None:
         started = time.perf_counter()
         parse_man(text, fallback_title="x")
         assert time.perf_counter() - started < 5
+
+
+def test_compressed_man_pages_are_read_as_the_page_they_hold(tmp_path: Path) -> None:
+    """``/usr/share/man`` keeps its pages gzipped, with sections such as ``1ssl``."""
+    import gzip
+
+    (tmp_path / "fd.1.gz").write_bytes(gzip.compress(PAGE.encode()))
+    (tmp_path / "req.1ssl").write_text(PAGE, encoding="utf-8")
+    (tmp_path / "bad.1.gz").write_bytes(b"junk")
+    (tmp_path / "x.tar.gz").write_bytes(gzip.compress(b"x"))
+    assert parse_file(tmp_path / "fd.1.gz").title == "FD(1)"
+    assert parse_file(tmp_path / "req.1ssl").title == "FD(1)"
+    with pytest.raises(IngestError, match="not a readable gzip file"):
+        parse_file(tmp_path / "bad.1.gz")
+    with pytest.raises(IngestError, match=r"a compressed \.tar, which is not read"):
+        parse_file(tmp_path / "x.tar.gz")

@@ -60,6 +60,7 @@ def ingest(paths: tuple[str, ...], db: str | None, store: str | None, workspace:
       .rst .rest .docx .pptx .xlsx .xlsm   with pip install 'abstain[formats]'
       .pdf .ipynb .eml .mbox .csv .tsv     always
       .adoc .asciidoc .1 … .9 .man         always
+      .gz (a compressed page: sed.1.gz)    always
     Headings, lists, tables, definitions and code keep their structure: a
     table row or list item is answered and cited whole.
 

@@ -35,10 +35,10 @@ from abstain.evidence import Chunk, ChunkKind, Document
 from abstain.ingest.blocks import ParsedDocument
 from abstain.ingest.chunk import ChunkingConfig, iter_chunks, paraphrase_chunks
 from abstain.ingest.parse import (
-    SUPPORTED_SUFFIXES,
     parse_bytes,
     parse_file,
     parse_string,
+    readable,
     unsupported,
 )
 from abstain.ingest.screen import record, screen, summary
@@ -256,7 +256,7 @@ class Ingester:
 
     def _ingest_file(self, item: FileSource, report: IngestReport) -> None:
         suffix = item.path.suffix.lower()
-        if suffix not in SUPPORTED_SUFFIXES:
+        if not readable(suffix):
             raise unsupported(item.source, suffix)
         if not item.path.is_file():  # reading a named pipe, socket or device could block
             raise IngestError(item.source, "not a regular file (a pipe, socket or device)")

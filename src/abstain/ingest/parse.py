@@ -182,8 +182,53 @@ FORMATS = (
            f"csv {_STDLIB}", streamed=True),
     Format("Excel", (".xlsx", ".xlsm"), _lazy("abstain.ingest.tabular", "read_xlsx"),
            "openpyxl", "formats"),
+    Format("gzip-compressed text", (".gz",), lambda path: _read_gzip(path),
+           f"gzip {_STDLIB}"),
 )
 _BY_SUFFIX = {suffix: f for f in FORMATS for suffix in f.suffixes}
+_MAN_SECTION = re.compile(r"\.[1-9][a-z]{1,6}")
+"""A man page's section with its suffix (``.1ssl``, ``.3pm``, ``.1p``)."""
+
+
+def readable(suffix: str) -> bool:
+    """Whether a file of ``suffix`` is read (:func:`format_of`)."""
+    return format_of(suffix) is not None
+
+
+def format_of(suffix: str) -> Format | None:
+    """The format a file of ``suffix`` is read as; None when none reads it."""
+    suffix = suffix.lower()
+    return _BY_SUFFIX.get(suffix) or (_BY_SUFFIX[".1"] if _MAN_SECTION.fullmatch(suffix)
+                                      else None)
+
+
+_GZIPPED = ("man page", "Markdown", "plain text", "AsciiDoc", "reStructuredText", "HTML")
+"""What a ``.gz`` file may hold (``/usr/share/man``'s pages are ``sed.1.gz``)."""
+
+
+def _read_gzip(path: Path) -> ParsedDocument:
+    """A compressed page (``sed.1.gz``) read as the file it holds, at most
+    :data:`MAX_FILE_BYTES` of it."""
+    import gzip
+    import tempfile
+    import zlib
+
+    inner = PurePath(path.stem)
+    fmt = format_of(inner.suffix)
+    if fmt is None or fmt.name not in _GZIPPED:
+        raise IngestError(str(path), f"a compressed {inner.suffix or 'file'}, which is not read: "
+                                     f"only {', '.join(_GZIPPED)} are read from a .gz file")
+    try:
+        with gzip.open(path) as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise IngestError(str(path), f"not a readable gzip file: {exc}") from exc
+    if len(data) > MAX_FILE_BYTES:
+        raise IngestError(str(path), "it holds more than 50 MiB; the limit is 50 MiB")
+    with tempfile.TemporaryDirectory() as folder:
+        unpacked = Path(folder) / inner.name
+        unpacked.write_bytes(data)
+        return fmt.read(unpacked)
 _OLD_OFFICE = {".doc": ".docx", ".xls": ".xlsx", ".ppt": ".pptx"}
 """The old binary Office formats, which no parser here reads, and what to save them as."""
 _OPEN_DOCUMENT = {".odt": ".docx", ".ods": ".xlsx", ".odp": ".pptx"}
@@ -193,7 +238,7 @@ SUPPORTED_SUFFIXES = tuple(_BY_SUFFIX)
 
 def parse_file(path: Path) -> ParsedDocument:
     suffix = path.suffix.lower()
-    fmt = _BY_SUFFIX.get(suffix)
+    fmt = format_of(suffix)
     if fmt is None:
         raise unsupported(str(path), suffix, listed=True)
     try:

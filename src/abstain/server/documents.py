@@ -20,7 +20,7 @@ from starlette.datastructures import UploadFile
 
 from abstain.errors import IngestError, SourceConflict
 from abstain.ingest import IngestReport, document_id
-from abstain.ingest.parse import SUPPORTED_SUFFIXES, decode_text, unsupported
+from abstain.ingest.parse import decode_text, readable, unsupported
 from abstain.server.auth import Workspace
 from abstain.server.errors import ApiError, error_responses
 from abstain.server.models import (
@@ -198,7 +198,7 @@ class _Upload:
 def _decode(source: str, data: bytes) -> TextDocument | _Upload:
     """The upload as text to ingest, or as bytes to parse by its suffix."""
     suffix = PurePosixPath(source).suffix.lower()
-    if suffix not in SUPPORTED_SUFFIXES:
+    if not readable(suffix):
         raise ApiError(415, "unsupported_media_type",
                        f"{source}: {unsupported(source, suffix, listed=True).reason}")
     if suffix not in _FORMATS:

@@ -32,7 +32,7 @@ from typing import Any
 from abstain.evaluate.records import contains_key
 from abstain.evidence import ChunkKind
 from abstain.ingest.chunk import iter_chunks
-from abstain.ingest.parse import SUPPORTED_SUFFIXES, parse_file
+from abstain.ingest.parse import parse_file, readable
 from abstain.rerank.windows import in_context, sentence_windows
 from abstain.train.cache import ANSWERS
 from abstain.train.docpairs import Unit
@@ -52,7 +52,7 @@ NEAR_MISS_WINDOWS = 6
 
 def pages(kb: Path) -> list[Path]:
     """The files of a set's ``kb/`` that abstain ingests, in order."""
-    return [p for p in sorted(kb.rglob("*")) if p.suffix.lower() in SUPPORTED_SUFFIXES]
+    return [p for p in sorted(kb.rglob("*")) if readable(p.suffix)]
 
 
 def passages(kb: Path) -> tuple[list[str], list[str], list[Unit]]:
