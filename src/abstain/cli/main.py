@@ -99,8 +99,11 @@ def ingest(paths: tuple[str, ...], db: str | None, store: str | None, workspace:
     for source in report.removed:
         click.echo(f"removed {printable(source)} (file is gone)", err=True)
     for source, left_out in report.screened:
+        first = report.screened_quotes.get(source, "")
         click.secho(f"left out of {printable(source)}: {left_out} "
-                    "(docs/INGEST.md#what-is-left-out)", fg="yellow", err=True)
+                    "(docs/INGEST.md#what-is-left-out)"
+                    + (f'\n  first: "{printable(first)}"' if first else ""), fg="yellow",
+                    err=True)
     if report.rebuilt_indexes:
         click.echo(f"rebuilt after the bulk load: {', '.join(report.rebuilt_indexes)} "
                    "(searches waited while they were built; docs/SCALING.md)", err=True)

@@ -41,7 +41,7 @@ from abstain.ingest.parse import (
     readable,
     unsupported,
 )
-from abstain.ingest.screen import record, screen, summary
+from abstain.ingest.screen import first_quote, record, screen, summary
 from abstain.ingest.sources import FileSource, Skip, check_paths_exist, iter_sources, roots
 from abstain.stores.base import (
     BulkStore,
@@ -76,6 +76,9 @@ class IngestReport:
     screened: list[tuple[str, str]] = field(default_factory=list)
     """(source, what was left out): hidden text and sentences addressed to a model
     (:mod:`abstain.ingest.screen`)."""
+    screened_quotes: dict[str, str] = field(default_factory=dict)
+    """source -> the first text left out of it (:func:`abstain.ingest.screen.first_quote`):
+    what a reader checks to see that nothing of the subject was lost."""
     chunks: int = 0
     embedded: int = 0
     """Passages actually run through the embedder (cache misses)."""
@@ -94,6 +97,7 @@ class IngestReport:
         for name in ("added", "updated", "unchanged", "skipped", "removed", "gone", "screened",
                      "rebuilt_indexes"):
             getattr(self, name).extend(getattr(other, name))
+        self.screened_quotes.update(other.screened_quotes)
         self.chunks += other.chunks
         self.embedded += other.embedded
 
@@ -102,8 +106,13 @@ class IngestReport:
                 "skipped": [{"source": s, "reason": r} for s, r in self.skipped],
                 "removed": self.removed, "gone": self.gone, "chunks": self.chunks,
                 "embedded": self.embedded,
-                "screened": [{"source": s, "left_out": w} for s, w in self.screened],
+                "screened": self.screened_json(),
                 "rebuilt_indexes": self.rebuilt_indexes}
+
+    def screened_json(self) -> list[dict[str, str]]:
+        """``{"source", "left_out", "first"}`` for each document with text left out."""
+        return [{"source": s, "left_out": w, "first": self.screened_quotes.get(s, "")}
+                for s, w in self.screened]
 
 
 def iter_files(paths: Iterable[str | Path], *, follow_symlinks: bool = False
@@ -310,6 +319,7 @@ class Ingester:
         (report.updated if existed else report.added).append(source)
         if parsed.dropped:
             report.screened.append((source, summary(parsed.dropped)))
+            report.screened_quotes[source] = first_quote(parsed.dropped)
 
     def _flush(self, report: IngestReport) -> None:
         """Write the pending small documents in one bulk load; the indexes it rebuilt go into

@@ -175,6 +175,12 @@ def recorded(metadata: Mapping[str, Any]) -> tuple[Dropped, ...]:
     return tuple(out)
 
 
+def first_quote(caught: Sequence[Dropped]) -> str:
+    """The first left-out text that has one (an instruction's sentence, hidden HTML's
+    words), so that a reader can judge what was left out; "" when none has."""
+    return next((d.text for d in caught if d.text), "")
+
+
 def summary(caught: Sequence[Dropped]) -> str:
     """``2 hidden, 1 instruction``: what was left out, by kind."""
     counts: dict[str, int] = {}

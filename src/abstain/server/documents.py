@@ -93,7 +93,7 @@ async def upload(request: Request, ws: Workspace) -> JSONResponse:
         "added": report.added, "updated": report.updated, "unchanged": report.unchanged,
         "skipped": [{"source": s, "reason": r} for s, r in report.skipped],
         "chunks": report.chunks,
-        "screened": [{"source": s, "left_out": w} for s, w in report.screened],
+        "screened": report.screened_json(),
         "documents": [{"id": document_id(ws, s), "source": s} for s in sources],
     }, status_code=201)
 

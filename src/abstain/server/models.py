@@ -137,7 +137,8 @@ INGEST_SCHEMA: dict[str, Any] = {
         "chunks": {"type": "integer"},
         "screened": {"type": "array", "items": {
             "type": "object", "properties": {"source": {"type": "string"},
-                                             "left_out": {"type": "string"}}}},
+                                             "left_out": {"type": "string"},
+                                             "first": {"type": "string"}}}},
         "documents": {"type": "array", "items": {
             "type": "object", "properties": {"id": {"type": "string"},
                                              "source": {"type": "string"}}}},
