@@ -233,14 +233,11 @@ class _Reader:
                     self.builder.heading(level, self.inline(raw))
                 style = options = caption = lead = ""
                 continue
-            backticks = _BACKTICK_FENCE.fullmatch(stripped)
-            delimiter = _DELIMITER.fullmatch(stripped)
-            table = _TABLE.fullmatch(stripped)
-            if backticks is not None or delimiter is not None or table is not None:
-                fence = backticks[1] if backticks is not None else stripped
-                end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == fence),
-                           len(lines))
+            fence = _fence(stripped)
+            if fence is not None:
+                end = _closing(lines, i, fence)
                 body = lines[i + 1:end]
+                table = _TABLE.fullmatch(stripped)
                 if caption:
                     self.builder.add(paragraph(f"{caption}:"))
                 if table is not None:
@@ -388,12 +385,9 @@ class _Reader:
             i += 1
         if i >= len(lines):
             return i
-        fence = lines[i].strip()
-        backticks = _BACKTICK_FENCE.fullmatch(fence)
-        if backticks is not None or _DELIMITER.fullmatch(fence) or _TABLE.fullmatch(fence):
-            close = backticks[1] if backticks is not None else fence
-            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == close),
-                       len(lines))
+        fence = _fence(lines[i].strip())
+        if fence is not None:
+            end = _closing(lines, i, fence)
             self.read(lines[start:end + 1], depth)
             return end + 1
         end = _paragraph_end(lines, i)
@@ -428,10 +422,23 @@ def _start(options: str) -> int:
     return int(match[1]) if match else 1
 
 
+def _fence(stripped: str) -> str | None:
+    """The line that closes the delimited block or table ``stripped`` opens (```` ```yaml ````
+    closes on ```` ``` ````); None when it opens none."""
+    backticks = _BACKTICK_FENCE.fullmatch(stripped)
+    if backticks is not None:
+        return backticks[1]
+    return stripped if _DELIMITER.fullmatch(stripped) or _TABLE.fullmatch(stripped) else None
+
+
+def _closing(lines: Sequence[str], i: int, fence: str) -> int:
+    """The index of the line after ``i`` that is ``fence``; the end when none is."""
+    return next((j for j in range(i + 1, len(lines)) if lines[j].strip() == fence), len(lines))
+
+
 def _starts_block(line: str) -> bool:
     stripped = line.strip()
-    return bool(_DELIMITER.fullmatch(stripped) or _TABLE.fullmatch(stripped)
-                or _BACKTICK_FENCE.fullmatch(stripped) or _HEADING.fullmatch(line)
+    return bool(_fence(stripped) is not None or _HEADING.fullmatch(line)
                 or _ANCHOR_LINE.fullmatch(stripped) or _BLOCK_MACRO.fullmatch(stripped)
                 or (_BLOCK_ATTRIBUTES.fullmatch(stripped) and not stripped.startswith("[[")))
 
@@ -625,9 +632,9 @@ _INDEX_TERM = re.compile(r"\(\((.{1,300}?)\)\)")
 _ROLE = re.compile(r"\[[.#][\w.#-]{0,100}\](?=[#*_`])|\[[\w.-]{1,100}\](?=#)")
 _CURVED = re.compile(r"(?<!\w)([\"'])`(\S(?:.{0,300}?\S)??)`\1(?!\w)")
 _APOSTROPHE = re.compile(r"(?<=\w)`'")
+"""A curved apostrophe after a word ("users`' needs")."""
 _OLD_QUOTES = re.compile(r"``([^`'\n]{1,300}?)''|(?<![\w`])`([^`'\n]{1,300}?)'(?![\w'])")
 """AsciiDoc.py's quotes, which Git's pages still write: ````double''`` and ```single'``."""
-"""A curved apostrophe after a word ("users`' needs")."""
 _MARKS = tuple(re.compile(p) for p in (
     r"\*\*(.{1,300}?)\*\*", r"__(.{1,300}?)__", r"``(.{1,300}?)``", r"##(.{1,300}?)##",
     r"(?<![\w*\\])\*(\S(?:.{0,300}?\S)??)\*(?![\w*])",

@@ -46,8 +46,9 @@ _BREAKS = frozenset({"PP", "P", "LP", "sp", "HP", "TP", "TQ", "IP", "SH", "SS", 
                      "nf", "EX", "Vb", "TH", "br"})
 _DEFINED = frozenset({"de", "de1", "am", "am1", "ig", "dei", "ami"})
 _CONDITIONS = frozenset({"if", "ie", "el"})
-_POD2MAN = {"Sp": "sp", "Ip": "IP", "Vb": "Vb", "Ve": "Ve"}
-"""pod2man's own macros, defined in its preamble, as the requests they stand for."""
+_POD2MAN = {"Sp": "sp", "Ip": "IP"}
+"""pod2man's own macros, defined in its preamble, as the requests they stand for (its
+``.Vb`` / ``.Ve`` open and close code as they are)."""
 _BULLET = re.compile(r"•|[-*o+·]|\d{1,3}[.)]?|[a-z][.)]|\(?[ivx]{1,4}\)")
 _NAMED = {"bu": "•", "em": "—", "en": "–", "aq": "'", "dq": '"', "lq": "“", "rq": "”",
           "oq": "‘", "cq": "’", "ti": "~", "ha": "^", "rs": "\\", "mi": "-", "hy": "-",

@@ -316,12 +316,12 @@ _MDX_COMMENT = re.compile(_CODE_SPAN + r"|(?<!\{)\{/\*[\s\S]{0,2000}?\*/\}(?!\})
 MDX_STATEMENT_LINES = 200
 """An MDX module statement ends within this many lines (a bound on unclosed brackets)."""
 """An MDX comment, or a code span, which holds none."""
-_TAB_ITEM = re.compile(r"[ \t]*<TabItem\b([^>]*)>[ \t]*")
 _TAB_NAME = re.compile(r"\b(label|value)=(?:\"([^\"]*)\"|'([^']*)'|\{[\"'`]([^\"'`]*)[\"'`]\})")
 
 
 _COMPONENT = re.compile(
-    r"[ \t]*(?:<(?:[A-Z][\w.]*|details)\b(?P<attributes>[^>]*?)/?>|</(?:[A-Z][\w.]*|details)>"
+    r"[ \t]*(?:<(?:(?P<tab>TabItem)|[A-Z][\w.]*|details)\b(?P<attributes>[^>]*?)/?>"
+    r"|</(?:[A-Z][\w.]*|details)>"
     r"|<summary>(?P<summary>[^<]*)</summary>)[ \t]*")
 """An MDX component's tag on a line of its own (``<Admonition type="danger" title="…">``,
 ``</Tabs>``), or a ``<details>`` / ``<summary>`` one."""
@@ -337,7 +337,9 @@ def _tab_name(attributes: str) -> str:
 def _without_mdx_code(body: str) -> str:
     """``body`` (Markdown or MDX, which Docusaurus, Nextra and Mintlify write) without
     what MDX runs rather than shows, outside fenced code: module statements (an ``import``
-    or ``export`` up to the line that ends it) and ``{/* comments */}``; a tab's label
+    or ``export`` up to the line that ends it) and ``{/* comments */}``. A component's tag on
+    a line of its own (``<Admonition title="…">``, ``</Tabs>``, ``<details>``) is a break, so
+    that its Markdown is read as the page's, its title first; a tab's label
     (``<TabItem value="yarn" label="Yarn">``) is the title of what it holds ("Yarn:")."""
     if ("import" not in body and "export" not in body and "{/*" not in body
             and "<details" not in body and not re.search(r"</?[A-Z]", body)):
@@ -371,11 +373,11 @@ def _without_mdx_code(body: str) -> str:
             block_start = True
             continue
         block_start = not line.strip()
-        tab = _TAB_ITEM.fullmatch(line) if len(line) < 500 else None  # a tag on its own line
-        component = _COMPONENT.fullmatch(line) if tab is None and len(line) < 500 else None
-        if tab and _tab_name(tab[1]):
-            text.extend([f"{_tab_name(tab[1])}:", ""])
-        elif component is not None:  # its Markdown is read as the page's, its title first
+        component = _COMPONENT.fullmatch(line) if len(line) < 500 else None  # a tag alone
+        tab = _tab_name(component["attributes"] or "") if component and component["tab"] else ""
+        if tab:
+            text.extend([f"{tab}:", ""])
+        elif component is not None:
             title = _COMPONENT_TITLE.search(component["attributes"] or "")
             said = (title[1] or title[2] if title else "") or (component["summary"] or "")
             text.extend(["", f"{said.strip()}:", ""] if said.strip() else [""])

@@ -83,8 +83,8 @@ def _lazy(module: str, name: str) -> Callable[[Path], ParsedDocument]:
 
 
 _ASCIIDOC_TITLE = re.compile(r"\A\s*=[ \t]+\S")
-"""A document title, AsciiDoc's first line: counts twice."""
-_ASCIIDOC_MARKS = re.compile(r"\A\s*=[ \t]+\S|^(?:==+[ \t]+\S|\[(?:source|NOTE|TIP|WARNING)\b"
+"""A document title, AsciiDoc's first line: counts as two marks."""
+_ASCIIDOC_MARKS = re.compile(r"^(?:==+[ \t]+\S|\[(?:source|NOTE|TIP|WARNING)\b"
                              r"|:[\w-]+:(?:[ \t]|$)|include::|ifn?def::|\S.*::\n(?=[ \t]*\S))"
                              r"|\b(?:link|xref|linkgit):\S", re.M)
 _RST_MARKS = re.compile(r"^\.\. (?:[\w:-]+::|_[\w -]+:|\|)|:[a-z]+:`[^`]+`|::\n\n[ \t]+\S"
@@ -105,7 +105,10 @@ def text_format(text: str) -> str:
     docs, many changelogs; ``=`` and ``-`` underlines alone are plain text's too),
     ``"markdown"`` (``#`` headings, fences, links), else ``"text"``."""
     head = text[:200_000]
-    asciidoc = len(_ASCIIDOC_MARKS.findall(head)) + bool(_ASCIIDOC_TITLE.match(head))
+    titled = _ASCIIDOC_TITLE.match(head) is not None
+    if titled and _ASCIIDOC_HEADER.search(head[:2000]):
+        return "asciidoc"  # "= Title" and its header's attributes
+    asciidoc = len(_ASCIIDOC_MARKS.findall(head)) + 2 * titled
     rules = {m[2] for m in _UNDERLINED.finditer(head) if len(m[0].split("\n")[1].strip())
              >= len(m[1].rstrip()) - 1}
     rst = len(_RST_MARKS.findall(head)) + (2 if rules - {"=", "-"} and not asciidoc else 0)
@@ -113,8 +116,6 @@ def text_format(text: str) -> str:
     lines = max(1, sum(1 for line in head.split("\n") if line.strip()))
     markdown = len(_MARKDOWN_MARKS.findall(head)) + (headings if headings <= max(2, lines // 3)
                                                      else 0)
-    if _ASCIIDOC_TITLE.match(head) and _ASCIIDOC_HEADER.search(head[:2000]):
-        return "asciidoc"  # "= Title" and its header's attributes
     scores = {"asciidoc": asciidoc if asciidoc >= 3 else 0, "rst": rst if rst >= 2 else 0,
               "markdown": markdown if markdown >= 2 else 0}
     best = max(scores, key=lambda kind: scores[kind])
@@ -160,48 +161,6 @@ def _lazy_text(module: str, name: str) -> Callable[[Path], ParsedDocument]:
     return read
 
 
-_STDLIB = "(standard library)"
-FORMATS = (
-    Format("Markdown", (".md", ".markdown", ".mdx"), _read_markdown, "markdown-it-py"),
-    Format("plain text", (".txt",), _read_text, "abstain"),
-    Format("HTML", (".html", ".htm"), _text_reader(parse_html), "BeautifulSoup"),
-    Format("AsciiDoc", (".adoc", ".asciidoc"), _lazy_text("abstain.ingest.asciidoc",
-                                                          "parse_asciidoc"), "abstain"),
-    Format("man page", (*(f".{n}" for n in range(1, 10)), ".man"), _read_man, "abstain"),
-    Format("PDF", (".pdf",), _read_pdf, "pypdf"),
-    Format("reStructuredText", (".rst", ".rest"), _read_rst, "docutils", "formats"),
-    Format("Word", (".docx",), _lazy("abstain.ingest.office", "read_docx"), "python-docx",
-           "formats"),
-    Format("PowerPoint", (".pptx",), _lazy("abstain.ingest.office", "read_pptx"),
-           "python-pptx", "formats"),
-    Format("Jupyter notebook", (".ipynb",), _lazy("abstain.ingest.notebook", "read_notebook"),
-           f"json {_STDLIB}"),
-    Format("e-mail", (".eml", ".mbox"), _lazy("abstain.ingest.mail", "read_mail"),
-           f"email, mailbox {_STDLIB}"),
-    Format("CSV", (".csv", ".tsv"), _lazy("abstain.ingest.tabular", "read_csv"),
-           f"csv {_STDLIB}", streamed=True),
-    Format("Excel", (".xlsx", ".xlsm"), _lazy("abstain.ingest.tabular", "read_xlsx"),
-           "openpyxl", "formats"),
-    Format("gzip-compressed text", (".gz",), lambda path: _read_gzip(path),
-           f"gzip {_STDLIB}"),
-)
-_BY_SUFFIX = {suffix: f for f in FORMATS for suffix in f.suffixes}
-_MAN_SECTION = re.compile(r"\.[1-9][a-z]{1,6}")
-"""A man page's section with its suffix (``.1ssl``, ``.3pm``, ``.1p``)."""
-
-
-def readable(suffix: str) -> bool:
-    """Whether a file of ``suffix`` is read (:func:`format_of`)."""
-    return format_of(suffix) is not None
-
-
-def format_of(suffix: str) -> Format | None:
-    """The format a file of ``suffix`` is read as; None when none reads it."""
-    suffix = suffix.lower()
-    return _BY_SUFFIX.get(suffix) or (_BY_SUFFIX[".1"] if _MAN_SECTION.fullmatch(suffix)
-                                      else None)
-
-
 _GZIPPED = ("man page", "Markdown", "plain text", "AsciiDoc", "reStructuredText", "HTML")
 """What a ``.gz`` file may hold (``/usr/share/man``'s pages are ``sed.1.gz``)."""
 
@@ -229,6 +188,49 @@ def _read_gzip(path: Path) -> ParsedDocument:
         unpacked = Path(folder) / inner.name
         unpacked.write_bytes(data)
         return fmt.read(unpacked)
+
+
+_STDLIB = "(standard library)"
+FORMATS = (
+    Format("Markdown", (".md", ".markdown", ".mdx"), _read_markdown, "markdown-it-py"),
+    Format("plain text", (".txt",), _read_text, "abstain"),
+    Format("HTML", (".html", ".htm"), _text_reader(parse_html), "BeautifulSoup"),
+    Format("AsciiDoc", (".adoc", ".asciidoc"), _lazy_text("abstain.ingest.asciidoc",
+                                                          "parse_asciidoc"), "abstain"),
+    Format("man page", (*(f".{n}" for n in range(1, 10)), ".man"), _read_man, "abstain"),
+    Format("PDF", (".pdf",), _read_pdf, "pypdf"),
+    Format("reStructuredText", (".rst", ".rest"), _read_rst, "docutils", "formats"),
+    Format("Word", (".docx",), _lazy("abstain.ingest.office", "read_docx"), "python-docx",
+           "formats"),
+    Format("PowerPoint", (".pptx",), _lazy("abstain.ingest.office", "read_pptx"),
+           "python-pptx", "formats"),
+    Format("Jupyter notebook", (".ipynb",), _lazy("abstain.ingest.notebook", "read_notebook"),
+           f"json {_STDLIB}"),
+    Format("e-mail", (".eml", ".mbox"), _lazy("abstain.ingest.mail", "read_mail"),
+           f"email, mailbox {_STDLIB}"),
+    Format("CSV", (".csv", ".tsv"), _lazy("abstain.ingest.tabular", "read_csv"),
+           f"csv {_STDLIB}", streamed=True),
+    Format("Excel", (".xlsx", ".xlsm"), _lazy("abstain.ingest.tabular", "read_xlsx"),
+           "openpyxl", "formats"),
+    Format("gzip-compressed text", (".gz",), _read_gzip, f"gzip {_STDLIB}"),
+)
+_BY_SUFFIX = {suffix: f for f in FORMATS for suffix in f.suffixes}
+_MAN_SECTION = re.compile(r"\.[1-9][a-z]{1,6}")
+"""A man page's section with its suffix (``.1ssl``, ``.3pm``, ``.1p``)."""
+
+
+def readable(suffix: str) -> bool:
+    """Whether a file of ``suffix`` is read (:func:`format_of`)."""
+    return format_of(suffix) is not None
+
+
+def format_of(suffix: str) -> Format | None:
+    """The format a file of ``suffix`` is read as; None when none reads it."""
+    suffix = suffix.lower()
+    return _BY_SUFFIX.get(suffix) or (_BY_SUFFIX[".1"] if _MAN_SECTION.fullmatch(suffix)
+                                      else None)
+
+
 _OLD_OFFICE = {".doc": ".docx", ".xls": ".xlsx", ".ppt": ".pptx"}
 """The old binary Office formats, which no parser here reads, and what to save them as."""
 _OPEN_DOCUMENT = {".odt": ".docx", ".ods": ".xlsx", ".odp": ".pptx"}
