@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -305,3 +306,33 @@ def test_a_txt_file_in_asciidoc_or_rst_keeps_its_structure(tmp_path: Path) -> No
     parsed = parse_file(rst)
     assert ("list_item", "- Drop untrusted values.") in kinds(parsed)
     assert parsed.sections[-1].heading_path == ("3.0.2", "Security")
+
+
+def test_what_a_txt_file_was_read_as_is_reported_and_a_fallback_shows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A .txt file read as another format says so; one written in reST read as plain text
+    because docutils is missing says why, on the terminal too (no silent fallback)."""
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from abstain.cli import cli
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "CHANGES.txt").write_text("3.0.2\n-----\n\nSecurity\n~~~~~~~~\n\n- Drop untrusted "
+                                      "values.\n", encoding="utf-8")
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "docutils" else real(name, *a))
+    result = CliRunner().invoke(cli, ["ingest", str(docs), "--db", str(tmp_path / "kb.db"),
+                                      "--embedder", "hashing"])
+    assert result.exit_code == 0, result.output
+    assert "as plain text, though written in reStructuredText: docutils is not installed" in (
+        result.output)
+    monkeypatch.setattr(importlib.util, "find_spec", real)
+    pytest.importorskip("docutils")
+    result = CliRunner().invoke(cli, ["ingest", str(docs), "--db", str(tmp_path / "j.db"),
+                                      "--embedder", "hashing", "--json"])
+    assert json.loads(result.stdout)["read_as"] == [
+        {"source": str((docs / "CHANGES.txt").resolve()), "as": "reStructuredText"}]

@@ -98,6 +98,9 @@ def ingest(paths: tuple[str, ...], db: str | None, store: str | None, workspace:
     _print_skips(report.skipped)
     for source in report.removed:
         click.echo(f"removed {printable(source)} (file is gone)", err=True)
+    for source, read_as in report.read_as:
+        if read_as.startswith("plain text"):  # a fallback: the format's parser is missing
+            click.secho(f"read {printable(source)} as {read_as}", fg="yellow", err=True)
     for source, left_out in report.screened:
         first = report.screened_quotes.get(source, "")
         click.secho(f"left out of {printable(source)}: {left_out} "

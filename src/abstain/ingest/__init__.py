@@ -35,6 +35,7 @@ from abstain.evidence import Chunk, ChunkKind, Document
 from abstain.ingest.blocks import ParsedDocument
 from abstain.ingest.chunk import ChunkingConfig, iter_chunks, paraphrase_chunks
 from abstain.ingest.parse import (
+    READ_AS,
     parse_bytes,
     parse_file,
     parse_string,
@@ -76,6 +77,10 @@ class IngestReport:
     screened: list[tuple[str, str]] = field(default_factory=list)
     """(source, what was left out): hidden text and sentences addressed to a model
     (:mod:`abstain.ingest.screen`)."""
+    read_as: list[tuple[str, str]] = field(default_factory=list)
+    """(source, what it was read as): a ``.txt`` file read as the format it is written in,
+    or as plain text because that format's parser is missing
+    (:data:`abstain.ingest.parse.READ_AS`)."""
     screened_quotes: dict[str, str] = field(default_factory=dict)
     """source -> the first text left out of it (:func:`abstain.ingest.screen.first_quote`):
     what a reader checks to see that nothing of the subject was lost."""
@@ -95,7 +100,7 @@ class IngestReport:
 
     def merge(self, other: IngestReport) -> None:
         for name in ("added", "updated", "unchanged", "skipped", "removed", "gone", "screened",
-                     "rebuilt_indexes"):
+                     "read_as", "rebuilt_indexes"):
             getattr(self, name).extend(getattr(other, name))
         self.screened_quotes.update(other.screened_quotes)
         self.chunks += other.chunks
@@ -107,6 +112,7 @@ class IngestReport:
                 "removed": self.removed, "gone": self.gone, "chunks": self.chunks,
                 "embedded": self.embedded,
                 "screened": self.screened_json(),
+                "read_as": [{"source": s, "as": a} for s, a in self.read_as],
                 "rebuilt_indexes": self.rebuilt_indexes}
 
     def screened_json(self) -> list[dict[str, str]]:
@@ -317,6 +323,8 @@ class Ingester:
         else:
             self._write_staged(document, chain([first, second], batches), idents, report)
         (report.updated if existed else report.added).append(source)
+        if READ_AS in parsed.metadata:
+            report.read_as.append((source, str(parsed.metadata[READ_AS])))
         if parsed.dropped:
             report.screened.append((source, summary(parsed.dropped)))
             report.screened_quotes[source] = first_quote(parsed.dropped)

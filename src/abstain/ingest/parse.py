@@ -122,24 +122,37 @@ def text_format(text: str) -> str:
     return best if scores[best] else "text"
 
 
+READ_AS = "abstain.read_as"
+"""The metadata key naming what a ``.txt`` file was read as, when not as plain text, or why
+it was read as plain text although written in another format (reported by the ingest)."""
+
+
 def _read_text(path: Path) -> ParsedDocument:
     """A ``.txt`` file by what it is written in (:func:`text_format`): as AsciiDoc,
-    reStructuredText (plain text when docutils is not installed) or Markdown, else as
-    plain text."""
+    reStructuredText (plain text when docutils is not installed, said in :data:`READ_AS`) or
+    Markdown, else as plain text."""
     text = decode_text(path.read_bytes(), str(path))
     kind = text_format(text)
     if kind == "asciidoc":
         from abstain.ingest.asciidoc import parse_asciidoc
 
-        parsed = parse_asciidoc(text, fallback_title=path.stem)
+        parsed, read_as = parse_asciidoc(text, fallback_title=path.stem), "AsciiDoc"
     elif kind == "rst" and importlib.util.find_spec("docutils") is not None:
         from abstain.ingest.rst import folder_labels, parse_rst
 
         parsed = parse_rst(text, fallback_title=path.stem, labels=folder_labels(path.parent))
+        read_as = "reStructuredText"
     elif kind == "markdown":
         parsed = parse_markdown(text, fallback_title=path.stem, source=str(path))
+        read_as = "Markdown"
+    elif kind == "rst":
+        hint = MissingDependency("docutils", "formats")
+        parsed = parse_text(text, fallback_title=path.stem)
+        read_as = (f"plain text, though written in reStructuredText: {hint.package} is not "
+                   f"installed ({hint.install})")
     else:
         return _with_invisible(parse_text(text, fallback_title=path.stem), text)
+    parsed = replace(parsed, metadata={**parsed.metadata, READ_AS: read_as})
     return _with_invisible(parsed, text)
 
 

@@ -94,6 +94,7 @@ async def upload(request: Request, ws: Workspace) -> JSONResponse:
         "skipped": [{"source": s, "reason": r} for s, r in report.skipped],
         "chunks": report.chunks,
         "screened": report.screened_json(),
+        "read_as": [{"source": s, "as": a} for s, a in report.read_as],
         "documents": [{"id": document_id(ws, s), "source": s} for s in sources],
     }, status_code=201)
 

@@ -139,6 +139,9 @@ INGEST_SCHEMA: dict[str, Any] = {
             "type": "object", "properties": {"source": {"type": "string"},
                                              "left_out": {"type": "string"},
                                              "first": {"type": "string"}}}},
+        "read_as": {"type": "array", "items": {
+            "type": "object", "properties": {"source": {"type": "string"},
+                                             "as": {"type": "string"}}}},
         "documents": {"type": "array", "items": {
             "type": "object", "properties": {"id": {"type": "string"},
                                              "source": {"type": "string"}}}},
