@@ -179,6 +179,9 @@ def test_context_sentences_weigh_less_than_the_asked_one() -> None:
     (Mention("1.3", Kind.IDENTIFIER, "version"), "released 1.3.2 today", False),
     (Mention("1.3.2", Kind.IDENTIFIER, "version"), "1.3.2 (2022-04-04)", True),
     (Mention("--csv", Kind.NAME, "flag"), "pass --csv-format", False),
+    (Mention("--CSV", Kind.NAME, "flag"), "pass --csv to read it", True),
+    (Mention("-l", Kind.NAME, "flag"), "-L, --files-without-match", False),  # grep's -l is not -L
+    (Mention("-L", Kind.NAME, "flag"), "-L, --files-without-match", True),
     (Mention("insert_all", Kind.IDENTIFIER, "snake"), "db.table.insert_all(rows)", True),
 ])
 def test_mentions_match_whole(mention: Mention, text: str, held: bool) -> None:
@@ -781,3 +784,64 @@ def test_the_values_asked_for_choose_the_quote_but_refuse_nothing() -> None:
                     doc, "Stable: Yes")
     check = answer_type_check(Focus.of(question, TermCounts(10, {})), (bare,))
     assert check.passed and check.value == "none"
+
+
+# -- a one-letter flag: looked up where it is defined ------------------------
+
+GREP = ("-L, --files-without-match: Suppress normal output; print the name of each file from "
+        "which no output would have been printed.\n"
+        "-l, --files-with-matches: Suppress normal output; print the name of each file from "
+        "which output would have been printed.\n"
+        "-c, --count: Print a count of matching lines for each input file.")
+
+
+def _flag_evidence(texts: list[str], headings: tuple[str, ...] = ("OPTIONS",)) -> tuple:
+    from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
+
+    doc = Document("d", "default", "grep.1.gz", "GREP(1)", "h")
+    return tuple(Evidence(FusedHit(f"c{i}", 1.0 - i / 10),
+                          Chunk(f"c{i}", "d", ChunkKind.CHILD, t, i, heading_path=headings),
+                          doc, t) for i, t in enumerate(texts))
+
+
+@pytest.mark.parametrize(("line", "terms"), [
+    ("- -l, --files-with-matches: Suppress normal output", ["-l, --files-with-matches",
+                                                           "Suppress"]),
+    ("CLI: | -f/--format <formatspecifier>", ["CLI", "-f/--format"]),
+    ("Flag: `-l`; Description: print names", ["Flag", "-l"]),
+    ("-t sort by time", ["-t"]),
+    ("Providing -L, --location multiple times has no extra effect.", ["Providing"]),
+])
+def test_what_a_line_defines(line: str, terms: list[str]) -> None:
+    from abstain.align import definition_terms
+
+    assert definition_terms(line) == terms
+
+
+def test_the_chunk_that_defines_an_asked_flag_comes_first() -> None:
+    from abstain.align import focus_evidence
+    from abstain.align.question import Focus
+    from abstain.records import TermCounts
+
+    mentions = "Unlike -l, the count is printed per file.\nSee also -c."
+    evidence = _flag_evidence(["Regular expressions follow POSIX.", mentions, GREP])
+    asked = Focus.of(Question.parse("what does grep -l do?"), TermCounts(10, {}))
+    assert [e.chunk.id for e in focus_evidence(asked, evidence)] == ["c2", "c1", "c0"]
+    other = Focus.of(Question.parse("what does grep -w do?"), TermCounts(10, {}))
+    assert focus_evidence(other, evidence) == ()  # no chunk holds it: as retrieved
+    in_code = _flag_evidence(["```\ngrep -l foo: bar\n```", mentions])
+    assert [e.chunk.id for e in focus_evidence(asked, in_code)] == ["c0", "c1"]  # held only
+
+
+def test_an_asked_flag_is_quoted_from_its_own_definition_not_its_siblings() -> None:
+    """The reader reads case-blind (-l and -L alike), and word overlap finds no word in
+    "-l": the definitions of other flags are left out of the quote."""
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    evidence = _flag_evidence([GREP])
+    for asked, defined, other in (("-l", "--files-with-matches", "--files-without-match"),
+                                  ("-L", "--files-without-match", "--files-with-matches")):
+        quote = ExtractiveGenerator().generate(
+            Question.parse(f"what does grep {asked} do? print file names"), evidence)
+        text = " ".join(s.text for s in quote.sentences)
+        assert f"{defined}:" in text and f"{other}:" not in text

@@ -50,3 +50,17 @@ def test_terms_are_folded_and_stopwords_dropped() -> None:
 def test_versions_become_phrases() -> None:
     match = fts5_query("When was 2.3.1 released?")
     assert match is not None and '"2 3 1"' in match
+
+
+def test_a_one_letter_flag_is_searched_whole() -> None:
+    from abstain.query import KeywordQuery
+    from abstain.question import Question
+
+    question = Question.parse("what does grep -l do? and --dump-config?")
+    assert [m.text for m in question.letter_flags] == ["-l"]
+    assert question.keywords.flags == (("l",),)
+    parts = question.keywords.fts5_parts()
+    assert '"l"' in parts and '"l"*' not in parts  # whole: "-l" is not every word in l…
+    assert KeywordQuery.of("what does grep -l do?").flags == ()
+    rows = _DB.execute("SELECT rowid FROM t WHERE t MATCH ?", ('"l"',)).fetchall()
+    assert rows == []  # no row of the table holds the letter alone

@@ -926,3 +926,19 @@ def test_in_context_names_the_page_once_and_keeps_the_deepest_headings() -> None
     assert len(framed.split(" | ")[0].split()) == CONTEXT_WORDS
     framed = in_context("w", "A very long page title " * 4, ("Install",))
     assert len(framed.split(" | ")[0].split()) == CONTEXT_WORDS
+
+
+def test_the_windows_read_are_those_that_hold_an_asked_one_letter_flag() -> None:
+    """``-l`` shares no word with any window; the window that holds it is read first, not
+    the options whose descriptions share the question's words."""
+    options = [f"-{c}, --opt-{c}: print the name of each file in mode {c}." for c in "abcdefghij"]
+    options.insert(7, "-l, --files-with-matches: suppress the normal output of matches.")
+    recording = _Recording(False)
+    reading = read_evidence(recording, Question.parse("what does grep -l do to file names?"),
+                            _evidence(["\n".join(options)]))
+    assert reading is not None and reading.windows_read == READ_WINDOWS
+    assert recording.read[0] == options[7]
+    unflagged = _Recording(False)
+    read_evidence(unflagged, Question.parse("what does grep do to file names?"),
+                  _evidence(["\n".join(options)]))
+    assert options[7] not in unflagged.read

@@ -55,6 +55,12 @@ class Mention:
         underscore-insensitive)."""
         return tuple(tokens(self.text))
 
+    @property
+    def letter_flag(self) -> bool:
+        """A one-letter command-line flag (``-l``, ``-L``): no content word, and its case
+        tells it from another (grep's ``-l`` is not ``-L``)."""
+        return self.why == "flag" and len(self.text) == 2
+
 
 @dataclass(frozen=True, slots=True)
 class Term:

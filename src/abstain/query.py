@@ -8,6 +8,7 @@ the stores search it, or read one from a plain string.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from abstain.text import content_words, find_identifiers, tokens
@@ -33,12 +34,20 @@ class KeywordQuery:
     """The words of each identifier of more than one word ("1 0 0", "wal segment mb")."""
     words: tuple[str, ...]
     """Every word, at most :data:`MAX_QUERY_TERMS`: searched when no content word is left."""
+    flags: tuple[tuple[str, ...], ...] = ()
+    """The words of each command-line flag given (a question's one-letter flags: ``-l`` is
+    ``l``), searched whole: no content word finds ``-l``, only its letter, and as a prefix
+    that letter would match every word it begins."""
 
     @classmethod
-    def of(cls, text: str) -> KeywordQuery:
+    def of(cls, text: str, flags: Sequence[str] = ()) -> KeywordQuery:
+        """``flags``: command-line flags the text names, to search whole
+        (:attr:`abstain.mentions.Mention.letter_flag`)."""
         phrases = [words for ident in find_identifiers(text) if len(words := tokens(ident)) > 1]
+        named = [tuple(words) for flag in flags if (words := tokens(flag))]
         return cls(tuple(query_terms(text)), tuple(tuple(p) for p in phrases),
-                   tuple(t for t in tokens(text) if t)[:MAX_QUERY_TERMS])
+                   tuple(t for t in tokens(text) if t)[:MAX_QUERY_TERMS],
+                   tuple(dict.fromkeys(named)))
 
     @property
     def prefix_terms(self) -> tuple[str, ...]:
@@ -54,7 +63,7 @@ class KeywordQuery:
         if not terms and not self.phrases:
             terms = list(self.words)
         out = [f'"{t}"' if t.isdigit() else f'"{t}"*' for t in terms]
-        out += ['"' + " ".join(words) + '"' for words in self.phrases]
+        out += ['"' + " ".join(words) + '"' for words in (*self.phrases, *self.flags)]
         return list(dict.fromkeys(out))
 
 

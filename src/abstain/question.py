@@ -86,13 +86,19 @@ class Question:
             answer_type=expected_type(asked), measure=measured(asked),
             numbers=frozenset(t for t in tokens(asked) if t.isdigit()),
             calendar=asks_a_calendar_date(asked), sides=compared(asked),
-            keywords=KeywordQuery.of(text),
+            keywords=KeywordQuery.of(text, [m.text for m in parts.mentions if m.letter_flag]),
             content_count=content,
             refers_to=None if named else refers_back(asked, content, language))
 
     @property
     def identifiers(self) -> tuple[Mention, ...]:
         return tuple(m for m in self.mentions if m.kind is Kind.IDENTIFIER)
+
+    @property
+    def letter_flags(self) -> tuple[Mention, ...]:
+        """The one-letter command-line flags it names (``-l``, ``-L``): no word search finds
+        them, so they are looked up where a definition list or table defines them."""
+        return tuple(m for m in self.mentions if m.letter_flag)
 
     @property
     def names(self) -> tuple[Mention, ...]:

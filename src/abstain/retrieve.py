@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
 IDENTIFIER_DEPTH = 20
 """Fused hits, and keyword hits, searched for the chunks that hold a question's identifiers
-(a document's own section may rank below the top k on cosine while the keyword arm has it
-first)."""
+or define its one-letter flags (a document's own section may rank below the top k on cosine
+while the keyword arm has it first)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +125,7 @@ def retrieve(trace: Trace, retriever: Retriever, *, top_k: int,
     if trace.ended:
         return trace
     assert trace.parsed is not None
-    named = bool(trace.parsed.identifiers)
+    named = bool(trace.parsed.identifiers or trace.parsed.letter_flags)
     depth = None if reranker is None else max(rerank_depth, top_k)
     if named:  # look deeper for the chunks that hold what the question names
         depth = max(depth or top_k, IDENTIFIER_DEPTH)

@@ -7,7 +7,8 @@
   from the chunk filter; other curated pages come next, and they and the rest must reach it;
 * a word of the question that misspells a word of the retrieved evidence is read as that
   word from here on ("pasword": :mod:`abstain.align.spelling`; the stage's notes say so);
-* a question that names identifiers keeps the chunks that hold them
+* a question that names identifiers keeps the chunks that hold them, one that names a
+  one-letter flag (``grep -l``) has those that define it first
   (:func:`abstain.align.focus_evidence`), else the filtered top k;
 * the calibrated answer confidence reads retrieval-level features of the filtered top k,
   as it was fitted; the gate's alignment checks read the kept evidence.

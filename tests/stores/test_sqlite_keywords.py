@@ -200,3 +200,23 @@ def test_each_fts5_fallback_and_rebuild_is_noted_for_the_answer(tmp_path: Path) 
         assert _ids(reopened, "standby") == ["d0-c0", "d0-c1"]
     assert any("rebuilt from the database" in n for n in noted)
     reopened.close()
+
+
+def test_a_one_letter_flag_finds_the_line_that_defines_it(tmp_path: Path) -> None:
+    """``-l`` is no content word: only its letter, searched whole, finds its definition."""
+    from abstain.query import KeywordQuery
+
+    options = ["-c, --count: print a count of matching lines for each input file",
+               "-l, --files-with-matches: print only the name of each file that matches",
+               "-i, --ignore-case: ignore case distinctions in patterns and data",
+               "large files are read in blocks of a size the system chooses"]
+    fts5 = SQLiteStore(tmp_path / "fts.db")
+    indexed = SQLiteStore(tmp_path / "kw.db", keyword_threshold=0)
+    for store in (fts5, indexed):
+        _write(store, "d0", options)
+        plain = KeywordQuery.of("what does grep -l do?")
+        flagged = KeywordQuery.of("what does grep -l do?", ["-l"])
+        assert store.search_text(plain, workspace="a", limit=10) == []
+        hits = store.search_text(flagged, workspace="a", limit=10)
+        assert [h.chunk_id for h in hits] == ["d0-c1"]
+        store.close()

@@ -37,6 +37,7 @@ from abstain.align.checks import (
     EntityVerdict,
     answer_type_check,
     coverage_check,
+    definition_terms,
     entity_check,
     focus_evidence,
     generated_type_check,
@@ -54,7 +55,7 @@ from abstain.asked import AnswerType
 from abstain.text import english_rarity
 
 __all__ = ["AnswerType", "AskedType", "EntityVerdict", "Focus", "answer_type_check", "carries",
-           "coverage_check", "english_rarity", "entity_check", "focus_evidence",
+           "coverage_check", "definition_terms", "english_rarity", "entity_check", "focus_evidence",
            "generated_type_check", "holds", "informative_coverage", "keyword_confidence",
            "local_coverage", "local_coverage_check", "phrases", "stating_headings",
            "typed_sentence"]

@@ -23,6 +23,7 @@ from abstain.text import (
     nearest,
     occurs_in,
     split_sentences,
+    split_units,
     stem,
     stem_set,
     stems,
@@ -51,12 +52,13 @@ def _label_text(ev: Evidence) -> str:
 def holds(mention: Mention, text: str, text_stems: Sequence[str] | None = None) -> bool:
     """Whether ``text`` holds the mention whole: its words in order, stem-equal, no prefix
     tolerance; versions never match a longer version (1.3 is not 1.3.2); flags keep their
-    dashes."""
+    dashes, and a one-letter flag its case."""
     if mention.why == "version":
         return occurs_in(mention.text, text)
     if mention.why == "flag":
+        case = 0 if mention.letter_flag else re.IGNORECASE
         return re.search(rf"(?<![\w-]){re.escape(mention.text)}(?![\w-])", text,
-                         re.IGNORECASE) is not None
+                         case) is not None
     wanted = [stem(w) for w in mention.words]
     if not wanted:
         return True
@@ -68,10 +70,13 @@ def holds(mention: Mention, text: str, text_stems: Sequence[str] | None = None) 
 def focus_evidence(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
     """For a question that names identifiers: the chunks that hold at least one of them,
     those of a document named after them (title, first heading, file name) first, most held
-    first; () when none does or the question names no identifier."""
+    first; () when none does. For one that names none but a one-letter flag:
+    :func:`defining_first`."""
     wanted = focus.question.identifiers
-    if not wanted or not evidence:
+    if not evidence:
         return ()
+    if not wanted:
+        return defining_first(focus.question.letter_flags, evidence)
     ranked = []
     for index, ev in enumerate(evidence):
         text = ev.labelled_text
@@ -79,6 +84,52 @@ def focus_evidence(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[Eviden
         labelled = sum(holds(m, _label_text(ev)) for m in wanted)
         ranked.append((-labelled, -held, index, ev))
     return tuple(r[3] for r in sorted(ranked, key=lambda r: r[:3]) if r[1] < 0)
+
+
+_LIST_MARK = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?")
+_CELL_MARK = re.compile(r"^[\s|`*]*")
+DEFINED_TERM_CHARS = 80
+"""A definition's term is at most this long (``-i[SUFFIX], --in-place[=SUFFIX]``)."""
+
+
+def definition_terms(line: str) -> list[str]:
+    """What a line of text defines, as definition lists, man pages and options tables write
+    it: its term, before the first ": " ("-l, --files-with-matches: Suppress …"), and the
+    first word of what follows ("CLI: -f/--format", a table row's "Flag: -l; …"), or its
+    first word when it has no term; [] for a longer term."""
+    line = _LIST_MARK.sub("", line, count=1)
+    term, colon, rest = line.partition(": ")
+    start = _CELL_MARK.sub("", rest if colon else line, count=1).split(" ", 1)[0].rstrip("`*;,|")
+    terms = [term] if colon else []
+    return [t for t in (*terms, start) if t and len(t) <= DEFINED_TERM_CHARS]
+
+
+def defines(flag: Mention, ev: Evidence) -> bool:
+    """Whether ``ev`` defines the command-line ``flag``: a heading of it names the flag, or
+    a unit of its text outside code holds it in a :func:`definition_terms`."""
+    if any(holds(flag, heading) for heading in ev.chunk.heading_path):
+        return True
+    return any(holds(flag, term) for unit in split_units(ev.text) if not unit.code
+               for term in definition_terms(unit.text))
+
+
+def defining_first(flags: Sequence[Mention], evidence: tuple[Evidence, ...]
+                   ) -> tuple[Evidence, ...]:
+    """For a question that names command-line flags (and no identifier): the chunks that
+    define one first, then those that hold one, then the others, each in retrieval order;
+    () when no chunk holds one. A flag may be the user's own context, so no chunk is left
+    out."""
+    if not flags:
+        return ()
+    ranked = []
+    for index, ev in enumerate(evidence):
+        text = ev.labelled_text
+        held = any(holds(f, text) for f in flags)
+        defined = held and any(defines(f, ev) for f in flags)
+        ranked.append((not defined, not held, index, ev))
+    if all(r[1] for r in ranked):
+        return ()
+    return tuple(r[3] for r in sorted(ranked, key=lambda r: r[:3]))
 
 
 def keyword_confidence(focus: Focus, ev: Evidence) -> float:

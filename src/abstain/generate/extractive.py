@@ -54,7 +54,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from abstain.align import AskedType, holds, stating_headings
+from abstain.align import AskedType, definition_terms, holds, stating_headings
 from abstain.asked import HOW_TO
 from abstain.evidence import Evidence, RowVerdict
 from abstain.gate import is_curated_match
@@ -87,6 +87,7 @@ from abstain.text import (
     stems,
     tokens,
 )
+from abstain.text.grammar import PATTERNS
 from abstain.text.words import STEP_VERBS
 
 T = TypeVar("T")
@@ -363,6 +364,7 @@ class ExtractiveGenerator:
         for keep in (lambda c: c.typed, lambda c: not c.heading):
             scored = [s for s in scored if keep(s[1])] or scored
         scored = _about_the_asked(question, evidence, scored, lambda s: (s[1].cites, s[1].text))
+        scored = _defining_the_asked(question, scored, lambda s: s[1].text)
         if not scored:
             return None
         total = sum(p for p, _ in scored)
@@ -442,6 +444,7 @@ class ExtractiveGenerator:
         if any(s[1] for s in scored):
             scored = [s for s in scored if s[1]]
         scored = _about_the_asked(question, evidence, scored, lambda s: (s[2], s[4]))
+        scored = _defining_the_asked(question, scored, lambda s: s[4])
         if any((s[2], s[3]) not in from_headings for s in scored):
             scored = [s for s in scored if (s[2], s[3]) not in from_headings]
         best: list[tuple[float, bool, int, int, str, bool]] = []
@@ -475,6 +478,7 @@ class ExtractiveGenerator:
         from 1.00 to 0.24 against word overlap's quote)."""
         read = [(w.probability, n, w) for n, ev in enumerate(evidence[: self.max_evidence], 1)
                 for w in ev.read]
+        read = _defining_the_asked(question, read, lambda r: r[2].text)  # it reads -L as -l
         best = max(p for p, _, _ in read)
         kept = sorted((r for r in read if r[0] >= READ_KEEP_WITHIN * best),
                       key=lambda r: -r[0])[:READ_WINDOWS_QUOTED]
@@ -813,6 +817,27 @@ def _about_the_asked(question: Question, evidence: Sequence[Evidence], candidate
                    for m in mentions_in(text))
 
     return [c for c in candidates if not another(c)]
+
+
+_FLAG = dict(PATTERNS)["flag"]
+
+
+def _defining_the_asked(question: Question, candidates: list[T],
+                        text_of: Callable[[T], str]) -> list[T]:
+    """``candidates`` without the definitions of other flags, when the question names a
+    one-letter flag and a candidate defines it (:func:`abstain.align.definition_terms`):
+    "-L, --files-without-match: …" is no answer about grep's ``-l``."""
+    asked = question.letter_flags
+    if not asked:
+        return candidates
+
+    def defined(candidate: T) -> list[str]:
+        return [t for t in definition_terms(text_of(candidate)) if _FLAG.search(t)]
+
+    if not any(holds(m, t) for c in candidates for t in defined(c) for m in asked):
+        return candidates
+    return [c for c in candidates
+            if not (terms := defined(c)) or any(holds(m, t) for t in terms for m in asked)]
 
 
 def _another_row(candidate: tuple[float, bool, int, int, str, bool],

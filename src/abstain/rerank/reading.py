@@ -130,12 +130,14 @@ def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evi
     if not order or not question.text.strip():
         return None
     asked = {stem(t) for t in question.words}
-    candidates: list[tuple[int, int, int, str, tuple[str, ...]]] = []
+    flags = question.letter_flags
+    candidates: list[tuple[int, int, int, int, str, tuple[str, ...]]] = []
     for c in order:
         for w, (text, sentences) in enumerate(windowed_sentences(evidence[c].text)):
             shared = len(asked & {stem(t) for t in tokens(text)})
-            candidates.append((-shared, c, w, text, sentences))
-    chosen = sorted(candidates, key=lambda item: item[:3])[:windows]
+            named = sum(holds(f, text) for f in flags)  # "-l" is no word, and it is asked
+            candidates.append((-named, -shared, c, w, text, sentences))
+    chosen = [item[1:] for item in sorted(candidates, key=lambda item: item[:4])[:windows]]
     logits = reader.logits([question.text] * len(chosen),
                            [as_read(reader, item[3], evidence[item[1]]) for item in chosen])
     read_rows = rows.read(question, [item[3] for item in chosen],
