@@ -197,3 +197,34 @@ def test_a_one_letter_option_is_answered_from_its_own_definition(
         answer = pipe.ask(f"what does grep {asked} do?")
     assert answer.answered, answer.refusal
     assert f"{defined}:" in answer.text and f"{other}:" not in answer.text
+
+
+@pytest.mark.parametrize(("page", "blocks"), [
+    # the page's own strings (top's \*(We, patch's \*=), and pod2man's typesetter quotes
+    (".TH T 1\n.ds We top\n.ds = \\-\\^\\-\n.ds L\" ``\n.ds R\" ''\n.SH OPTIONS\n"
+     "Starts \\*(We in Batch mode; see \\*=backup and \\*(L\"not found\\*(R\".",
+     [("heading", "OPTIONS"),
+      ("paragraph", "Starts top in Batch mode; see --backup and “not found”.")]),
+    # pod2man's .PD 0: terms stacked with no text between share the text that follows
+    (".TH W 1\n.SH OPTIONS\n.IP \"\\fB\\-t\\fR \\fInumber\\fR\" 4\n.PD 0\n"
+     ".IP \"\\fB\\-\\-tries=\\fR\\fInumber\\fR\" 4\n.PD\nSet number of tries.\n"
+     ".TP\n.B \\-q\n.PD 0\n.TP\n.B \\-\\-quiet\n.PD\nTurn off output.",
+     [("heading", "OPTIONS"), ("definition", "- -t number, --tries=number: Set number of tries."),
+      ("definition", "- -q, --quiet: Turn off output.")]),
+    # an exit status list: its numbers are its terms; "1." only numbers an item
+    (".TH W 1\n.SH EXIT STATUS\n.IP 0 4\nNo problems occurred.\n.IP 1 4\nGeneric error.\n"
+     ".SH STEPS\n.IP 1. 4\nUnpack.",
+     [("heading", "EXIT STATUS"), ("definition", "- 0: No problems occurred."),
+      ("definition", "- 1: Generic error."), ("heading", "STEPS"), ("list_item", "- Unpack.")]),
+])
+def test_strings_stacked_terms_and_numbered_tags(page: str, blocks: list[tuple[str, str]]
+                                                 ) -> None:
+    assert kinds(parse_man(page, fallback_title="x")) == blocks
+
+
+def test_a_page_cannot_grow_a_line_without_bound_through_its_strings() -> None:
+    page = ".TH T 1\n.ds a \\*b\\*b\\*b\\*b\n.ds b \\*a\\*a\\*a\\*a\n.SH S\n" + "\\*a" * 50
+    started = time.perf_counter()
+    parsed = parse_man(page, fallback_title="x")
+    assert time.perf_counter() - started < 5
+    assert sum(len(b.text) for s in parsed.sections for b in s.blocks) <= 25_000

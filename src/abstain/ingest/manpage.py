@@ -46,10 +46,23 @@ _BREAKS = frozenset({"PP", "P", "LP", "sp", "HP", "TP", "TQ", "IP", "SH", "SS", 
                      "nf", "EX", "Vb", "TH", "br"})
 _DEFINED = frozenset({"de", "de1", "am", "am1", "ig", "dei", "ami"})
 _CONDITIONS = frozenset({"if", "ie", "el"})
+_STRINGS = frozenset({"ds", "ds1", "as", "as1"})
+_STRING = re.compile(r"\\\*(?:\((..)|\[([^\]\s]{1,20})\]|([^(\[]))")
+_TYPESET_QUOTES = {"``": "“", "''": "”"}
+"""A string that is a typesetter's double quotes (pod2man's ``\\*(L"``, ``\\*(R"``) as the
+quotes it sets; a single quote stays one (docbook's ``\\*(Aq`` in code)."""
+MAX_STRINGS = 500
+MAX_STRING_CHARS = 500
+MAX_STRING_DEPTH = 3
+MAX_LINE_CHARS = 20_000
+"""Bounds on a page's strings: how many, how long, how deep one holds another, and the
+line they expand (a hostile page cannot grow a line without bound)."""
 _POD2MAN = {"Sp": "sp", "Ip": "IP"}
 """pod2man's own macros, defined in its preamble, as the requests they stand for (its
 ``.Vb`` / ``.Ve`` open and close code as they are)."""
-_BULLET = re.compile(r"•|[-*o+·]|\d{1,3}[.)]?|[a-z][.)]|\(?[ivx]{1,4}\)")
+_BULLET = re.compile(r"•|[-*o+·]|\d{1,3}[.)]|[a-z][.)]|\(?[ivx]{1,4}\)")
+"""An ``.IP`` tag that only numbers or marks an item ("1.", "a)", "•"); a bare number is a
+term ("0" of an exit status list)."""
 _NAMED = {"bu": "•", "em": "—", "en": "–", "aq": "'", "dq": '"', "lq": "“", "rq": "”",
           "oq": "‘", "cq": "’", "ti": "~", "ha": "^", "rs": "\\", "mi": "-", "hy": "-",
           "co": "©", "rg": "®", "tm": "™", "de": "°", "mu": "×", "<=": "≤", ">=": "≥",
@@ -122,6 +135,7 @@ class _Reader:
         self.lists: list[bool] = []  # mdoc .Bl lists open: whether each is tagged
         self.name = ""  # mdoc's .Nm
         self.extending = False  # an mdoc item's tag goes on over lines (.It Xo … .Xc)
+        self.strings: dict[str, str] = {}  # .ds: the page's own strings, by name
 
     def read(self, lines: list[str]) -> None:
         i = 0
@@ -133,6 +147,8 @@ class _Reader:
             else:
                 line = lines[i]
                 i += 1
+            if self.strings and "\\*" in line:
+                line = self.expand(line)
             request = _REQUEST.fullmatch(line.rstrip()) if line[:1] in ".'" else None
             if request is None:
                 if self.code is not None:
@@ -152,6 +168,9 @@ class _Reader:
                 continue
             name, args = request[1], request[2] or ""
             if name in ('\\"', "\\#", ".", "\\}"):
+                continue
+            if name in _STRINGS:
+                self.define(name, args)
                 continue
             if name in _DEFINED:
                 i = _block_end(lines, i, name[:2], _arguments(args))
@@ -197,6 +216,32 @@ class _Reader:
         self.end()
         if self.code is not None:
             self.builder.add(code("\n".join(self.code)))
+
+    def define(self, name: str, args: str) -> None:
+        """``.ds`` / ``.as``: a string of the page (``.ds We top``), or more of one."""
+        parts = args.split(None, 1)
+        if not parts or len(self.strings) >= MAX_STRINGS:
+            return
+        value = parts[1].removeprefix('"') if len(parts) > 1 else ""
+        value = _TYPESET_QUOTES.get(value.strip(), value)
+        if name.startswith("as"):
+            value = self.strings.get(parts[0], "") + value
+        self.strings[parts[0]] = value[:MAX_STRING_CHARS]
+
+    def expand(self, line: str) -> str:
+        """``line`` with the page's strings in place of their references (``\\*(We``,
+        ``\\*=``, ``\\*[name]``); a string that names none stays, for the glyphs (``\\*R``).
+        A string may hold another: expanded :data:`MAX_STRING_DEPTH` deep, no more."""
+        def one(match: re.Match[str]) -> str:
+            name = match[1] or match[2] or match[3]
+            return self.strings.get(name, match[0])
+
+        for _ in range(MAX_STRING_DEPTH):
+            expanded = _STRING.sub(one, line)[:MAX_LINE_CHARS]
+            if expanded == line:
+                break
+            line = expanded
+        return line
 
     def condition(self, lines: list[str], i: int, name: str, args: str) -> tuple[int, str]:
         """``.if`` / ``.ie`` / ``.el``: the index to go on from, and what of it to read (a
@@ -285,8 +330,8 @@ class _Reader:
                 self.end_paragraph()
             return expect_tag
         if name in ("TP", "TQ"):
-            if name == "TQ" and self.tag is not None and not self.text:
-                return True  # another tag over the same text
+            if self.tag is not None and not self.text:
+                return True  # another tag over the same text (.TQ, or .PD 0 between)
             self.end()
             return True
         if name == "IP":
@@ -298,8 +343,11 @@ class _Reader:
                 elif self.tag is None:
                     self.end_paragraph()
                 return False  # an untagged .IP goes on with the open definition
-            self.end()
-            self.start("" if _BULLET.fullmatch(tag.strip()) else tag)
+            if _BULLET.fullmatch(tag.strip()):
+                self.end()
+                self.start("")
+            else:  # a term right after another, no text between (pod2man's .PD 0): one text
+                self.start(tag)
             return False
         if name == "RS":
             if self.tag is None and hanging and _a_tag(self.text):
