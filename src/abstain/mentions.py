@@ -253,6 +253,7 @@ def _make(text: str, why: str) -> Mention:
         return _file_or_product(text)
     if why == "flag":
         # Flags are often the user's own illustration (`--name Bob`, "-v / -vv / -vvv"):
-        # like names, they must exist in the workspace; -vv counts as -v.
-        return Mention(re.sub(r"^-(\w)\1+$", r"-\1", text), Kind.NAME, why)
+        # like names, they must exist in the workspace; -vv counts as -v, and a letter
+        # glued to its number is that letter's flag ("cut -f2", "patch -p1", "rg -C1").
+        return Mention(re.sub(r"^-(?:(\w)\1+|([A-Za-z])\d+)$", r"-\1\2", text), Kind.NAME, why)
     return Mention(text, Kind.IDENTIFIER, why)
