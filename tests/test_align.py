@@ -818,6 +818,55 @@ def test_what_a_line_defines(line: str, terms: list[str]) -> None:
     assert definition_terms(line) == terms
 
 
+def _paged(page: str, texts: list[str]) -> list:
+    from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
+
+    doc = Document(page, "default", f"{page}.1.gz", f"{page.upper()}(1)", "h")
+    return [Evidence(FusedHit(f"{page}{i}", 0.5), Chunk(f"{page}{i}", page, ChunkKind.CHILD, t,
+                                                         i, heading_path=("OPTIONS",)), doc, t)
+            for i, t in enumerate(texts)]
+
+
+@pytest.mark.parametrize(("question", "flags"), [
+    ("what does grep -l do?", ["-l"]),
+    ("grep -l vs grep -L", ["-l", "-L"]),  # both sides, each its case
+    ("what is the difference between -l and -L?", ["-l", "-L"]),
+    ("without -i, how does grep match case?", []),  # set aside: the user's context
+    ("I don't use -r, how do I search only .c files?", []),
+    ("I already pass -v; how do I count the non-matching lines?", []),
+    ("what does --dump-config do?", []),  # a long flag: its words are searched
+    ("alembic history -r -3:current fails", ["-r"]),
+])
+def test_the_one_letter_flags_asked(question: str, flags: list[str]) -> None:
+    assert [m.text for m in Question.parse(question).letter_flags] == flags
+
+
+def test_an_asked_flag_is_read_on_the_page_the_question_names() -> None:
+    from abstain.align import focus_evidence
+    from abstain.align.question import Focus
+    from abstain.records import TermCounts
+
+    evidence = tuple(_paged("grep", [GREP]) + _paged("ls", ["-a: do not ignore entries "
+                                                             "starting with .", "-l: use a "
+                                                             "long listing format"]))
+    asked = Focus.of(Question.parse("what does the ls -l option print?"), TermCounts(10, {}))
+    assert [e.chunk.id for e in focus_evidence(asked, evidence)][:2] == ["ls1", "grep0"]
+
+
+def test_an_asked_flag_that_only_its_other_case_defines_is_refused() -> None:
+    """head has -q, ls has -Q: "what does head -Q do?" must not be answered with -q."""
+    from abstain.align import entity_check
+    from abstain.align.question import Focus
+    from abstain.records import TermCounts
+
+    evidence = tuple(_paged("head", ["-q, --quiet: never print headers giving file names"]))
+    focus = Focus.of(Question.parse("what does head -Q do?"), TermCounts(10, {"q": 3}))
+    verdict = entity_check(focus, evidence, lambda: [])
+    assert not verdict.check.passed and verdict.check.reason == "entity_not_in_evidence"
+    focus = Focus.of(Question.parse("what does head -q do?"), TermCounts(10, {"q": 3}))
+    assert entity_check(focus, evidence, lambda: []).check.passed
+
+
 def test_the_chunk_that_defines_an_asked_flag_comes_first() -> None:
     from abstain.align import focus_evidence
     from abstain.align.question import Focus
@@ -845,3 +894,20 @@ def test_an_asked_flag_is_quoted_from_its_own_definition_not_its_siblings() -> N
             Question.parse(f"what does grep {asked} do? print file names"), evidence)
         text = " ".join(s.text for s in quote.sentences)
         assert f"{defined}:" in text and f"{other}:" not in text
+
+
+
+def test_both_flags_asked_are_quoted_and_no_sentence_of_another_flag() -> None:
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    both = ExtractiveGenerator().generate(Question.parse("grep -l or -L? print file names"),
+                                          _flag_evidence([GREP]))
+    text = " ".join(s.text for s in both.sentences)
+    assert "--files-with-matches:" in text and "--files-without-match:" in text
+    long = ("-M: Places the client into master mode for connection sharing. Multiple -M options "
+            "place it into master mode with confirmation.\n-l login_name: Specifies the user to "
+            "log in as on the remote machine.")
+    quote = ExtractiveGenerator().generate(Question.parse("ssh -l: which user on the remote "
+                                                          "machine?"), _flag_evidence([long]))
+    text = " ".join(s.text for s in quote.sentences)
+    assert "login_name" in text and "master mode" not in text

@@ -57,9 +57,10 @@ class Mention:
 
     @property
     def letter_flag(self) -> bool:
-        """A one-letter command-line flag (``-l``, ``-L``): no content word, and its case
-        tells it from another (grep's ``-l`` is not ``-L``)."""
-        return self.why == "flag" and len(self.text) == 2
+        """A one-letter command-line flag asked about (``-l``, ``-L``, and the other side of
+        "``-f`` vs ``-F``"): no content word, and its case tells it from another (grep's
+        ``-l`` is not ``-L``). Not one the user sets aside ("without ``-i``")."""
+        return self.why in ("flag", "comparison") and _LETTER_FLAG.fullmatch(self.text) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,15 @@ _COMPARISON = re.compile(
     r"(?:\blike|\bsuch as|\bsimilar to|\binstead of|\brather than|\bcompared (?:to|with)|\bvs\.?"
     r"|\bversus|\bequivalent (?:of|to)|\banalogous to|\bthan|\be\.g\.,?|\bfor example,?)"
     r"\s+(?:\S+\s+){0,2}[`'\"“(]*$", re.IGNORECASE)
+_SET_ASIDE = re.compile(
+    r"(?:\bwithout|\bnot (?:us(?:e|ing)|pass(?:ing)?|set(?:ting)?)|n[’']t (?:use|pass|set|want)"
+    r"|\balready (?:use|pass|set)|\bbesides|\bother than|\bexcept|\bapart from)"
+    r"\s+(?:\S+\s+)?[`'\"“(]*$", re.IGNORECASE)
+"""What sets a flag aside as the user's context, not what is asked: "without -i, how …",
+"I don't use -r", "I already pass -v"."""
+_LETTER_FLAG = re.compile(r"-[A-Za-z]")
+
+
 def parse_question(question: str) -> QuestionParts:
     sentences = split_sentences(" ".join(question.split())) or [question]
     asked_idx = [i for i, s in enumerate(sentences) if s.rstrip().endswith("?")]
@@ -110,7 +120,7 @@ def parse_question(question: str) -> QuestionParts:
                 mention = Mention(mention.text, Kind.SOFT, "context")
             if mention.kind is Kind.SOFT:
                 soft_spans.append(mention.text)
-            key = fold(mention.text)
+            key = mention.text if _LETTER_FLAG.fullmatch(mention.text) else fold(mention.text)
             if key not in mentions or mentions[key].kind is Kind.SOFT:
                 mentions[key] = mention
     soft_words = {w for span in soft_spans for w in tokens(span)}
@@ -159,6 +169,8 @@ def _mentions(sentence: str) -> list[Mention]:
             return
         if _COMPARISON.search(sentence[:start]) and mention.kind is not Kind.SOFT:
             mention = Mention(mention.text, Kind.SOFT, "comparison")
+        elif mention.why == "flag" and _SET_ASIDE.search(sentence[:start]):
+            mention = Mention(mention.text, Kind.SOFT, "context")
         taken.append((start, end))
         found.append((start, mention))
 
@@ -253,7 +265,6 @@ def _make(text: str, why: str) -> Mention:
         return _file_or_product(text)
     if why == "flag":
         # Flags are often the user's own illustration (`--name Bob`, "-v / -vv / -vvv"):
-        # like names, they must exist in the workspace; -vv counts as -v, and a letter
-        # glued to its number is that letter's flag ("cut -f2", "patch -p1", "rg -C1").
-        return Mention(re.sub(r"^-(?:(\w)\1+|([A-Za-z])\d+)$", r"-\1\2", text), Kind.NAME, why)
+        # like names, they must exist in the workspace; -vv counts as -v.
+        return Mention(re.sub(r"^-(\w)\1+$", r"-\1", text), Kind.NAME, why)
     return Mention(text, Kind.IDENTIFIER, why)

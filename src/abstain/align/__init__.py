@@ -37,6 +37,7 @@ from abstain.align.checks import (
     EntityVerdict,
     answer_type_check,
     coverage_check,
+    defines,
     definition_terms,
     entity_check,
     focus_evidence,
@@ -46,6 +47,7 @@ from abstain.align.checks import (
     keyword_confidence,
     local_coverage,
     local_coverage_check,
+    names_the_page,
     stating_headings,
     typed_sentence,
 )
@@ -54,8 +56,27 @@ from abstain.align.types import AskedType, carries
 from abstain.asked import AnswerType
 from abstain.text import english_rarity
 
-__all__ = ["AnswerType", "AskedType", "EntityVerdict", "Focus", "answer_type_check", "carries",
-           "coverage_check", "definition_terms", "english_rarity", "entity_check", "focus_evidence",
-           "generated_type_check", "holds", "informative_coverage", "keyword_confidence",
-           "local_coverage", "local_coverage_check", "phrases", "stating_headings",
-           "typed_sentence"]
+__all__ = [
+    "AnswerType",
+    "AskedType",
+    "EntityVerdict",
+    "Focus",
+    "answer_type_check",
+    "carries",
+    "coverage_check",
+    "defines",
+    "definition_terms",
+    "english_rarity",
+    "entity_check",
+    "focus_evidence",
+    "generated_type_check",
+    "holds",
+    "informative_coverage",
+    "keyword_confidence",
+    "local_coverage",
+    "local_coverage_check",
+    "names_the_page",
+    "phrases",
+    "stating_headings",
+    "typed_sentence",
+]

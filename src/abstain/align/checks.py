@@ -7,7 +7,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import PurePath
 
 from abstain.align.question import Focus
 from abstain.align.types import RELEASE_TYPES, TYPE_WORDS, AskedType, is_release_line
@@ -55,7 +56,7 @@ def holds(mention: Mention, text: str, text_stems: Sequence[str] | None = None) 
     dashes, and a one-letter flag its case."""
     if mention.why == "version":
         return occurs_in(mention.text, text)
-    if mention.why == "flag":
+    if mention.why == "flag" or mention.letter_flag:
         case = 0 if mention.letter_flag else re.IGNORECASE
         return re.search(rf"(?<![\w-]){re.escape(mention.text)}(?![\w-])", text,
                          case) is not None
@@ -76,7 +77,7 @@ def focus_evidence(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[Eviden
     if not evidence:
         return ()
     if not wanted:
-        return defining_first(focus.question.letter_flags, evidence)
+        return defining_first(focus.question, evidence)
     ranked = []
     for index, ev in enumerate(evidence):
         text = ev.labelled_text
@@ -113,12 +114,12 @@ def defines(flag: Mention, ev: Evidence) -> bool:
                for term in definition_terms(unit.text))
 
 
-def defining_first(flags: Sequence[Mention], evidence: tuple[Evidence, ...]
-                   ) -> tuple[Evidence, ...]:
-    """For a question that names command-line flags (and no identifier): the chunks that
-    define one first, then those that hold one, then the others, each in retrieval order;
-    () when no chunk holds one. A flag may be the user's own context, so no chunk is left
-    out."""
+def defining_first(question: Question, evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
+    """For a question that names one-letter flags (and no identifier): the chunks that
+    define one first (those of a page the question names before the others), then those
+    that hold one, then the others, each in retrieval order; () when no chunk holds one.
+    No chunk is left out: what the flag does may be said beside its definition."""
+    flags = question.letter_flags
     if not flags:
         return ()
     ranked = []
@@ -126,10 +127,19 @@ def defining_first(flags: Sequence[Mention], evidence: tuple[Evidence, ...]
         text = ev.labelled_text
         held = any(holds(f, text) for f in flags)
         defined = held and any(defines(f, ev) for f in flags)
-        ranked.append((not defined, not held, index, ev))
-    if all(r[1] for r in ranked):
+        ranked.append((not defined, not (defined and names_the_page(question, ev)), not held,
+                       index, ev))
+    if all(r[2] for r in ranked):
         return ()
-    return tuple(r[3] for r in sorted(ranked, key=lambda r: r[:3]))
+    return tuple(r[4] for r in sorted(ranked, key=lambda r: r[:4]))
+
+
+def names_the_page(question: Question, ev: Evidence) -> bool:
+    """Whether an asked word of ``question`` names ``ev``'s page: its title or file name
+    ("ls" of "what does ls -l do?" and ``ls.1.gz``), so that ``-l`` is read on ls's page,
+    not grep's."""
+    asked = {t.stem for t in question.terms if not t.context}
+    return bool(asked & set(stems(f"{ev.document.title} {PurePath(ev.document.source).name}")))
 
 
 def keyword_confidence(focus: Focus, ev: Evidence) -> float:
@@ -200,7 +210,8 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
     text = "\n".join(e.labelled_text for e in evidence)
     text_stems = stems(text)
     rare_names = [m for m in question.names if m.why != "flag" and focus.rarity(m) >= RARE_NAME]
-    absent_here = [m for m in [*question.identifiers, *rare_names]
+    absent_here = [m for m in [*question.identifiers, *rare_names, *_case_missed(question,
+                                                                              evidence)]
                    if not holds(m, text, text_stems)]
     nowhere = [m for m in wanted if m.kind is Kind.NAME and not focus.exists(m)]
     identifiers = functools.cache(lambda: list(known()))  # read from the store at most once
@@ -234,6 +245,17 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
         detail += f"; did you mean {', '.join(suggestions)}?"
     return EntityVerdict(Check(CheckName.ENTITY_EXISTENCE, False, ", ".join(names), "all present",
                                detail + note, RefusalReason.UNKNOWN_ENTITY), suggestions, names)
+
+
+def _case_missed(question: Question, evidence: tuple[Evidence, ...]) -> list[Mention]:
+    """The one-letter flags asked that only their other case defines in ``evidence`` (``head
+    -Q`` asked, head's ``-q`` kept): they must be held as written, or the answer is about
+    another option."""
+    def other(m: Mention) -> Mention:
+        return replace(m, text=m.text.swapcase())
+
+    return [m for m in question.letter_flags if m.kind is Kind.NAME
+            and any(defines(other(m), ev) for ev in evidence)]
 
 
 def coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: float

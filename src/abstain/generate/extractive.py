@@ -54,7 +54,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from abstain.align import AskedType, definition_terms, holds, stating_headings
+from abstain.align import (
+    AskedType,
+    defines,
+    definition_terms,
+    holds,
+    names_the_page,
+    stating_headings,
+)
 from abstain.asked import HOW_TO
 from abstain.evidence import Evidence, RowVerdict
 from abstain.gate import is_curated_match
@@ -364,7 +371,8 @@ class ExtractiveGenerator:
         for keep in (lambda c: c.typed, lambda c: not c.heading):
             scored = [s for s in scored if keep(s[1])] or scored
         scored = _about_the_asked(question, evidence, scored, lambda s: (s[1].cites, s[1].text))
-        scored = _defining_the_asked(question, scored, lambda s: s[1].text)
+        scored = _defining_the_asked(question, evidence, scored,
+                                     lambda s: (s[1].cites, s[1].text))
         if not scored:
             return None
         total = sum(p for p, _ in scored)
@@ -423,6 +431,8 @@ class ExtractiveGenerator:
         scored: list[tuple[float, bool, int, int, str, bool]] = []
         from_headings: set[tuple[int, int]] = set()
         units_of = [split_units(ev.text) for ev in evidence[: self.max_evidence]]
+        flagged = bool(question.letter_flags) and any(
+            _defines_an_asked_flag(question, u) for units in units_of for u in units)
         for n, (ev, units) in enumerate(zip(evidence, units_of, strict=False), start=1):
             label = ev.label
             label_stems = set(stems(label))
@@ -432,6 +442,10 @@ class ExtractiveGenerator:
                 if not answers(sentence, asked):
                     continue
                 overlap = asked_share(terms, identifiers, sentence, label, label_stems)
+                if flagged:  # the asked flag counts as one more asked term, held where defined
+                    wanted = len(terms) + len(identifiers)
+                    overlap = (overlap * wanted + _defines_an_asked_flag(question, unit)) / (
+                        wanted + 1)
                 if overlap < self.min_overlap:
                     continue
                 typed = typed_as is not None and typed_as.carried_by(sentence)
@@ -444,7 +458,7 @@ class ExtractiveGenerator:
         if any(s[1] for s in scored):
             scored = [s for s in scored if s[1]]
         scored = _about_the_asked(question, evidence, scored, lambda s: (s[2], s[4]))
-        scored = _defining_the_asked(question, scored, lambda s: s[4])
+        scored = _defining_the_asked(question, evidence, scored, lambda s: (s[2], s[4]))
         if any((s[2], s[3]) not in from_headings for s in scored):
             scored = [s for s in scored if (s[2], s[3]) not in from_headings]
         best: list[tuple[float, bool, int, int, str, bool]] = []
@@ -452,12 +466,14 @@ class ExtractiveGenerator:
             if len(best) == self.max_sentences or (
                     best and candidate[0] < KEEP_WITHIN * best[0][0]):
                 break
-            if candidate[5] and any(kept[5] and kept[2] == candidate[2] for kept in best):
+            if candidate[5] and any(kept[5] and kept[2] == candidate[2] for kept in best) and (
+                    not _another_asked_flag(question, candidate[4], [k[4] for k in best])):
                 continue  # a neighbouring row / item: its values are not this answer's
             if candidate[5] and any(_another_row(candidate, kept, evidence) for kept in best):
                 continue  # a row of the same table, found elsewhere, that matches less
-            if not any(_redundant(candidate[4], kept[4]) for kept in best):
-                best.append(candidate)
+            if not any(_redundant(candidate[4], kept[4]) for kept in best) or (
+                    _another_asked_flag(question, candidate[4], [k[4] for k in best])):
+                best.append(candidate)  # -l's definition reads as -L's, and both are asked
         chosen = sorted(best, key=lambda s: (s[2], s[3]))
         quoted_units = [(s[2], s[3], s[4]) for s in chosen]
         if HOW_TO.search(question.asked):
@@ -478,7 +494,9 @@ class ExtractiveGenerator:
         from 1.00 to 0.24 against word overlap's quote)."""
         read = [(w.probability, n, w) for n, ev in enumerate(evidence[: self.max_evidence], 1)
                 for w in ev.read]
-        read = _defining_the_asked(question, read, lambda r: r[2].text)  # it reads -L as -l
+        read = _defining_the_asked(question, evidence, read,  # the reader reads -L as -l
+                                   lambda r: (r[1], r[2].sentences[0] if r[2].sentences
+                                              else r[2].text))
         best = max(p for p, _, _ in read)
         kept = sorted((r for r in read if r[0] >= READ_KEEP_WITHIN * best),
                       key=lambda r: -r[0])[:READ_WINDOWS_QUOTED]
@@ -822,22 +840,53 @@ def _about_the_asked(question: Question, evidence: Sequence[Evidence], candidate
 _FLAG = dict(PATTERNS)["flag"]
 
 
-def _defining_the_asked(question: Question, candidates: list[T],
-                        text_of: Callable[[T], str]) -> list[T]:
-    """``candidates`` without the definitions of other flags, when the question names a
-    one-letter flag and a candidate defines it (:func:`abstain.align.definition_terms`):
-    "-L, --files-without-match: …" is no answer about grep's ``-l``."""
+def _defining_the_asked(question: Question, evidence: Sequence[Evidence], candidates: list[T],
+                        where: Callable[[T], tuple[int, str]]) -> list[T]:
+    """``candidates`` without the definitions of flags not asked (any sentence of one: a
+    long definition's later sentences carry its term, :attr:`abstain.text.Unit.term`), when
+    the question names a one-letter flag that a passage of ``evidence`` defines: "-L,
+    --files-without-match: …" is no answer about grep's ``-l``. When a page the question
+    names defines it (:func:`abstain.align.names_the_page`: ls's ``-l``), its definitions on
+    other pages go too (grep's ``-l``). ``where`` gives a candidate's evidence number and
+    text."""
     asked = question.letter_flags
-    if not asked:
+    defining = {n for n, ev in enumerate(evidence, 1) if any(defines(m, ev) for m in asked)}
+    if not defining:
         return candidates
+    named = {n for n in defining if names_the_page(question, evidence[n - 1])}
+    terms_of: dict[int, dict[str, str]] = {}
 
-    def defined(candidate: T) -> list[str]:
-        return [t for t in definition_terms(text_of(candidate)) if _FLAG.search(t)]
+    def defined(candidate: T) -> tuple[int, list[str]]:
+        n, text = where(candidate)
+        if n not in terms_of:
+            terms_of[n] = {u.text: u.term for u in split_units(evidence[n - 1].text) if u.term}
+        terms = [*definition_terms(text), terms_of[n].get(text, "")]
+        return n, [t for t in terms if t and _FLAG.search(t)]
 
-    if not any(holds(m, t) for c in candidates for t in defined(c) for m in asked):
-        return candidates
-    return [c for c in candidates
-            if not (terms := defined(c)) or any(holds(m, t) for t in terms for m in asked)]
+    def kept(candidate: T) -> bool:
+        n, terms = defined(candidate)
+        if not terms:
+            return True
+        of_asked = any(holds(m, t) for t in terms for m in asked)
+        return of_asked and (not named or n in named)
+
+    return [c for c in candidates if kept(c)]
+
+
+def _another_asked_flag(question: Question, text: str, quoted: list[str]) -> bool:
+    """Whether ``text`` defines a one-letter flag asked that no ``quoted`` text defines: the
+    other side of "-l or -L?", though it is the next item of the same list."""
+    def flags(unit_text: str) -> set[str]:
+        terms = definition_terms(unit_text)
+        return {m.text for m in question.letter_flags if any(holds(m, t) for t in terms)}
+
+    return bool(flags(text) - {f for q in quoted for f in flags(q)})
+
+
+def _defines_an_asked_flag(question: Question, unit: Unit) -> bool:
+    """Whether ``unit`` is (a sentence of) the definition of a one-letter flag asked."""
+    terms = [*definition_terms(unit.text), unit.term]
+    return any(holds(m, t) for t in terms if t for m in question.letter_flags)
 
 
 def _another_row(candidate: tuple[float, bool, int, int, str, bool],
@@ -866,7 +915,7 @@ def _one_unit_each(question: Question, evidence: Sequence[Evidence],
     """The reader's quote with, of the whole units it holds of one passage (list items, table
     rows, definitions), only the one that holds most of what is asked: a window can span
     neighbouring items, and the next item's value is not this one's (word overlap's quote
-    keeps the same rule)."""
+    keeps the same rule). A unit that defines another flag asked stays ("-l or -L?")."""
     terms = asked_terms(question)
     whole: dict[int, set[str]] = {}
     for n, _, _ in chosen:
@@ -880,7 +929,8 @@ def _one_unit_each(question: Question, evidence: Sequence[Evidence],
             score = asked_share(terms, question.identifiers, text, ev.label, set(stems(ev.label)))
             if n not in best or score > best[n][0]:
                 best[n] = (score, text)
-    return [c for c in chosen if c[2] not in whole[c[0]] or best[c[0]][1] == c[2]]
+    return [c for c in chosen if c[2] not in whole[c[0]] or best[c[0]][1] == c[2]
+            or _another_asked_flag(question, c[2], [best[c[0]][1]])]
 
 
 FOLLOWING_LIST = re.compile(r"\bthe following\b[^:]*\.\s*$", re.IGNORECASE)

@@ -231,13 +231,21 @@ class _Reader:
     def expand(self, line: str) -> str:
         """``line`` with the page's strings in place of their references (``\\*(We``,
         ``\\*=``, ``\\*[name]``); a string that names none stays, for the glyphs (``\\*R``).
-        A string may hold another: expanded :data:`MAX_STRING_DEPTH` deep, no more."""
-        def one(match: re.Match[str]) -> str:
-            name = match[1] or match[2] or match[3]
-            return self.strings.get(name, match[0])
+        A string may hold another: expanded :data:`MAX_STRING_DEPTH` deep, no more, and at
+        most :data:`MAX_LINE_CHARS` of strings in all."""
+        budget = MAX_LINE_CHARS
 
+        def one(match: re.Match[str]) -> str:
+            nonlocal budget
+            value = self.strings.get(match[1] or match[2] or match[3])
+            if value is None:
+                return match[0]
+            budget -= len(value)
+            return value if budget >= 0 else ""
+
+        line = line[:MAX_LINE_CHARS]
         for _ in range(MAX_STRING_DEPTH):
-            expanded = _STRING.sub(one, line)[:MAX_LINE_CHARS]
+            expanded = _STRING.sub(one, line)
             if expanded == line:
                 break
             line = expanded
