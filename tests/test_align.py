@@ -911,3 +911,18 @@ def test_both_flags_asked_are_quoted_and_no_sentence_of_another_flag() -> None:
                                                           "machine?"), _flag_evidence([long]))
     text = " ".join(s.text for s in quote.sentences)
     assert "login_name" in text and "master mode" not in text
+
+
+def test_vs_says_how_a_comparison_is_asked_not_what_about() -> None:
+    """"tail -f vs tail -F?" was refused because no passage says "vs"."""
+    from abstain.align import coverage_check
+    from abstain.align.question import Focus
+    from abstain.records import TermCounts
+
+    for question in ("tail -f vs tail -F?", "Is WAL versus rollback journal safer?"):
+        assert not {"vs", "versus"} & {t.word for t in Question.parse(question).terms}
+    evidence = tuple(_paged("tail", ["-f, --follow: output appended data as the file grows",
+                                     "-F: same as --follow=name --retry"]))
+    focus = Focus.of(Question.parse("tail -f vs tail -F?"), TermCounts(10, {"tail": 2}))
+    check, _ = coverage_check(focus, evidence, 0.5)
+    assert check.passed, check.detail

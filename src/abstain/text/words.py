@@ -189,7 +189,7 @@ LIGHT_WORDS = frozenset(
     hello hi hey ok okay yes thanks thank roughly approximately since
     whats whos hows wheres whens whys thats theres heres im ive youre youve theyre weve
     dont doesnt didnt cant couldnt wont wouldnt isnt arent wasnt werent hasnt havent
-    shouldnt ur u pls plz thx concretely specifically precisely briefly""".split())
+    shouldnt ur u pls plz thx concretely specifically precisely briefly vs versus""".split())
 """Words that say how a question is asked, not what about: they never count as terms, and a
 capitalised one is no name ("Please", "Roughly"); contractions typed without their
 apostrophe ("whats", "wont") among them."""
