@@ -926,3 +926,23 @@ def test_vs_says_how_a_comparison_is_asked_not_what_about() -> None:
     focus = Focus.of(Question.parse("tail -f vs tail -F?"), TermCounts(10, {"tail": 2}))
     check, _ = coverage_check(focus, evidence, 0.5)
     assert check.passed, check.detail
+
+
+def test_an_asked_flag_that_the_named_tools_page_lacks_is_refused() -> None:
+    """"ssh-keygen -W" with ssh-keygen's options kept and awk's -W beside them: -W exists in
+    the workspace, but not as an option of the tool asked about."""
+    from abstain.align import entity_check
+    from abstain.align.question import Focus
+    from abstain.records import TermCounts
+
+    evidence = tuple(_paged("ssh-keygen", ["-t dsa | ecdsa | rsa: Specifies the type of key",
+                                            "-b bits: Specifies the number of bits"])
+                     + _paged("awk", ["-W version: print the version and exit"]))
+    counts = TermCounts(10, {"w": 1, "t": 1, "ssh": 2, "keygen": 2})
+    asked = Focus.of(Question.parse("What does ssh-keygen -W do?"), counts)
+    verdict = entity_check(asked, evidence, lambda: [])
+    assert not verdict.check.passed and verdict.check.reason == "entity_not_in_evidence"
+    assert entity_check(Focus.of(Question.parse("What does ssh-keygen -t do?"), counts),
+                        evidence, lambda: []).check.passed
+    unnamed = Focus.of(Question.parse("What does -W do?"), counts)  # no tool named: awk's
+    assert entity_check(unnamed, evidence, lambda: []).check.passed

@@ -231,3 +231,30 @@ def test_a_page_cannot_grow_a_line_without_bound_through_its_strings(page: str) 
     parsed = parse_man(page, fallback_title="x")
     assert time.perf_counter() - started < 5
     assert sum(len(b.text) for s in parsed.sections for b in s.blocks) <= 50_000
+
+
+@pytest.mark.parametrize(("table", "rows"), [
+    # a bold format line sets the header apart; T{ … T} blocks hold a cell's lines and requests
+    (".TS\nallbox;\nlb lb lbx\nl l l.\nInterface\tAttribute\tValue\nT{\n.BR getmntent ()\n"
+     "T}\tThread safety\tT{\nMT-Unsafe race:mntentbuf\nlocale\nT}\n.TE",
+     ["- Interface: getmntent(); Attribute: Thread safety; Value: MT-Unsafe race:mntentbuf "
+      "locale"]),
+    # the first row in bold, another tab character, a rule
+    (".TS\ntab(;);\nl l.\n\\fBCODE;HEADER\\fR\n_\n%C;%CPU\n%p;PID\n.TE",
+     ["- CODE: %C; HEADER: %CPU", "- CODE: %p; HEADER: PID"]),
+    # no header: the cells of each row
+    (".TS\nl l l .\n\\-newerXY\t4.3.3\tBSD\n\\-D\t4.3.1\n.TE",
+     ["- -newerXY | 4.3.3 | BSD", "- -D | 4.3.1"]),
+])
+def test_a_tbl_table_is_read_as_rows(table: str, rows: list[str]) -> None:
+    page = f".TH PS 1\n.SH FORMAT\nThe codes:\n{table}\nAfter the table.\n"
+    assert kinds(parse_man(page, fallback_title="x")) == [
+        ("heading", "FORMAT"), ("paragraph", "The codes:"),
+        *[("table_row", r) for r in rows], ("paragraph", "After the table.")]
+
+
+def test_an_unclosed_table_is_read_in_bounded_time() -> None:
+    page = ".TH T 1\n.SH S\n.TS\nl l.\n" + "a\tT{\n" * 50_000
+    started = time.perf_counter()
+    parse_man(page, fallback_title="x")
+    assert time.perf_counter() - started < 5

@@ -29,6 +29,7 @@ from abstain.text import (
     stem_set,
     stems,
 )
+from abstain.text.grammar import FLAG
 
 KEYWORD_CONFIDENCE_SCALE = 0.8
 """Keyword evidence alone tops out at 80/100: a perfect term match is strong, never certain."""
@@ -210,9 +211,9 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
     text = "\n".join(e.labelled_text for e in evidence)
     text_stems = stems(text)
     rare_names = [m for m in question.names if m.why != "flag" and focus.rarity(m) >= RARE_NAME]
-    absent_here = [m for m in [*question.identifiers, *rare_names, *_case_missed(question,
-                                                                              evidence)]
+    absent_here = [m for m in [*question.identifiers, *rare_names]
                    if not holds(m, text, text_stems)]
+    absent_here += [m for m in _misread_flags(question, evidence) if m not in absent_here]
     nowhere = [m for m in wanted if m.kind is Kind.NAME and not focus.exists(m)]
     identifiers = functools.cache(lambda: list(known()))  # read from the store at most once
 
@@ -247,15 +248,28 @@ def entity_check(focus: Focus, evidence: tuple[Evidence, ...],
                                detail + note, RefusalReason.UNKNOWN_ENTITY), suggestions, names)
 
 
-def _case_missed(question: Question, evidence: tuple[Evidence, ...]) -> list[Mention]:
-    """The one-letter flags asked that only their other case defines in ``evidence`` (``head
-    -Q`` asked, head's ``-q`` kept): they must be held as written, or the answer is about
-    another option."""
+def _misread_flags(question: Question, evidence: tuple[Evidence, ...]) -> list[Mention]:
+    """The one-letter flags asked that the evidence would answer with another option: one
+    that only its other case defines there (``head -Q`` asked, head's ``-q`` kept), or one
+    that the options page of the tool the question names does not hold there
+    (``ssh-keygen -W`` asked: ssh-keygen's page kept, awk's ``-W`` beside it)."""
     def other(m: Mention) -> Mention:
         return replace(m, text=m.text.swapcase())
 
-    return [m for m in question.letter_flags if m.kind is Kind.NAME
-            and any(defines(other(m), ev) for ev in evidence)]
+    flags = [m for m in question.letter_flags if m.kind is Kind.NAME]
+    pages = [ev for ev in evidence if names_the_page(question, ev) and _defines_flags(ev)]
+    named = {ev.document.id for ev in pages}
+    return [m for m in flags
+            if (not any(holds(m, ev.labelled_text) for ev in evidence)
+            and any(defines(other(m), ev) for ev in evidence))
+            or (named and not any(holds(m, ev.labelled_text) for ev in evidence
+                                 if ev.document.id in named))]
+
+
+def _defines_flags(ev: Evidence) -> bool:
+    """Whether a passage is (part of) an options reference: it defines some flag."""
+    return any(FLAG.search(t) for unit in split_units(ev.text) if not unit.code
+               for t in definition_terms(unit.text))
 
 
 def coverage_check(focus: Focus, evidence: tuple[Evidence, ...], threshold: float

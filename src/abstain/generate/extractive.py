@@ -94,7 +94,7 @@ from abstain.text import (
     stems,
     tokens,
 )
-from abstain.text.grammar import PATTERNS
+from abstain.text.grammar import FLAG
 from abstain.text.words import STEP_VERBS
 
 T = TypeVar("T")
@@ -837,9 +837,6 @@ def _about_the_asked(question: Question, evidence: Sequence[Evidence], candidate
     return [c for c in candidates if not another(c)]
 
 
-_FLAG = dict(PATTERNS)["flag"]
-
-
 def _defining_the_asked(question: Question, evidence: Sequence[Evidence], candidates: list[T],
                         where: Callable[[T], tuple[int, str]]) -> list[T]:
     """``candidates`` without the definitions of flags not asked (any sentence of one: a
@@ -861,7 +858,7 @@ def _defining_the_asked(question: Question, evidence: Sequence[Evidence], candid
         if n not in terms_of:
             terms_of[n] = {u.text: u.term for u in split_units(evidence[n - 1].text) if u.term}
         terms = [*definition_terms(text), terms_of[n].get(text, "")]
-        return n, [t for t in terms if t and _FLAG.search(t)]
+        return n, [t for t in terms if t and FLAG.search(t)]
 
     def kept(candidate: T) -> bool:
         n, terms = defined(candidate)

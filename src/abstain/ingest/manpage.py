@@ -38,6 +38,7 @@ from abstain.ingest.blocks import (
     definition,
     list_item,
     paragraph,
+    table_row,
 )
 
 _REQUEST = re.compile(r"[.'][ \t]*([A-Za-z][\w]{0,15}|\\\"|\\#|\\}|\.)(?:[ \t]+(.*))?")
@@ -51,6 +52,10 @@ _STRING = re.compile(r"\\\*(?:\((..)|\[([^\]\s]{1,20})\]|([^(\[]))")
 _TYPESET_QUOTES = {"``": "“", "''": "”"}
 """A string that is a typesetter's double quotes (pod2man's ``\\*(L"``, ``\\*(R"``) as the
 quotes it sets; a single quote stays one (docbook's ``\\*(Aq`` in code)."""
+_BOLD_FORMAT = re.compile(r"(?i)(?<![\w(])[lrcna][^\s.]*?b")
+"""A tbl format line whose columns are bold (``lB``, ``lb``, ``cbw(3i)``): the header's."""
+MAX_TABLE_LINES = 5_000
+"""A tbl table is read to its ``.TE`` within this many lines."""
 MAX_STRINGS = 500
 MAX_STRING_CHARS = 500
 MAX_STRING_DEPTH = 3
@@ -172,6 +177,9 @@ class _Reader:
             if name in _STRINGS:
                 self.define(name, args)
                 continue
+            if name == "TS" and self.code is None:
+                i = self.table(lines, i)
+                continue
             if name in _DEFINED:
                 i = _block_end(lines, i, name[:2], _arguments(args))
                 continue
@@ -216,6 +224,60 @@ class _Reader:
         self.end()
         if self.code is not None:
             self.builder.add(code("\n".join(self.code)))
+
+    def table(self, lines: list[str], i: int) -> int:
+        """A tbl table (``.TS`` … ``.TE``) from line ``i``: its rows, the first one as the
+        header when the format sets it apart (bold, ``lB``), it is in bold or a rule is drawn
+        under it; the index after
+        ``.TE`` (the end of the page when none closes it, at most :data:`MAX_TABLE_LINES`)."""
+        stop = min(len(lines), i + MAX_TABLE_LINES)
+        end = next((j for j in range(i, stop) if lines[j][:1] in ".'" and (
+            request := _REQUEST.fullmatch(lines[j].rstrip())) is not None and request[1] == "TE"),
+                   None)
+        body = lines[i:stop if end is None else end]
+        self.end()
+        tab = "\t"
+        if body and body[0].rstrip().endswith(";"):  # options: "tab(;) box;"
+            found = re.search(r"tab\s*\((.)\)", body[0])
+            tab = found[1] if found else tab
+            body = body[1:]
+        formats: list[str] = []
+        while body:
+            formats.append(body.pop(0))
+            if formats[-1].rstrip().endswith("."):
+                break
+        rows: list[list[str]] = []
+        bold: list[bool] = []
+        cell: list[str] | None = None  # the lines of an open T{ … T} text block
+        ruled = False
+        for line in body:
+            if cell is not None:
+                if not line.startswith("T}"):
+                    request = _REQUEST.fullmatch(line.rstrip()) if line[:1] in ".'" else None
+                    cell.append(_text(line) if request is None else _fonts(
+                        request[1], request[2] or "") if request[1] in _FONTS else "")
+                    continue
+                rows[-1].append(" ".join(t for t in cell if t))
+                cell, rest = None, line[2:].split(tab)[1:]
+            elif line.strip() in ("_", "="):
+                ruled = ruled or len(rows) == 1  # a rule under the first row: the header's
+                continue
+            elif not line.strip() or line[:1] in ".'":
+                continue
+            else:
+                rows.append([])
+                bold.append(line.lstrip().startswith("\\fB"))
+                rest = line.split(tab)
+            if rest and rest[-1].strip() == "T{":
+                rest, cell = rest[:-1], []
+            rows[-1] += [_text(c) for c in rest]
+        if rows:
+            headed = len(rows) > 1 and (bold[0] or ruled or (
+                len(formats) > 1 and _BOLD_FORMAT.search(formats[0]) is not None))
+            header, data = (rows[0], rows[1:]) if headed else ([], rows)
+            for row in data:
+                self.builder.add(table_row(header, row))
+        return stop if end is None else end + 1
 
     def define(self, name: str, args: str) -> None:
         """``.ds`` / ``.as``: a string of the page (``.ds We top``), or more of one."""

@@ -33,8 +33,10 @@ VERSION_NUMBER = (
 "3.8-compatible", the "-3.5" of a range "2.7-3.5" or the "B" of a model's "1.5B". The
 identifier kind "version" below, the version answer type and a changelog's release line
 (:mod:`abstain.align.types`) are this in a context."""
+FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+"""A command-line flag: ``-l``, ``--files-with-matches``."""
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("flag", re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")),
+    ("flag", FLAG),
     ("call", re.compile(r"(?<![\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\([^()]{0,80}\)")),
     ("dotted", re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w(])")),
     ("code", re.compile(r"(?<![\w.-])[A-Z][A-Z0-9]{0,9}-\d{1,6}\.\d{1,4}(?![\w-]|\.\w)")),
