@@ -211,6 +211,11 @@ def test_a_one_letter_option_is_answered_from_its_own_definition(
      ".TP\n.B \\-q\n.PD 0\n.TP\n.B \\-\\-quiet\n.PD\nTurn off output.",
      [("heading", "OPTIONS"), ("definition", "- -t number, --tries=number: Set number of tries."),
       ("definition", "- -q, --quiet: Turn off output.")]),
+    # ronn's circle bullets (jq): the option line and the untagged .IP after it, one item
+    (".TH JQ 1\n.SH OPTIONS\n.IP \"\\[ci]\" 4\n\\fB\\-\\-raw\\-output\\fR / \\fB\\-r\\fR:\n"
+     ".IP\nWith this option, strings are written directly.",
+     [("heading", "OPTIONS"),
+      ("list_item", "- --raw-output / -r: With this option, strings are written directly.")]),
     # an exit status list: its numbers are its terms; "1." only numbers an item
     (".TH W 1\n.SH EXIT STATUS\n.IP 0 4\nNo problems occurred.\n.IP 1 4\nGeneric error.\n"
      ".SH STEPS\n.IP 1. 4\nUnpack.",

@@ -65,10 +65,10 @@ line they expand (a hostile page cannot grow a line without bound)."""
 _POD2MAN = {"Sp": "sp", "Ip": "IP"}
 """pod2man's own macros, defined in its preamble, as the requests they stand for (its
 ``.Vb`` / ``.Ve`` open and close code as they are)."""
-_BULLET = re.compile(r"•|[-*o+·]|\d{1,3}[.)]|[a-z][.)]|\(?[ivx]{1,4}\)")
+_BULLET = re.compile(r"[•○□]|[-*o+·]|\d{1,3}[.)]|[a-z][.)]|\(?[ivx]{1,4}\)")
 """An ``.IP`` tag that only numbers or marks an item ("1.", "a)", "•"); a bare number is a
 term ("0" of an exit status list)."""
-_NAMED = {"bu": "•", "em": "—", "en": "–", "aq": "'", "dq": '"', "lq": "“", "rq": "”",
+_NAMED = {"bu": "•", "ci": "○", "sq": "□", "em": "—", "en": "–", "aq": "'", "dq": '"', "lq": "“", "rq": "”",
           "oq": "‘", "cq": "’", "ti": "~", "ha": "^", "rs": "\\", "mi": "-", "hy": "-",
           "co": "©", "rg": "®", "tm": "™", "de": "°", "mu": "×", "<=": "≤", ">=": "≥",
           "->": "→", "<-": "←", "ga": "`", "at": "@", "sh": "#", "Do": "$", "dol": "$",
