@@ -68,8 +68,8 @@ _POD2MAN = {"Sp": "sp", "Ip": "IP"}
 _BULLET = re.compile(r"[•○□]|[-*o+·]|\d{1,3}[.)]|[a-z][.)]|\(?[ivx]{1,4}\)")
 """An ``.IP`` tag that only numbers or marks an item ("1.", "a)", "•"); a bare number is a
 term ("0" of an exit status list)."""
-_NAMED = {"bu": "•", "ci": "○", "sq": "□", "em": "—", "en": "–", "aq": "'", "dq": '"', "lq": "“", "rq": "”",
-          "oq": "‘", "cq": "’", "ti": "~", "ha": "^", "rs": "\\", "mi": "-", "hy": "-",
+_NAMED = {"bu": "•", "ci": "○", "sq": "□", "em": "—", "en": "–", "aq": "'", "dq": '"',
+          "lq": "“", "rq": "”", "oq": "‘", "cq": "’", "ti": "~", "ha": "^", "rs": "\\", "mi": "-", "hy": "-",
           "co": "©", "rg": "®", "tm": "™", "de": "°", "mu": "×", "<=": "≤", ">=": "≥",
           "->": "→", "<-": "←", "ga": "`", "at": "@", "sh": "#", "Do": "$", "dol": "$",
           "lB": "[", "rB": "]", "lC": "{", "rC": "}", "ba": "|", "bv": "|", "Aq": "'",
