@@ -187,3 +187,14 @@ def test_a_refusal_on_the_topic_names_the_closest_passage(sample_db: str) -> Non
     made_up = runner.invoke(cli, ["ask", "What does ADR-0050 decide?", "--db", sample_db])
     assert "Refused (unknown_entity" in made_up.output
     assert "Closest passage" not in made_up.output
+
+
+def test_a_question_that_starts_with_a_flag_is_shown_where_it_goes() -> None:
+    """"abstain ask "-l vs -L?"" reads -l as an option of ask: the error says to put the
+    question after '--'; other commands' unknown options keep click's message."""
+    result = CliRunner().invoke(cli, ["ask", "-l vs -L in grep?"])
+    assert result.exit_code == 2
+    assert "No such option '-l'" in result.output
+    assert "abstain ask --db kb.db -- \"-l …\"" in result.output
+    other = CliRunner().invoke(cli, ["ingest", "--bogus"])
+    assert other.exit_code == 2 and "goes last" not in other.output

@@ -43,6 +43,7 @@ def ask(ctx: click.Context, /, question: str, as_json: bool, debug: bool,
       abstain ask "How do I rotate the API keys?" --db kb.db
       abstain ask "What does ADR-0050 decide?" --db kb.db --debug
       abstain ask "Wie wird das Wetter morgen?" --json
+      abstain ask --db kb.db -- "-l or -L: which lists files?"   (a question starting with -)
       abstain ask "How do I rotate the API keys?" --llm http://localhost:11434/v1 \\
           --llm-model llama3.2 --strictness strict
       abstain ask "How do I rotate the API keys?" --llm local --json

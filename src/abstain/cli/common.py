@@ -103,12 +103,22 @@ def fail(message: str, hint: str | None = None) -> None:
     sys.exit(1)
 
 
+QUESTION_COMMANDS = ("ask", "search")
+"""The commands whose argument is a question, which may start with a flag ("-l vs -L?")."""
+
+
 class FriendlyGroup(click.Group):
     """Turns AbstainError (and a Ctrl-C) into one line on stderr instead of a traceback."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.NoSuchOption as exc:  # "abstain ask "-l vs -L?"": a question, not a flag
+            if exc.ctx is not None and exc.ctx.command.name in QUESTION_COMMANDS:
+                exc.message += (f"\nA question that starts with '-' goes last, after the "
+                                f"options and '--': abstain {exc.ctx.command.name} --db kb.db "
+                                f"-- \"{exc.option_name} …\"")
+            raise
         except AbstainError as exc:
             fail(str(exc), _hint(exc))
         except KeyboardInterrupt:
