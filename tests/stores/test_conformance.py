@@ -99,6 +99,20 @@ def test_text_search_matches_prefix_stem_and_folded_diacritics(store: Store) -> 
     assert hits[0].score >= hits[1].score
 
 
+def test_a_one_letter_flag_is_searched_whole(store: Store) -> None:
+    """``-l`` is no content word: only its letter, searched whole (not every word in "l…"),
+    finds the line that defines it."""
+    from abstain.query import KeywordQuery
+
+    _write(store, _doc("d1"), ["-c, --count: print a count of matching lines for each file",
+                               "-l, --files-with-matches: print only the name of each file",
+                               "large listings are loaded lazily"],
+           _unit([1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]))
+    assert store.search_text(KeywordQuery.of("grep -l?"), workspace="a", limit=5) == []
+    flagged = store.search_text(KeywordQuery.of("grep -l?", ["-l"]), workspace="a", limit=5)
+    assert [h.chunk_id for h in flagged] == ["d1-c1"]
+
+
 @pytest.mark.parametrize("text", ['"', "a AND OR NOT (", "col:val*", "^*)(-+", "NEAR(a b)",
                                   "'; DROP TABLE chunks; --", "\x00\x01", "", "   ", "∑∂√"])
 def test_text_search_never_fails_on_user_text(store: Store, text: str) -> None:

@@ -118,8 +118,8 @@ def test_both_arms_can_use_their_index_under_rls(pg: PostgresStore, pg_database:
     with psycopg.connect(pg_database, autocommit=True) as conn:  # leave GIN the only way in
         conn.execute("DROP INDEX chunks_workspace")
     q = np.ones(EMB.dim, dtype=np.float32)
-    params = {"q": q, "terms": ["backup", "policy"], "ws": "a", "published_only": True, "limit": 5,
-              "quota": 100, "best": 100, "budget": 100}
+    params = {"q": q, "terms": ["backup", "policy"], "exact": [], "ws": "a",
+              "published_only": True, "limit": 5, "quota": 100, "best": 100, "budget": 100}
     with pg._tx("a") as conn:
         conn.execute("SET LOCAL enable_seqscan = off")
         plans = ["\n".join(r[0] for r in conn.execute(f"EXPLAIN {stmt}".encode(), params))

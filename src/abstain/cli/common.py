@@ -114,11 +114,12 @@ class FriendlyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except click.NoSuchOption as exc:  # "abstain ask "-l vs -L?"": a question, not a flag
-            if exc.ctx is not None and exc.ctx.command.name in QUESTION_COMMANDS:
-                exc.message += (f"\nA question that starts with '-' goes last, after the "
-                                f"options and '--': abstain {exc.ctx.command.name} --db kb.db "
-                                f"-- \"{exc.option_name} …\"")
-            raise
+            if exc.ctx is None or exc.ctx.command.name not in QUESTION_COMMANDS:
+                raise
+            raise click.NoSuchOption(exc.option_name, ctx=exc.ctx, message=(
+                f"{exc.message}\nA question that starts with '-' goes last, after the "
+                f"options and '--': abstain {exc.ctx.command.name} --db kb.db "
+                f"-- \"{exc.option_name} …\"")) from None
         except AbstainError as exc:
             fail(str(exc), _hint(exc))
         except KeyboardInterrupt:

@@ -416,10 +416,10 @@ class PostgresStore:
 
     def search_text(self, query: str | KeywordQuery, *, workspace: str, limit: int,
                     published_only: bool = True) -> list[ArmHit]:
-        terms = _terms(query)
-        if not terms or limit <= 0:
+        terms, exact = _terms(query), _exact(query)
+        if not (terms or exact) or limit <= 0:
             return []
-        params = {"terms": terms, "ws": workspace, "published_only": published_only,
+        params = {"terms": terms, "exact": exact, "ws": workspace, "published_only": published_only,
                   "limit": limit, "quota": keyword_bounds.storage_quota(len(terms)),
                   "best": keyword_bounds.best_per_term(),
                   "budget": keyword_bounds.CANDIDATE_BUDGET}
@@ -437,7 +437,8 @@ class PostgresStore:
         if q is None or limit <= 0 or candidates <= 0:
             return []
         terms = _terms(query)
-        params = {"q": q, "terms": terms, "ws": workspace, "k": k, "top": limit,
+        params = {"q": q, "terms": terms, "exact": _exact(query), "ws": workspace, "k": k,
+                  "top": limit,
                   "published_only": published_only, "limit": candidates,
                   "quota": keyword_bounds.storage_quota(len(terms)),
                   "best": keyword_bounds.best_per_term(), "budget": keyword_bounds.CANDIDATE_BUDGET}
@@ -513,6 +514,12 @@ def _terms(query: str | KeywordQuery) -> list[str]:
     """The keyword arm's prefix terms, as the SQLite store's ``fts5_query`` picks them."""
     keywords = query if isinstance(query, KeywordQuery) else KeywordQuery.of(query)
     return list(keywords.prefix_terms)
+
+
+def _exact(query: str | KeywordQuery) -> list[str]:
+    """The words the keyword arm searches whole, not as a prefix (``KeywordQuery.flags``)."""
+    keywords = query if isinstance(query, KeywordQuery) else KeywordQuery.of(query)
+    return [" ".join(words) for words in keywords.flags]
 
 
 def _arm_hits(rows: list[tuple[Any, ...]]) -> list[ArmHit]:

@@ -42,14 +42,28 @@ KEYWORD_ARM = """
 # of the same key); and the rows holding every term's word (GIN, the rarest word leading;
 # the workspace is checked outside that scan, or the planner may read the workspace's every
 # row through its own index and test each: 105 ms at 5,000 chunks for a 17-word question).
-# Parameters: terms, ws, published_only, quota, best, budget.
-_TSQ = """tsq AS MATERIALIZED (SELECT abstain_tsquery(%(terms)s::text[]) AS query),
+# Whole words (``exact``: a one-letter flag's letter, KeywordQuery.flags) are searched as
+# they are, never as a prefix, and bring only their own best rows.
+# Parameters: terms, exact, ws, published_only, quota, best, budget.
+_TSQ = """prefixed AS MATERIALIZED (SELECT abstain_tsquery(%(terms)s::text[]) AS query),
+    whole AS MATERIALIZED (
+        SELECT to_tsquery('english'::regconfig, string_agg(
+                   quote_literal(abstain_unaccent(e)), ' | ')) AS query
+        FROM unnest(%(exact)s::text[]) AS u(e) WHERE e <> ''),
+    tsq AS MATERIALIZED (
+        SELECT CASE WHEN w.query IS NULL OR numnode(w.query) = 0 THEN p.query
+                    WHEN p.query IS NULL THEN w.query ELSE p.query || w.query END AS query
+        FROM prefixed p, whole w),
     words AS MATERIALIZED (
         SELECT DISTINCT l.lexeme COLLATE "C" AS word FROM unnest(%(terms)s::text[]) AS u(term)
         CROSS JOIN LATERAL unnest(to_tsvector('english'::regconfig, abstain_unaccent(u.term)))
             AS l),
+    exact_words AS MATERIALIZED (
+        SELECT DISTINCT l.lexeme COLLATE "C" AS word FROM unnest(%(exact)s::text[]) AS u(term)
+        CROSS JOIN LATERAL unnest(to_tsvector('english'::regconfig, abstain_unaccent(u.term)))
+            AS l),
     candidates AS MATERIALIZED (
-        SELECT b.seq FROM words w
+        SELECT b.seq FROM (SELECT word FROM words UNION SELECT word FROM exact_words) w
         CROSS JOIN LATERAL (
             SELECT t.seq FROM chunk_terms t
             WHERE t.workspace = %(ws)s AND t.term = w.word
