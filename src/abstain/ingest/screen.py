@@ -52,9 +52,14 @@ INSTRUCTION_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNOR
     r"other|of)\s+)*(?:previous|prior|above|earlier|preceding|original|system|real|actual|"
     r"user'?s?)?\s*(?:instructions|prompt|question|system message|guidelines)\b"
     r"(?<!the instructions)(?<!the prompt)(?<!the guidelines)",
-    # "Assistant, …", "Note to the AI: …", "Dear language model …"
+    # "Note to the AI: …", "Dear language model …"
     rf"^\W*(?:(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+|any\s+)?|dear\s+|"
-    rf"hey\s+|attention\s+)?(?:the\s+)?{_MODEL}s?\s*[,:!]",
+    rf"hey\s+|attention\s+)(?:the\s+)?{_MODEL}s?\s*[,:!]",
+    # "Assistant, ignore …", "AI: always reply …"; not a glossary's "LLM: a large language
+    # model", nor git's format placeholder "%ai: author date"
+    rf"^[^\w%$@{{`-]*(?:the\s+)?{_MODEL}s?\s*[,:!]\s*(?:please\s+)?(?:you\b|always\b|"
+    rf"never\b|do\s+not\b|don'?t\b|only\b|ignore|disregard|forget|answer|respond|reply|say\b|"
+    rf"tell|output|print|return|pretend|act\s+as|stop\b|recommend|mention)",
     # "If you are an AI / a language model …", "AI assistants reading this …"
     rf"\bif\s+you\s+are\s+(?:an?\s+)?(?:\w+\s+)?(?:{_MODEL}|model|bot|claude|gemini|copilot)\b",
     rf"\b{_MODEL}s?\s+(?:reading|processing|summari[sz]ing|answering\s+from)\s+this\b",
