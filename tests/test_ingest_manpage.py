@@ -216,6 +216,10 @@ def test_a_one_letter_option_is_answered_from_its_own_definition(
      ".IP\nWith this option, strings are written directly.",
      [("heading", "OPTIONS"),
       ("list_item", "- --raw-output / -r: With this option, strings are written directly.")]),
+    # docbook's .PP tag with an argument's ellipsis (systemctl's "mask UNIT..."), then .RS
+    (".TH S 1\n.SH COMMANDS\n.PP\n\\fBmask \\fR\\fIUNIT\\fR\\&...\n.RS 4\nMask one or more "
+     "units.\n.RE",
+     [("heading", "COMMANDS"), ("definition", "- mask UNIT...: Mask one or more units.")]),
     # an exit status list: its numbers are its terms; "1." only numbers an item
     (".TH W 1\n.SH EXIT STATUS\n.IP 0 4\nNo problems occurred.\n.IP 1 4\nGeneric error.\n"
      ".SH STEPS\n.IP 1. 4\nUnpack.",

@@ -471,9 +471,11 @@ class _Reader:
 
 def _a_tag(text: list[str]) -> bool:
     """Whether a paragraph's text is a tag a following indented text describes: one short
-    line that ends no sentence ("-f, --force")."""
+    line that ends no sentence ("-f, --force"; an argument's ellipsis, systemctl's "mask
+    UNIT...", ends none)."""
     return (len(text) == 1 and len(text[0].split()) <= 10
-            and not text[0].rstrip().endswith((".", ":", ";", "?", "!")))
+            and not text[0].rstrip().removesuffix("...").removesuffix("…").endswith(
+                (".", ":", ";", "?", "!")))
 
 
 _ARGUMENT = re.compile(r'"((?:[^"]|"")*)"?|((?:\\ |\S)+)')
