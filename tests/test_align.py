@@ -946,3 +946,20 @@ def test_an_asked_flag_that_the_named_tools_page_lacks_is_refused() -> None:
                         evidence, lambda: []).check.passed
     unnamed = Focus.of(Question.parse("What does -W do?"), counts)  # no tool named: awk's
     assert entity_check(unnamed, evidence, lambda: []).check.passed
+
+
+def test_a_reading_of_other_flags_only_quotes_nothing_of_it() -> None:
+    """The reader read only the -L / -c definitions (the -l chunk was kept but not read): its
+    quote is empty, not a crash and not another flag's text."""
+    from dataclasses import replace as with_
+
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    defined, other = _flag_evidence(["-l, --files-with-matches: print the name of each file "
+                                     "that matches.", GREP.split("\n")[0]])
+    line = GREP.split("\n")[0]
+    other = with_(other, read=(ReadWindow(line, (line,), 0.99, 0),))
+    quote = ExtractiveGenerator().quote_reading(Question.parse("what does grep -l do?"),
+                                                [defined, other])
+    assert quote.sentences == ()

@@ -497,6 +497,8 @@ class ExtractiveGenerator:
         read = _defining_the_asked(question, evidence, read,  # the reader reads -L as -l
                                    lambda r: (r[1], r[2].sentences[0] if r[2].sentences
                                               else r[2].text))
+        if not read:  # every window read defines another flag than the one asked
+            return Generation(sentences=(), model=self.name)
         best = max(p for p, _, _ in read)
         kept = sorted((r for r in read if r[0] >= READ_KEEP_WITHIN * best),
                       key=lambda r: -r[0])[:READ_WINDOWS_QUOTED]
