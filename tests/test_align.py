@@ -836,6 +836,10 @@ def _paged(page: str, texts: list[str]) -> list:
     ("I already pass -v; how do I count the non-matching lines?", []),
     ("what does --dump-config do?", []),  # a long flag: its words are searched
     ("alembic history -r -3:current fails", ["-r"]),
+    ("what does xargs -0 do?", ["-0"]),  # a digit's flag after a command's name
+    ("kill -9 vs plain kill?", ["-9"]),
+    ("lines_after_imports is -1 in my config", []),  # a number
+    ("What does setting max_overflow to -1 do?", []),
 ])
 def test_the_one_letter_flags_asked(question: str, flags: list[str]) -> None:
     assert [m.text for m in Question.parse(question).letter_flags] == flags

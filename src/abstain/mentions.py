@@ -32,6 +32,7 @@ from enum import StrEnum
 
 from abstain.text import content_words, fold, joined, split_sentences, stem, tokens
 from abstain.text.grammar import FILE, PATTERNS, is_abbreviation, names_in
+from abstain.text.words import LIGHT_WORDS, STOPWORDS
 
 
 class Kind(StrEnum):
@@ -100,7 +101,11 @@ _SET_ASIDE = re.compile(
     r"\s+(?:\S+\s+)?[`'\"“(]*$", re.IGNORECASE)
 """What sets a flag aside as the user's context, not what is asked: "without -i, how …",
 "I don't use -r", "I already pass -v"."""
-_LETTER_FLAG = re.compile(r"-[A-Za-z]")
+_LETTER_FLAG = re.compile(r"-[A-Za-z0-9]")
+_DIGIT_FLAG = re.compile(r"(?<![\w-])([a-z][a-z0-9-]*)\s+(-\d)(?=[\s?!,;:)]|\.?$)")
+"""A one-digit flag right after a command's name ("xargs -0", "kill -9", "gzip -1"); after
+a word that says how a question is asked or a function word it is a number ("is -1",
+"to -1")."""
 
 
 def parse_question(question: str) -> QuestionParts:
@@ -218,6 +223,9 @@ def _mentions(sentence: str) -> list[Mention]:
         inner = match.group(1).strip()
         if len(inner) > 1 and len(inner.split()) == 1 and re.search(r"[A-Za-z]", inner):
             add(match.start(), match.end(), _make(inner, _classify(inner) or "quoted"))
+    for match in _DIGIT_FLAG.finditer(sentence):  # "xargs -0", "kill -9": not "is -1"
+        if match[1].lower() not in STOPWORDS | LIGHT_WORDS:
+            add(match.start(2), match.end(2), Mention(match[2], Kind.NAME, "flag"))
     for start, end, name in names_in(sentence):
         add(start, end, Mention(name, Kind.NAME, "name"))
     return [m for _, m in sorted(found, key=lambda f: f[0])]

@@ -844,15 +844,16 @@ def _defining_the_asked(question: Question, evidence: Sequence[Evidence], candid
     """``candidates`` without the definitions of flags not asked (any sentence of one: a
     long definition's later sentences carry its term, :attr:`abstain.text.Unit.term`), when
     the question names a one-letter flag that a passage of ``evidence`` defines: "-L,
-    --files-without-match: …" is no answer about grep's ``-l``. When a page the question
-    names defines it (:func:`abstain.align.names_the_page`: ls's ``-l``), its definitions on
-    other pages go too (grep's ``-l``). ``where`` gives a candidate's evidence number and
-    text."""
+    --files-without-match: …" is no answer about grep's ``-l``, nor an exit status's "0: if
+    it succeeds" about xargs's ``-0``. When a page the question names defines it
+    (:func:`abstain.align.names_the_page`: ls's ``-l``), its definitions on other pages go
+    too (grep's ``-l``). ``where`` gives a candidate's evidence number and text."""
     asked = question.letter_flags
     defining = {n for n, ev in enumerate(evidence, 1) if any(defines(m, ev) for m in asked)}
     if not defining:
         return candidates
     named = {n for n in defining if names_the_page(question, evidence[n - 1])}
+    numbers = {m.text[1:] for m in asked if m.text[1:].isdigit()}  # "0: if it succeeds"
     terms_of: dict[int, dict[str, str]] = {}
 
     def defined(candidate: T) -> tuple[int, list[str]]:
@@ -860,7 +861,7 @@ def _defining_the_asked(question: Question, evidence: Sequence[Evidence], candid
         if n not in terms_of:
             terms_of[n] = {u.text: u.term for u in split_units(evidence[n - 1].text) if u.term}
         terms = [*definition_terms(text), terms_of[n].get(text, "")]
-        return n, [t for t in terms if t and FLAG.search(t)]
+        return n, [t for t in terms if t and (FLAG.search(t) or t in numbers)]
 
     def kept(candidate: T) -> bool:
         n, terms = defined(candidate)
