@@ -257,8 +257,10 @@ def _misread_flags(question: Question, evidence: tuple[Evidence, ...]) -> list[M
         return replace(m, text=m.text.swapcase())
 
     flags = [m for m in question.letter_flags if m.kind is Kind.NAME]
-    pages = [ev for ev in evidence if names_the_page(question, ev) and _defines_flags(ev)]
-    named = {ev.document.id for ev in pages}
+    if not flags:  # every question's entity check comes here: read no chunk for nothing
+        return []
+    named = {ev.document.id for ev in evidence
+             if names_the_page(question, ev) and _defines_flags(ev)}
     return [m for m in flags
             if (not any(holds(m, ev.labelled_text) for ev in evidence)
             and any(defines(other(m), ev) for ev in evidence))

@@ -873,20 +873,24 @@ def _defining_the_asked(question: Question, evidence: Sequence[Evidence], candid
     return [c for c in candidates if kept(c)]
 
 
+def _asked_flags_defined(question: Question, text: str, term: str = "") -> set[str]:
+    """The one-letter flags asked that ``text`` defines (:func:`abstain.align.definition_terms`)
+    or, as a later sentence of a long definition, its ``term``
+    (:attr:`abstain.text.Unit.term`)."""
+    terms = [t for t in (*definition_terms(text), term) if t]
+    return {m.text for m in question.letter_flags if any(holds(m, t) for t in terms)}
+
+
 def _another_asked_flag(question: Question, text: str, quoted: list[str]) -> bool:
     """Whether ``text`` defines a one-letter flag asked that no ``quoted`` text defines: the
     other side of "-l or -L?", though it is the next item of the same list."""
-    def flags(unit_text: str) -> set[str]:
-        terms = definition_terms(unit_text)
-        return {m.text for m in question.letter_flags if any(holds(m, t) for t in terms)}
-
-    return bool(flags(text) - {f for q in quoted for f in flags(q)})
+    return bool(_asked_flags_defined(question, text) - {
+        f for q in quoted for f in _asked_flags_defined(question, q)})
 
 
 def _defines_an_asked_flag(question: Question, unit: Unit) -> bool:
     """Whether ``unit`` is (a sentence of) the definition of a one-letter flag asked."""
-    terms = [*definition_terms(unit.text), unit.term]
-    return any(holds(m, t) for t in terms if t for m in question.letter_flags)
+    return bool(_asked_flags_defined(question, unit.text, unit.term))
 
 
 def _another_row(candidate: tuple[float, bool, int, int, str, bool],
