@@ -125,6 +125,9 @@ class ReadWindow:
     by_columns: RowVerdict | None = None
     """A table row read by its columns: its verdict, which set ``probability``; None for a
     window the reader read."""
+    states_default: bool = False
+    """The window states the default of the name the question asks the default of
+    (:mod:`abstain.rerank.defaults`), which set ``probability``."""
 
 
 @dataclass(frozen=True, slots=True)

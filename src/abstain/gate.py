@@ -317,6 +317,8 @@ def _answerability(c: _Scene) -> Finding | None:
     p = reading.answerability
     by_columns = ("" if reading.by_columns is None else
                   f"; the best window is a table row read by its columns: {reading.by_columns}")
+    if reading.states_default:
+        by_columns = "; the best window states the default asked for (read by its form)"
     return Finding(Check(CheckName.ANSWERABILITY, p >= t.min_answerability, p,
                          t.min_answerability,
                          f"{reading.model}: best of {reading.windows_read} sentence windows of "
@@ -503,6 +505,8 @@ def _waived_by(reading: Reading | None, t: GateThresholds) -> str | None:
         return None
     if reading.by_columns == RowVerdict.ANSWERS:
         return "the best window is a table row that answers by its columns"
+    if reading.states_default:
+        return "the best window states the default the question asks for"
     if t.waive_lexical_at is not None and reading.answerability >= t.waive_lexical_at:
         return (f"the reader reads an answer, answerability {reading.answerability:.2f} >= "
                 f"{t.waive_lexical_at:g}")
@@ -539,7 +543,8 @@ def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: Pa
         return result, data
     from abstain.rerank.reading import read_evidence  # numpy: only when a reader runs
 
-    reading = read_evidence(reader, data.question, data.evidence, embedder=embedder)
+    reading = read_evidence(reader, data.question, data.evidence, embedder=embedder,
+                            focus=data.focus or _local_focus(data.question, data.retrieved))
     if reading is None:
         return result, data
     features = replace(data.features, answerability=reading.answerability)

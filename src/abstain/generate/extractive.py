@@ -78,6 +78,7 @@ from abstain.generate.choice import (
 from abstain.mentions import mentions_in
 from abstain.question import Question
 from abstain.records import Check, CheckName, Generation, RefusalReason, Sentence
+from abstain.rerank.defaults import asks_only_default, several_asked
 from abstain.rerank.reader import sigmoid
 from abstain.rerank.reading import ANSWERS_HEAD, PairLogits, as_read
 from abstain.rerank.rows import Row, same_table
@@ -94,7 +95,7 @@ from abstain.text import (
     stems,
     tokens,
 )
-from abstain.text.grammar import FLAG
+from abstain.text.grammar import FLAG, OPTION_NAME
 from abstain.text.words import STEP_VERBS
 
 T = TypeVar("T")
@@ -182,15 +183,20 @@ class ExtractiveGenerator:
                                 for s in _the_row(w.sentences)),
                 model=self.name, notes=("quoted the table row(s) that answer by their "
                                         "columns",))
-        quote = self.quote_words_and_reading(question, evidence)
-        if self.add_chosen:
-            quote = self.with_the_chosen(question, evidence, quote)
-        quote = self.read_back(question, evidence, quote)
-        if self.add_best_window and quote.refusal is None:
-            quote = self.with_the_best_window(question, evidence, quote)
+        stating = _stating_the_default(question, evidence[: self.max_evidence])
+        if stating:  # the asked default, where its form states it, and nothing else asked
+            quote = replace(self.quote_reading(question, stating, with_introduced=True), notes=(
+                "quoted the window(s) that state the default the question asks for",))
+        else:
+            quote = self.quote_words_and_reading(question, evidence)
+            if self.add_chosen:
+                quote = self.with_the_chosen(question, evidence, quote)
+            quote = self.read_back(question, evidence, quote)
+            if self.add_best_window and quote.refusal is None:
+                quote = self.with_the_best_window(question, evidence, quote)
         if quote.refusal is None:  # what a reader needs around the quote
             quote = with_the_typed_heading(question, evidence, quote)
-            quote = with_the_named_heading(question, evidence, quote)
+            quote = with_the_named_heading(question, evidence, quote, asked=bool(stating))
             quote = with_the_terms(evidence, quote)
             quote = with_what_goes_on(quote, evidence)
             quote = past_the_echo(question, quote, evidence)
@@ -548,29 +554,23 @@ def with_the_typed_heading(question: Question, evidence: Sequence[Evidence],
     return quote
 
 
-OPTION_HEADING = re.compile(
-    r"--?[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*|[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
-"""A heading that is an option's or setting's name ("test-extras", "db-tx-end", "--wait"):
-hyphenated lower-case words, which running text does not take for identifiers ("long-term"),
-are one when they are a reference section's whole heading (so is an ordinary hyphenated
-word heading a section, "read-only": named before its text, it is at worst said twice)."""
-
-
 def with_the_named_heading(question: Question, evidence: Sequence[Evidence],
-                           quote: Generation) -> Generation:
+                           quote: Generation, *, asked: bool = False) -> Generation:
     """``quote`` with the heading of each quoted section whose heading is one identifier that
     neither the quote of that section nor the question names, placed before the section's
     first quoted sentence: a reference page's option described without its name ("Install
     your wheel for testing using extras_require" under "test-extras", asked "can cibuildwheel
-    install my [test] extra instead?") tells the user what to set only with it."""
+    install my [test] extra instead?") tells the user what to set only with it. ``asked``:
+    also a heading the question names (a stated default's field, "Default | error", says
+    whose only with its heading, "log-level")."""
     sentences = list(quote.sentences)
     named: list[str] = []
     for n in dict.fromkeys(s.cites[0] for s in quote.sentences if s.cites):
         path = evidence[n - 1].chunk.heading_path if n <= len(evidence) else ()
         heading = path[-1] if path else ""
         if (not heading or heading in named or not (find_identifiers(heading) == [heading]
-                                                    or OPTION_HEADING.fullmatch(heading))
-                or occurs_in(heading, question.text)
+                                                    or OPTION_NAME.fullmatch(heading))
+                or (not asked and occurs_in(heading, question.text))
                 or any(occurs_in(heading, s.text) for s in sentences if s.cites[:1] == (n,))):
             continue
         first = next(at for at, s in enumerate(sentences) if s.cites[:1] == (n,))
@@ -759,6 +759,19 @@ def _states(heading: str, typed_as: AskedType | None) -> bool:
 def _position(text: str, units: Sequence[Unit]) -> int:
     """Where ``text`` stands among its passage's units (after them when it is none)."""
     return next((at for at, u in enumerate(units) if u.text == text), len(units))
+
+
+def _stating_the_default(question: Question, evidence: Sequence[Evidence]) -> list[Evidence]:
+    """For a question that asks only a default, ``evidence`` with only its read windows that
+    state it (:mod:`abstain.rerank.defaults`); [] when none does, or when they do not name
+    every name asked together (a question that asks more is quoted as any other, the window that
+    states the default added as the best read)."""
+    stating = [w.text for ev in evidence for w in ev.read if w.states_default]
+    if not stating or not asks_only_default(question):
+        return []
+    if not all(any(n.pattern.search(text) for text in stating) for n in several_asked(question)):
+        return []  # "the defaults of MAX_TEXT_CHUNK and MAX_TEXT_MEMORY": one stated
+    return [replace(ev, read=tuple(w for w in ev.read if w.states_default)) for ev in evidence]
 
 
 def _the_row(sentences: tuple[str, ...]) -> tuple[str, ...]:

@@ -23,13 +23,14 @@ from typing import Protocol
 import numpy as np
 
 from abstain.align.checks import holds
+from abstain.align.question import Focus
 from abstain.embed import Embedder
 from abstain.evidence import Evidence, ReadWindow, RowVerdict
 from abstain.question import Question
-from abstain.rerank import rows
+from abstain.rerank import defaults, rows
 from abstain.rerank.reader import Page, sigmoid
 from abstain.rerank.windows import in_context, windowed_sentences
-from abstain.text import stem, tokens
+from abstain.text import english_rarity, stem, tokens
 
 READ_CHUNKS = 3
 """Kept chunks read: the answer is built from the first few."""
@@ -86,6 +87,9 @@ class Reading:
     by_columns: RowVerdict | None = None
     """The best window is a table row read by its columns (:mod:`abstain.rerank.rows`):
     its verdict, which set the probability in place of the reader's; None otherwise."""
+    states_default: bool = False
+    """The best window states the asked name's default (:mod:`abstain.rerank.defaults`),
+    which set the probability in place of the reader's."""
 
     def annotate(self, evidence: Sequence[Evidence], *, best_first: bool = True
                  ) -> tuple[Evidence, ...]:
@@ -122,35 +126,61 @@ def named_first(question: Question, evidence: Sequence[Evidence]) -> list[int]:
 
 def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evidence], *,
                   chunks: int = READ_CHUNKS, windows: int = READ_WINDOWS,
-                  embedder: Embedder | None = None) -> Reading | None:
+                  embedder: Embedder | None = None, focus: Focus | None = None
+                  ) -> Reading | None:
     """The reading of the first ``chunks`` kept chunks; None when there is nothing to read.
-    ``embedder``: a table row's columns are also read by meaning (:mod:`abstain.rerank.rows`)."""
+    ``embedder``: a table row's columns are also read by meaning (:mod:`abstain.rerank.rows`).
+    ``focus``: the question read against its workspace, which tells a stated default's case
+    from another (:mod:`abstain.rerank.defaults`)."""
     started = time.perf_counter()
     order = named_first(question, evidence[:max(READ_FROM, chunks)])[:chunks]
     if not order or not question.text.strip():
         return None
     asked = {stem(t) for t in question.words}
     flags = question.letter_flags
-    candidates: list[tuple[int, int, int, int, str, tuple[str, ...]]] = []
-    for c in order:
-        for w, (text, sentences) in enumerate(windowed_sentences(evidence[c].text)):
+    candidates: list[tuple[bool, int, int, int, int, str, tuple[str, ...]]] = []
+    split = {c: windowed_sentences(evidence[c].text) for c in order}
+    stated = defaults.read(question, [([text for text, _ in split[c]], _section(evidence[c]),
+                                       _passage(evidence[c])) for c in order],
+                           english_rarity if focus is None else focus.weight)
+    for c, states in zip(order, stated, strict=True):
+        for w, ((text, sentences), default) in enumerate(zip(split[c], states, strict=True)):
             shared = len(asked & {stem(t) for t in tokens(text)})
             named = sum(holds(f, text) for f in flags)  # "-l" is no word, and it is asked
-            candidates.append((-named, -shared, c, w, text, sentences))
-    chosen = [item[1:] for item in sorted(candidates, key=lambda item: item[:4])[:windows]]
+            candidates.append((not default, -named, -shared, c, w, text, sentences))
+    chosen = sorted(candidates, key=lambda item: item[:5])[:windows]
     logits = reader.logits([question.text] * len(chosen),
-                           [as_read(reader, item[3], evidence[item[1]]) for item in chosen])
-    read_rows = rows.read(question, [item[3] for item in chosen],
+                           [as_read(reader, item[5], evidence[item[3]]) for item in chosen])
+    read_rows = rows.read(question, [item[5] for item in chosen],
                           [sigmoid(float(score)) for score in logits[:, ANSWERS_HEAD]],
                           embedder=embedder,
                           contexts=[" ".join((t, *h)) for t, h in
-                                    (page(evidence[item[1]]) for item in chosen)])
+                                    (page(evidence[item[3]]) for item in chosen)])
+    # a stated default of the asked name answers, unless another record of a table does
+    states = [not item[0] and found in (None, RowVerdict.DOES_NOT_ANSWER)
+              for item, (_, found) in zip(chosen, read_rows, strict=True)]
+    read_rows = [(max(p, rows.P_ANSWERS), None) if default else (p, found)
+                 for (p, found), default in zip(read_rows, states, strict=True)]
     best = int(np.argmax([p for p, _ in read_rows]))
     probability, verdict = read_rows[best]
     read_windows = tuple(
-        (c, ReadWindow(text, sentences, round(p, 4), w, by_columns=found))
-        for (_, c, w, text, sentences), (p, found) in zip(chosen, read_rows, strict=True))
-    return Reading(answerability=round(probability, 4), chunk=chosen[best][1],
-                   window=chosen[best][3], windows_read=len(chosen), chunks_read=len(order),
+        (c, ReadWindow(text, sentences, round(p, 4), w, by_columns=found,
+                       states_default=default))
+        for (_, _, _, c, w, text, sentences), (p, found), default
+        in zip(chosen, read_rows, states, strict=True))
+    return Reading(answerability=round(probability, 4), chunk=chosen[best][3],
+                   window=chosen[best][5], windows_read=len(chosen), chunks_read=len(order),
                    ms=round((time.perf_counter() - started) * 1000, 1), model=reader.name,
-                   windows=read_windows, by_columns=verdict)
+                   windows=read_windows, by_columns=verdict, states_default=states[best])
+
+
+def _section(evidence: Evidence) -> str:
+    """The heading of the chunk's section ("" when it has none)."""
+    return evidence.chunk.heading_path[-1] if evidence.chunk.heading_path else ""
+
+
+def _passage(evidence: Evidence) -> str:
+    """The chunk with its page title, headings and file name: all that says which case it is
+    about."""
+    return " ".join((evidence.text, evidence.document.title, *evidence.chunk.heading_path,
+                     evidence.document.source))

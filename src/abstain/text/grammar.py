@@ -35,6 +35,12 @@ identifier kind "version" below, the version answer type and a changelog's relea
 (:mod:`abstain.align.types`) are this in a context."""
 FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 """A command-line flag: ``-l``, ``--files-with-matches``."""
+OPTION_NAME = re.compile(
+    r"--?[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*|[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
+"""An option's or setting's name as a reference section's whole heading ("test-extras",
+"db-tx-end", "--wait"): hyphenated lower-case words, which running text does not take for
+identifiers ("long-term"), are one there (so is an ordinary hyphenated word heading a
+section, "read-only")."""
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("flag", FLAG),
     ("call", re.compile(r"(?<![\w.])[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\([^()]{0,80}\)")),

@@ -1,0 +1,223 @@
+"""Reading a stated default: "what does X default to?" is answered where X's default is stated.
+
+Reference documentation states an option's default in a few set forms — a field of its
+entry ("Default value: 100", "Default | error", "name: PYENV_ROOT; default: ~/.pyenv"), a
+phrase after its name ("a detailed_validation flag (defaulting to true)", "RUSTUP_HOME
+(default: ~/.rustup)", "tasks.dedupe … defaults to True"), a keyword of a signature
+("Consumer(huey, workers=1, worker_type='thread')") — and the reader, trained on prose
+sentences, reads such a field as no answer: "Default value: Preserve" under the
+heading ``imports_granularity`` reads 0.003 for "What is the default value of rustfmt's
+imports_granularity option?". The form is read here instead. A window **answers** a
+question that asks for a named thing's default (:func:`asks_default`) when it states a
+default (:data:`STATED`) and the asked name is what the default is of: the name stands a
+few words before the statement with no other name between, or it is the heading of the
+window's section ("-M, --max-columns=NUM" for ``--max-columns``), or the window is a
+signature that gives it a value — of the type of answer asked ("how long …" is not answered
+by "Default: false") — and its passage (its
+chunk, page title, headings and file name) holds every rare word the question asks with: a
+question that qualifies the default ("… when running with the gevent pool") is about a case
+the passage that never names it does not state (a word rare in the workspace, not the
+product's name).
+
+A window that states the default of something else ("--notification-email-server-port …
+Defaults to 25." for a question about ``--notification-email-subjecttag``) is left to the
+reader.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from abstain.align.types import AskedType
+from abstain.asked import AnswerType
+from abstain.question import Question
+from abstain.rerank.rows import asked_property
+from abstain.text import content_words, english_rarity, fold, split_sentences, stem, tokens
+from abstain.text.grammar import FLAG, OPTION_NAME, find_identifiers
+
+ASKS = re.compile(
+    r"(?<![\w.-])default(?:s|ed)?(?![\w-])"
+    r"|\bif\s+(?:i|you|we)\s+(?:don'?t|do\s+not|never|didn'?t)\s+(?:pass|set|give|specify"
+    r"|configure|change|provide|add)\b"
+    r"|\bout\s+of\s+the\s+box\b|\bunless\s+(?:i|you|we)\s+(?:set|change|pass)\b",
+    re.IGNORECASE)
+"""A question that asks what something is when left unset: "what is the default …", "what
+does X default to", "… if I don't pass -j", "out of the box"."""
+_NOT_ASKING = re.compile(r"^\W*(?:why|when|how\s+(?:do|can|could|should)\s+(?:i|we|you)"
+                         r"\s+(?:change|override|disable|turn|set|make))\b", re.IGNORECASE)
+""""Why is X on by default?", "When will X default to true?", "How do I change the default
+…?": not what the default is."""
+_ALSO_ASKS = re.compile(r"(?:,|\band\b|;)\s*(?:and\s+)?(?:what|which|how|why|where|when|does|do"
+                        r"|is|are|can|should|will)\b", re.IGNORECASE)
+""""… by default, and how do I turn it off?": a question that asks more after the default
+("In the user guide, what is the default …" asks only that)."""
+
+STATED = re.compile(
+    r"(?<![\w.-])default(?:\s+value)?\s*[:|]\s*[^\s|;]"
+    r"|(?<![\w.-])default(?:s|ed|ing)?\s+(?:to|is|was)\s+\S"
+    r"|[(\[]\s*default\b"
+    r"|\S\s*\(default\)",
+    re.IGNORECASE)
+"""A default stated with its value: "Default: 60", "Default value | 100", "defaults to
+True", "defaulting to false", "the default is 6", "(default: ~/.rustup)", "[default: 10]",
+"json (default)". Not "by default", which states no value of its own."""
+_OPTION_NAME = re.compile(rf"(?<![\w.-])(?:{OPTION_NAME.pattern})(?![\w-])")
+_ONE_LETTER = re.compile(r"-[A-Za-z0-9]")
+_PARENTHESIS = re.compile(r"\([^)]*\)")
+_SIGNED = re.compile(r"\s*(?:[\w.]+\s+)?(?:(?:async\s+)?def\s+|class\s+)?[\w.]+\s*")
+"""What opens a signature before its parenthesis: its name, after a heading word."""
+_ARGUMENT = re.compile(r"(?:=|\s)(?:<[^>]*>|\[[^\]]*\]|[A-Z][A-Z0-9_-]*\b)")
+_FLAG_HEADING = re.compile(r"--?[\w-]+(?:\s*[,/]\s*--?[\w-]+)*")
+_POINTER = re.compile(r"default(?:\s+value)?\s*[:|]\s*see\b", re.IGNORECASE)
+""""Default: see wiki" states no value."""
+NEAR = 12
+"""Words at most between the asked name and the statement of its default."""
+INFORMATIVE = 0.5
+"""An asked word at least this informative (:meth:`abstain.align.Focus.weight`: rare in the
+workspace and in English) that the window's passage lacks makes the question one about
+another case ("gevent", "non-ascii"); the product's own name, on most pages, is not one."""
+
+
+def asks_only_default(question: Question) -> bool:
+    """Whether the question asks nothing but the default (:func:`asks_default`): its answer
+    is the statement alone."""
+    asked = ASKS.search(question.asked)
+    return (asked is not None and asks_default(question)
+            and not _ALSO_ASKS.search(question.asked, asked.end()))
+
+
+def several_asked(question: Question) -> tuple[AskedName, ...]:
+    """The names the question asks the defaults of together ("the defaults of MAX_TEXT_CHUNK
+    and MAX_TEXT_MEMORY"): asked names with only "and", "or" or a comma between them; ()
+    when it asks of one."""
+    names = asked_names(question)
+    together = [n for n in names for other in names if other != n and re.search(
+        rf"{n.pattern.pattern}\s*(?:,|and|or|&|/)\s*(?:the\s+)?{other.pattern.pattern}"
+        rf"|{other.pattern.pattern}\s*(?:,|and|or|&|/)\s*(?:the\s+)?{n.pattern.pattern}",
+        question.asked, re.IGNORECASE)]
+    return tuple(dict.fromkeys(together))
+
+
+def asks_default(question: Question) -> bool:
+    """Whether the question asks what a thing it names is when left unset: in a sentence
+    that asks ("I kept the default worker class. What happens?" does not)."""
+    return (any(ASKS.search(s) for s in split_sentences(question.asked)
+                if s.rstrip().endswith("?") or "?" not in question.asked)
+            and not _NOT_ASKING.search(question.asked)
+            and question.answer_type not in (AnswerType.VERSION, AnswerType.DATE)
+            and bool(asked_names(question)))
+
+
+@dataclass(frozen=True, slots=True)
+class AskedName:
+    """A name whose default may be asked, as the question writes it."""
+
+    text: str
+    cased: bool = False
+    """A one-letter flag: its case tells it from another (``-l`` is not ``-L``)."""
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The name whole: not inside a longer one (``trailing_comma`` is not
+        ``match_block_trailing_comma``'s), qualified or not (``PngImagePlugin.MAX_TEXT_MEMORY``
+        is ``MAX_TEXT_MEMORY``)."""
+        return re.compile(rf"(?<![\w-]){re.escape(self.text)}(?![\w-])",
+                          0 if self.cased else re.IGNORECASE)
+
+    def ends(self, text: str) -> list[int]:
+        """Where the name ends in ``text`` (character offsets)."""
+        return [m.end() for m in self.pattern.finditer(text)]
+
+    def heads(self, heading: str) -> bool:
+        """Whether ``heading`` is the name's own: its words and no other, but for a
+        parenthesis after them ("imports_granularity", "Line Length" for ``line_length``,
+        "max_width (integer)"); a flag's, its forms and their argument ("-M,
+        --max-columns=NUM", "--path-separator=SEPARATOR"), a one-letter flag as written."""
+        bare = _PARENTHESIS.sub(" ", heading)
+        if self.text.startswith("-"):  # a flag's heading: "-M, --max-columns=NUM"
+            flags = _FLAG_HEADING.fullmatch(_ARGUMENT.sub("", bare).strip())
+            return flags is not None and any(self.pattern.fullmatch(f) for f in
+                                             re.split(r"[\s,/]+", flags.group(0)))
+        return bool(tokens(bare)) and tokens(bare) == tokens(self.text)
+
+
+def asked_names(question: Question) -> tuple[AskedName, ...]:
+    """The names whose default may be asked: identifiers but versions, one-letter flags, and
+    option names written as a reference heading writes them ("log-level", which running
+    text does not take for an identifier: :data:`~abstain.text.grammar.OPTION_NAME`)."""
+    names = [AskedName(m.text, cased=_ONE_LETTER.fullmatch(m.text) is not None)
+             for m in question.mentions
+             if (m in question.identifiers and m.why != "version") or m.letter_flag]
+    written = {fold(n.text) for n in names}
+    for m in _OPTION_NAME.finditer(question.asked):
+        if fold(m.group(0)) not in written:
+            names.append(AskedName(m.group(0)))
+            written.add(fold(m.group(0)))
+    return tuple(names)
+
+
+def states_default_of(question: Question, window: str, heading: str, passage: str,
+                      weight: Callable[[str], float] = english_rarity) -> bool:
+    """Whether ``window`` (of a section headed ``heading``, in ``passage``: its chunk with
+    the page's title, headings and file name) states the default of a name the question
+    asks about, of the type of answer it asks for, and of no case the passage never names
+    (``weight``: how informative an asked word is, :meth:`abstain.align.Focus.weight`;
+    English rarity alone without the workspace's statistics)."""
+    stated = [m.start() for m in STATED.finditer(window)
+              if not _POINTER.match(window, m.start())]
+    signed = [name for name in asked_names(question) if _in_signature(name, window)]
+    if not (stated or signed) or _another_case(question, passage, weight):
+        return False
+    typed = AskedType.of(question)  # "how long … by default": a duration, not "Default: false"
+    if typed is not None and not typed.carried_by(window):
+        return False
+    if signed:
+        return True
+    names = asked_names(question)
+    if any(_states_its(window, name_end, at) for name in names
+           for name_end in name.ends(window) for at in stated):
+        return True
+    return any(name.heads(heading) for name in names)
+
+
+def _in_signature(name: AskedName, window: str) -> bool:
+    """Whether ``window`` is a signature that gives the asked parameter its default
+    ("Consumer(huey, workers=1, …, worker_type='thread', …)", after its heading); not a call
+    that passes it ("consumer = huey.create_consumer(worker_type='thread')", ">>> f(x=1)",
+    "Use … or msgspec.to_builtins(obj, str_keys=True)")."""
+    opened = window.find("(")
+    if opened < 0 or not _SIGNED.fullmatch(window[:opened]):
+        return False
+    return re.search(rf"[(,]\s*{name.pattern.pattern}\s*=\s*[^\s,)]", window[opened:],
+                     name.pattern.flags) is not None
+
+
+def _states_its(window: str, name_end: int, at: int) -> bool:
+    """Whether the default stated at character ``at`` is of the name ending at ``name_end``:
+    it follows within :data:`NEAR` words, and no other name stands between ("--lua-globals
+    output keys … --lua-prefix string prefix (default "return ")")."""
+    between = window[name_end:at]
+    return (name_end <= at and len(tokens(between)) <= NEAR
+            and not FLAG.search(between) and not find_identifiers(between))
+
+
+def _another_case(question: Question, passage: str, weight: Callable[[str], float]) -> bool:
+    """Whether the question asks with an informative word that ``passage`` lacks, not of an
+    asked name nor of what it asks for ("What digest *algorithm* does … use by default")."""
+    held = {stem(t) for t in tokens(passage)}
+    held |= {stem(t) for name in asked_names(question) for t in tokens(name.text)}
+    held |= {stem(w) for w in asked_property(question)}
+    return any(weight(w) >= INFORMATIVE and stem(w) not in held
+               for w in content_words(question.asked))
+
+
+def read(question: Question, chunks: Sequence[tuple[Sequence[str], str, str]],
+         weight: Callable[[str], float] = english_rarity) -> list[list[bool]]:
+    """Per chunk — its windows, its section's heading, its passage — whether each window
+    answers by stating the asked name's default (:func:`states_default_of`)."""
+    if not asks_default(question):
+        return [[False] * len(windows) for windows, _, _ in chunks]
+    return [[states_default_of(question, w, heading, passage, weight) for w in windows]
+            for windows, heading, passage in chunks]
