@@ -50,6 +50,8 @@ def test_a_question_that_asks_what_a_named_thing_is_when_unset_asks_its_default(
     "Since which version is strict_bytes enabled by default?",  # a version asked for
     "I kept the default worker class with --threads 4. What actually happens?",
     "What is the default timeout?",  # names nothing
+    "So why does max_workers default to 4?",
+    "In rustfmt, how would I change the default of imports_granularity?",
 ])
 def test_a_question_that_asks_something_else_of_a_default_does_not(question: str) -> None:
     assert not defaults.asks_default(Question.parse(question))
@@ -83,31 +85,80 @@ def test_a_window_that_states_the_asked_name_s_default_answers(
 @pytest.mark.parametrize(("question", "window", "heading"), [
     # the default of the next flag of a listing
     ("What is the default value of the --lua-globals flag?",
-     "--lua-globals output keys as globals --lua-prefix string prefix (default \"return \")", ""),
+     "--lua-globals flag value output keys as globals --lua-prefix string prefix (default "
+     "\"return \")", ""),
     # a longer name that holds the asked one
     ("What is the default value of trailing_comma?", "Default value: false",
      "match_block_trailing_comma"),
     ("What is the default value of trailing_comma?",
      "match_block_trailing_comma (default: false)", ""),
-    # no value stated
+    # another name's default under the asked one's heading
+    ("What is the default value of max_width?",
+     "When use_small_heuristics is on, fn_call_width defaults to 60% of it.", "max_width"),
+    ("What is the default value of log-level?",
+     "log-level: the level of logging; log-format: the output format (default: json)", ""),
+    # no value stated, or not the default's
     ("What is the default value of PYENV_HOOK_PATH?",
      "name: PYENV_HOOK_PATH; default: see wiki; description: hook paths.", ""),
+    ("What is the default value of PYENV_HOOK_PATH?", "PYENV_HOOK_PATH (default: see wiki)", ""),
     ("What is the default value of PYENV_ROOT?",
      "PYENV_ROOT is where versions live; by default it is under your home.", ""),
+    ("What is the default value of aws_access_key_id?",
+     "Set aws_access_key_id in the [default] profile of the value file.", ""),
+    ("What is the default value of pool_size?",
+     "pool_size is ignored by the (default) sqlite backend value.", ""),
+    ("What is the default value of log_config?",
+     "log_config: version: 1 handlers: default: class: logging.StreamHandler value", ""),
+    ("What is the default value of max_workers?",
+     "Run cfg set max_workers to change the default to 8 value.", ""),
     # a call that passes the parameter, not a signature that defaults it
-    ("What does worker_type default to?",
+    ("What is the default value of worker_type?",
      "consumer = huey.create_consumer(workers=4, worker_type='thread')", ""),
-    ("What does str_keys default to?",
+    ("What is the default value of use_reloader?", "app.run(use_reloader=True)", ""),
+    ("What is the default value of str_keys?",
      "Use enc_hook or msgspec.to_builtins(obj, str_keys=True)", ""),
+    ("What is the default value of worker_type?",
+     "Consumer(huey, pool=Pool(worker_type='process'))", ""),
     # another flag's heading
-    ("What is the default of --color?", "Default: auto", "--colors=COLOR_SPEC"),
-    # a duration asked for, a boolean stated
-    ("with --rolling-restart, how long does watchtower wait by default between restarts?",
-     "Argument: --rolling-restart Type: Boolean Default: false", ""),
+    ("What is the default value of --color?", "Default: auto", "--colors=COLOR_SPEC"),
+    # an option name running text writes is the asked name only as a heading
+    ("What is the default value of read-only?", "read-only (default: false)", ""),
 ])
 def test_a_window_that_states_another_default_or_none_does_not(
         question: str, window: str, heading: str) -> None:
     assert not _states(question, window, heading)
+
+
+def test_the_asked_type_decides_between_a_default_of_that_type_and_another() -> None:
+    window = "Argument: --rolling-restart Type: Duration Default: false"
+    assert _states("What is the default of --rolling-restart?", window)
+    assert not _states("with --rolling-restart, how long does it wait by default?", window)
+
+
+def test_a_signature_states_its_parameters_defaults() -> None:
+    assert _states("What does worker_type default to?",
+                   "Consumer Consumer(huey, workers=1, worker_type='thread', periodic=True)")
+    assert _states("What does read_timeout default to?",
+                   "def connect(host: str, read_timeout: float = 5.0) -> Connection")
+
+
+@pytest.mark.parametrize(("question", "only"), [
+    ("What is the default value of max_workers?", True),
+    ("In the user guide, what is the default value of max_workers?", True),
+    ("Is RUSTUP_AUTO_INSTALL on by default, and how do I turn it off?", False),
+    ("What is max_workers for and what does it default to?", False),
+])
+def test_a_question_that_asks_more_than_the_default_is_quoted_as_any_other(
+        question: str, only: bool) -> None:
+    assert defaults.asks_only_default(Question.parse(question)) is only
+
+
+def test_names_asked_together_are_all_asked() -> None:
+    together = defaults.several_asked(Question.parse(
+        "What are the defaults of MAX_TEXT_CHUNK and of MAX_TEXT_MEMORY?"))
+    assert [n.text for n in together] == ["MAX_TEXT_CHUNK", "MAX_TEXT_MEMORY"]
+    assert defaults.several_asked(Question.parse(
+        "What does python-build set MACOSX_DEPLOYMENT_TARGET to by default?")) == ()
 
 
 def test_a_question_about_a_case_the_passage_never_names_is_left_to_the_reader() -> None:
@@ -138,6 +189,17 @@ def test_the_reading_reads_the_stated_default_first_and_says_so() -> None:
     unasked = read_evidence(NoAnswerReader(), Question.parse(
         "What does imports_granularity control?"), evidence)
     assert unasked is not None and not unasked.states_default and unasked.answerability < 0.01
+
+
+def test_a_table_row_s_verdict_stands_over_the_default_it_states() -> None:
+    """A row that names another record asked ("the defaults of max_workers and minify")
+    does not answer by its columns; its stated default does not overturn that."""
+    text = ("- Name: max_workers; Default: 4; Description: worker threads\n"
+            "- Name: minify; Default: false; Description: minify the output")
+    reading = read_evidence(NoAnswerReader(), Question.parse(
+        "What are the defaults of max_workers and minify?"), [_evidence(text, "Options")])
+    assert reading is not None and not reading.states_default
+    assert reading.answerability < rows.P_ANSWERS
 
 
 def test_the_answer_quotes_the_stated_default_under_the_name_s_heading(tmp_path: Path) -> None:

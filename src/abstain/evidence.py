@@ -127,7 +127,8 @@ class ReadWindow:
     window the reader read."""
     states_default: bool = False
     """The window states the default of the name the question asks the default of
-    (:mod:`abstain.rerank.defaults`), which set ``probability``."""
+    (:mod:`abstain.rerank.defaults`), which raised ``probability`` to at least the row
+    lookup's."""
 
 
 @dataclass(frozen=True, slots=True)

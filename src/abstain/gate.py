@@ -315,15 +315,15 @@ def _answerability(c: _Scene) -> Finding | None:
     if reading is None:
         return None
     p = reading.answerability
-    by_columns = ("" if reading.by_columns is None else
-                  f"; the best window is a table row read by its columns: {reading.by_columns}")
+    how_read = ("" if reading.by_columns is None else
+                f"; the best window is a table row read by its columns: {reading.by_columns}")
     if reading.states_default:
-        by_columns = "; the best window states the default asked for (read by its form)"
+        how_read = "; the best window states the default asked for (read by its form)"
     return Finding(Check(CheckName.ANSWERABILITY, p >= t.min_answerability, p,
                          t.min_answerability,
                          f"{reading.model}: best of {reading.windows_read} sentence windows of "
                          f"{reading.chunks_read} kept chunks (chunk {reading.chunk + 1}; the "
-                         f"time in timings_ms.read_ms){by_columns}", RefusalReason.UNANSWERABLE))
+                         f"time in timings_ms.read_ms){how_read}", RefusalReason.UNANSWERABLE))
 
 
 def _calibrated_confidence(c: _Scene) -> Finding:
@@ -500,7 +500,8 @@ def _waived_by(reading: Reading | None, t: GateThresholds) -> str | None:
     """Why the word-level checks of whether the evidence answers are waived, or None: the
     reader reads an answer (answerability at ``waive_lexical_at``), or the best window is a
     table row whose columns answer — which column a question asks for is read there, by
-    name or by meaning, better than by the words it shares with the row."""
+    name or by meaning, better than by the words it shares with the row — or it states the
+    asked name's default (:mod:`abstain.rerank.defaults`), a field read by its form."""
     if reading is None:
         return None
     if reading.by_columns == RowVerdict.ANSWERS:

@@ -20,8 +20,8 @@ the passage that never names it does not state (a word rare in the workspace, no
 product's name).
 
 A window that states the default of something else ("--notification-email-server-port …
-Defaults to 25." for a question about ``--notification-email-subjecttag``) is left to the
-reader.
+Defaults to 25." for a question about ``--notification-email-subjecttag``) is not read so:
+the reader's reading stands.
 """
 
 from __future__ import annotations
@@ -35,7 +35,13 @@ from abstain.asked import AnswerType
 from abstain.question import Question
 from abstain.rerank.rows import asked_property
 from abstain.text import content_words, english_rarity, fold, split_sentences, stem, tokens
-from abstain.text.grammar import FLAG, OPTION_NAME, find_identifiers
+from abstain.text.grammar import (
+    FLAG,
+    OPTION_NAME,
+    VERSION_NUMBER,
+    find_identifiers,
+    is_abbreviation,
+)
 
 ASKS = re.compile(
     r"(?<![\w.-])default(?:s|ed)?(?![\w-])"
@@ -45,32 +51,41 @@ ASKS = re.compile(
     re.IGNORECASE)
 """A question that asks what something is when left unset: "what is the default …", "what
 does X default to", "… if I don't pass -j", "out of the box"."""
-_NOT_ASKING = re.compile(r"^\W*(?:why|when|how\s+(?:do|can|could|should)\s+(?:i|we|you)"
-                         r"\s+(?:change|override|disable|turn|set|make))\b", re.IGNORECASE)
-""""Why is X on by default?", "When will X default to true?", "How do I change the default
-…?": not what the default is."""
-_ALSO_ASKS = re.compile(r"(?:,|\band\b|;)\s*(?:and\s+)?(?:what|which|how|why|where|when|does|do"
-                        r"|is|are|can|should|will)\b", re.IGNORECASE)
-""""… by default, and how do I turn it off?": a question that asks more after the default
-("In the user guide, what is the default …" asks only that)."""
+_NOT_ASKING = re.compile(r"\b(?:why|when|how\s+(?:do|can|could|should|would)\s+(?:i|we|you)"
+                         r"\s+(?:change|override|disable|turn|set|make|keep))\b", re.IGNORECASE)
+""""Why is X on by default?", "So why does X default to 4?", "When will X default to true?",
+"How would I change the default …?": not what the default is."""
+_ASKING = r"(?:what|which|how|why|where|when|does|do|is|are|can|should|will)\b"
+_FIRST_ASK = re.compile(rf"\b{_ASKING}", re.IGNORECASE)
+_ALSO_ASKS = re.compile(rf"(?:,|\band\b|;)\s*(?:and\s+)?{_ASKING}", re.IGNORECASE)
+""""… by default, and how do I turn it off?", "What is X for and what does it default to?":
+a question that asks more than the default, after its first ask ("In the user guide, what
+is the default …" asks only that)."""
+_ASKING_WORDS = frozenset({"default", "defaults", "value", "values"})
+"""The words that ask for a default: no case of it."""
 
 STATED = re.compile(
-    r"(?<![\w.-])default(?:\s+value)?\s*[:|]\s*[^\s|;]"
-    r"|(?<![\w.-])default(?:s|ed|ing)?\s+(?:to|is|was)\s+\S"
-    r"|[(\[]\s*default\b"
-    r"|\S\s*\(default\)",
+    r"(?<![\w.-])default(?:\s+value)?\s*[:|]\s*(?![\w-]+:)[^\s|;]"
+    r"|(?<![\w.-])default(?:s|ed|ing)\s+to\s+\S"
+    r"|(?<![\w.-])(?<!\bthe\s)default\s+to\s+\S"
+    r"|(?<![\w.-])default(?:\s+value)?\s+is\s+\S"
+    r"|[(\[]\s*default\s*(?:[:=]\s*|\s+(?:is\s+)?)[^\s)\]]"
+    r"|(?<![\w.-])(?!(?:the|a|an)\b)[\w`'\"./~-]+\s*\(default[);,]",
     re.IGNORECASE)
 """A default stated with its value: "Default: 60", "Default value | 100", "defaults to
-True", "defaulting to false", "the default is 6", "(default: ~/.rustup)", "[default: 10]",
-"json (default)". Not "by default", which states no value of its own."""
+True", "defaulting to false", "the default is 6", "(default: ~/.rustup)", "(default 100)",
+"[default: 10]", "json (default)". Not "by default", which states no value of its own; not
+a key that holds others ("default: class: …"), "change the default to json", "the default
+was 8", "the [default] profile", "the (default) backend"."""
 _OPTION_NAME = re.compile(rf"(?<![\w.-])(?:{OPTION_NAME.pattern})(?![\w-])")
 _ONE_LETTER = re.compile(r"-[A-Za-z0-9]")
+_VERSION = re.compile(rf"v?{VERSION_NUMBER}")
 _PARENTHESIS = re.compile(r"\([^)]*\)")
 _SIGNED = re.compile(r"\s*(?:[\w.]+\s+)?(?:(?:async\s+)?def\s+|class\s+)?[\w.]+\s*")
 """What opens a signature before its parenthesis: its name, after a heading word."""
 _ARGUMENT = re.compile(r"(?:=|\s)(?:<[^>]*>|\[[^\]]*\]|[A-Z][A-Z0-9_-]*\b)")
 _FLAG_HEADING = re.compile(r"--?[\w-]+(?:\s*[,/]\s*--?[\w-]+)*")
-_POINTER = re.compile(r"default(?:\s+value)?\s*[:|]\s*see\b", re.IGNORECASE)
+_POINTER = re.compile(r"default(?:\s+value)?\s*[:|]?\s*see\b", re.IGNORECASE)
 """"Default: see wiki" states no value."""
 NEAR = 12
 """Words at most between the asked name and the statement of its default."""
@@ -83,19 +98,20 @@ another case ("gevent", "non-ascii"); the product's own name, on most pages, is 
 def asks_only_default(question: Question) -> bool:
     """Whether the question asks nothing but the default (:func:`asks_default`): its answer
     is the statement alone."""
-    asked = ASKS.search(question.asked)
-    return (asked is not None and asks_default(question)
-            and not _ALSO_ASKS.search(question.asked, asked.end()))
+    first = _FIRST_ASK.search(question.asked)
+    return asks_default(question) and not any(
+        first is None or m.start() > first.start()
+        for m in _ALSO_ASKS.finditer(question.asked))
 
 
 def several_asked(question: Question) -> tuple[AskedName, ...]:
     """The names the question asks the defaults of together ("the defaults of MAX_TEXT_CHUNK
-    and MAX_TEXT_MEMORY"): asked names with only "and", "or" or a comma between them; ()
-    when it asks of one."""
+    and MAX_TEXT_MEMORY"): asked names with only "and", "or", "&", "/" or a comma between
+    them, "the" or "of" after it; () when it asks of one."""
     names = asked_names(question)
     together = [n for n in names for other in names if other != n and re.search(
-        rf"{n.pattern.pattern}\s*(?:,|and|or|&|/)\s*(?:the\s+)?{other.pattern.pattern}"
-        rf"|{other.pattern.pattern}\s*(?:,|and|or|&|/)\s*(?:the\s+)?{n.pattern.pattern}",
+        rf"{n.pattern.pattern}\s*(?:,|and|or|&|/)\s*(?:the\s+|of\s+)?{other.pattern.pattern}"
+        rf"|{other.pattern.pattern}\s*(?:,|and|or|&|/)\s*(?:the\s+|of\s+)?{n.pattern.pattern}",
         question.asked, re.IGNORECASE)]
     return tuple(dict.fromkeys(together))
 
@@ -103,9 +119,10 @@ def several_asked(question: Question) -> tuple[AskedName, ...]:
 def asks_default(question: Question) -> bool:
     """Whether the question asks what a thing it names is when left unset: in a sentence
     that asks ("I kept the default worker class. What happens?" does not)."""
-    return (any(ASKS.search(s) for s in split_sentences(question.asked)
-                if s.rstrip().endswith("?") or "?" not in question.asked)
-            and not _NOT_ASKING.search(question.asked)
+    asking = [s for s in split_sentences(question.asked)
+              if s.rstrip().endswith("?") or "?" not in question.asked]
+    return (any(ASKS.search(s) for s in asking)
+            and not any(_NOT_ASKING.search(s) for s in asking)
             and question.answer_type not in (AnswerType.VERSION, AnswerType.DATE)
             and bool(asked_names(question)))
 
@@ -117,6 +134,9 @@ class AskedName:
     text: str
     cased: bool = False
     """A one-letter flag: its case tells it from another (``-l`` is not ``-L``)."""
+    heading_only: bool = False
+    """Written as an option's name but not taken for an identifier ("log-level", or
+    "read-only"): it is the asked name only as a section's whole heading."""
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -144,16 +164,18 @@ class AskedName:
 
 
 def asked_names(question: Question) -> tuple[AskedName, ...]:
-    """The names whose default may be asked: identifiers but versions, one-letter flags, and
+    """The names whose default may be asked: identifiers but versions, flags, and
     option names written as a reference heading writes them ("log-level", which running
-    text does not take for an identifier: :data:`~abstain.text.grammar.OPTION_NAME`)."""
+    text does not take for an identifier: :data:`~abstain.text.grammar.OPTION_NAME`; read
+    only as a heading, :attr:`AskedName.heading_only`)."""
     names = [AskedName(m.text, cased=_ONE_LETTER.fullmatch(m.text) is not None)
              for m in question.mentions
-             if (m in question.identifiers and m.why != "version") or m.letter_flag]
+             if (m in question.identifiers and m.why != "version") or m.why == "flag"
+             or m.letter_flag]
     written = {fold(n.text) for n in names}
     for m in _OPTION_NAME.finditer(question.asked):
-        if fold(m.group(0)) not in written:
-            names.append(AskedName(m.group(0)))
+        if fold(m.group(0)) not in written and not is_abbreviation(m.group(0)):
+            names.append(AskedName(m.group(0), heading_only=True))
             written.add(fold(m.group(0)))
     return tuple(names)
 
@@ -165,42 +187,67 @@ def states_default_of(question: Question, window: str, heading: str, passage: st
     asks about, of the type of answer it asks for, and of no case the passage never names
     (``weight``: how informative an asked word is, :meth:`abstain.align.Focus.weight`;
     English rarity alone without the workspace's statistics)."""
+    names = asked_names(question)
     stated = [m.start() for m in STATED.finditer(window)
-              if not _POINTER.match(window, m.start())]
-    signed = [name for name in asked_names(question) if _in_signature(name, window)]
+              if not _POINTER.search(window, m.start(), m.end() + 8)]
+    named = [n for n in names if not n.heading_only]
+    signed = any(_in_signature(name, window) for name in named)
     if not (stated or signed) or _another_case(question, passage, weight):
         return False
     typed = AskedType.of(question)  # "how long … by default": a duration, not "Default: false"
     if typed is not None and not typed.carried_by(window):
         return False
-    if signed:
+    if signed or any(_states_its(window, end, at, names) for name in named
+                     for end in name.ends(window) for at in stated):
         return True
-    names = asked_names(question)
-    if any(_states_its(window, name_end, at) for name in names
-           for name_end in name.ends(window) for at in stated):
-        return True
-    return any(name.heads(heading) for name in names)
+    return any(name.heads(heading) for name in names) and any(
+        _states_its(window, 0, at, names, near=None) for at in stated)
 
 
 def _in_signature(name: AskedName, window: str) -> bool:
     """Whether ``window`` is a signature that gives the asked parameter its default
-    ("Consumer(huey, workers=1, …, worker_type='thread', …)", after its heading); not a call
-    that passes it ("consumer = huey.create_consumer(worker_type='thread')", ">>> f(x=1)",
-    "Use … or msgspec.to_builtins(obj, str_keys=True)")."""
+    ("Consumer(huey, workers=1, …, worker_type='thread', …)", after its heading; "def
+    connect(host: str, timeout: float = 5.0)"); not a call that passes it ("consumer =
+    huey.create_consumer(worker_type='thread')", "app.run(use_reloader=True)", ">>> f(x=1)",
+    "Use … or msgspec.to_builtins(obj, str_keys=True)"): a signature defines, so it opens
+    with ``def`` or ``class``, or names a parameter with no value."""
     opened = window.find("(")
     if opened < 0 or not _SIGNED.fullmatch(window[:opened]):
         return False
-    return re.search(rf"[(,]\s*{name.pattern.pattern}\s*=\s*[^\s,)]", window[opened:],
-                     name.pattern.flags) is not None
+    closed = _closing(window, opened)
+    params = [p.strip() for p in window[opened + 1:closed].split(",")]
+    defines = (re.search(r"\b(?:def|class)\s", window[:opened]) is not None
+               or any(p and "=" not in p and p not in ("*", "/") for p in params))
+    return defines and any(re.fullmatch(rf"{name.pattern.pattern}\s*(?::[^=]*)?=\s*\S.*", p,
+                                        name.pattern.flags | re.DOTALL) for p in params)
 
 
-def _states_its(window: str, name_end: int, at: int) -> bool:
-    """Whether the default stated at character ``at`` is of the name ending at ``name_end``:
-    it follows within :data:`NEAR` words, and no other name stands between ("--lua-globals
-    output keys … --lua-prefix string prefix (default "return ")")."""
+def _closing(text: str, opened: int) -> int:
+    """Where the parenthesis opened at ``opened`` closes (the end of ``text`` when it does
+    not): a parameter's own call ("pool=Pool(size=2)") is inside it."""
+    depth = 0
+    for at in range(opened, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[at], 0)
+        if depth == 0:
+            return at
+    return len(text)
+
+
+def _states_its(window: str, name_end: int, at: int, names: Sequence[AskedName], *,
+                near: int | None = NEAR) -> bool:
+    """Whether the default stated at character ``at`` is of the name ending at ``name_end``
+    (0: of the section's heading): it follows within ``near`` words, and no other name — a
+    flag, an identifier, an option's name that is not one asked — stands between
+    ("--lua-globals output keys … --lua-prefix string prefix (default "return ")"; "When
+    use_small_heuristics is on, fn_call_width defaults to 60%" under ``max_width``)."""
     between = window[name_end:at]
-    return (name_end <= at and len(tokens(between)) <= NEAR
-            and not FLAG.search(between) and not find_identifiers(between))
+    if name_end > at or (near is not None and len(tokens(between)) > near):
+        return False
+    for other in (*FLAG.findall(between), *find_identifiers(between),
+                  *(m.group(0) for m in _OPTION_NAME.finditer(between))):
+        if not _VERSION.fullmatch(other) and not any(n.pattern.fullmatch(other) for n in names):
+            return False  # "New in version 5.5." names nothing
+    return True
 
 
 def _another_case(question: Question, passage: str, weight: Callable[[str], float]) -> bool:
@@ -208,7 +255,7 @@ def _another_case(question: Question, passage: str, weight: Callable[[str], floa
     asked name nor of what it asks for ("What digest *algorithm* does … use by default")."""
     held = {stem(t) for t in tokens(passage)}
     held |= {stem(t) for name in asked_names(question) for t in tokens(name.text)}
-    held |= {stem(w) for w in asked_property(question)}
+    held |= {stem(w) for w in (*asked_property(question), *_ASKING_WORDS)}
     return any(weight(w) >= INFORMATIVE and stem(w) not in held
                for w in content_words(question.asked))
 

@@ -89,7 +89,7 @@ class Reading:
     its verdict, which set the probability in place of the reader's; None otherwise."""
     states_default: bool = False
     """The best window states the asked name's default (:mod:`abstain.rerank.defaults`),
-    which set the probability in place of the reader's."""
+    which raised the reader's probability to at least the row lookup's."""
 
     def annotate(self, evidence: Sequence[Evidence], *, best_first: bool = True
                  ) -> tuple[Evidence, ...]:
@@ -155,9 +155,10 @@ def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evi
                           [sigmoid(float(score)) for score in logits[:, ANSWERS_HEAD]],
                           embedder=embedder,
                           contexts=[" ".join((t, *h)) for t, h in
-                                    (page(evidence[item[3]]) for item in chosen)])
-    # a stated default of the asked name answers, unless another record of a table does
-    states = [not item[0] and found in (None, RowVerdict.DOES_NOT_ANSWER)
+                                    (page(evidence[item[3]]) for item in chosen)],
+                          stated=[not item[0] for item in chosen])
+    # a stated default of the asked name answers, unless a table row's columns say otherwise
+    states = [not item[0] and found is None
               for item, (_, found) in zip(chosen, read_rows, strict=True)]
     read_rows = [(max(p, rows.P_ANSWERS), None) if default else (p, found)
                  for (p, found), default in zip(read_rows, states, strict=True)]

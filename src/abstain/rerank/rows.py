@@ -152,14 +152,17 @@ def _a_column(name: str) -> bool:
 
 def verdict(question: Question, row: Row, *, unique: bool = True,
             named: tuple[Mention, ...] | None = None,
-            embedder: Embedder | None = None, context: str = "") -> RowVerdict | None:
+            embedder: Embedder | None = None, context: str = "",
+            states_default: bool = False) -> RowVerdict | None:
     """Whether ``row`` answers ``question`` by its columns; None where it cannot tell, or
     where the row is not the record asked about. ``unique``: no other row of its table read
     holds what keys this one (else the question is about several rows); ``named``: the
     question's :func:`keys_named`, when the caller has them; ``embedder``: reads which
     column the question asks for by meaning when its words do not say
     (:func:`column_by_meaning`; None: by words alone); ``context``: the row's page title and
-    headings, whose words the row holds too ("the Q2 *budget*" of a budget sheet's row)."""
+    headings, whose words the row holds too ("the Q2 *budget*" of a budget sheet's row);
+    ``states_default``: the row states the default the question asks for
+    (:mod:`abstain.rerank.defaults`), so what it asks for is there whatever words ask it."""
     column_stems = [{stem(t) for t in tokens(column)} for column, _ in row.cells]
     named_columns = set().union(*column_stems)
     if any(stem(fold(w)) not in named_columns for w in _ACROSS_ROWS.findall(question.asked)):
@@ -209,6 +212,8 @@ def verdict(question: Question, row: Row, *, unique: bool = True,
             question, [c for i, (c, _) in enumerate(row.cells) if i not in keyed],
             embedder) is not None:
         return RowVerdict.ANSWERS
+    if states_default:
+        return None
     if ids and measured and not measured <= held:
         return RowVerdict.DOES_NOT_ANSWER  # "how many seats does ACME-1 have?" of an incident
     if any(w not in held for w in asked_for) and not _ASKS_OTHERWISE.search(question.asked):
@@ -305,8 +310,8 @@ def _without_cell(words: list[str]) -> list[str]:
 
 
 def read(question: Question, windows: Sequence[str], probabilities: Sequence[float], *,
-         embedder: Embedder | None = None, contexts: Sequence[str] = ()
-         ) -> list[tuple[float, RowVerdict | None]]:
+         embedder: Embedder | None = None, contexts: Sequence[str] = (),
+         stated: Sequence[bool] = ()) -> list[tuple[float, RowVerdict | None]]:
     """Each window's probability with its row's verdict applied, and the verdict. The rows
     read that hold fewer of the question's identifiers and names than another row read are
     other records: they do not answer (the reader scores every row of a table alike; "Pied
@@ -316,7 +321,8 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
     reference), else the one whose values hold more of the question's words ("the Q2
     budget for training in CC-200": the Training row of CC-200's, not Travel's); two rows
     alike in every cell (a copy of a workbook) are one record; else none of them is the one
-    record asked about."""
+    record asked about. ``stated``: per window, whether it states the default asked for
+    (:func:`verdict`'s ``states_default``)."""
     parsed = [Row.parse(w) for w in windows]
     named = keys_named(question)
     keys = [_keys(named, row) for row in parsed]
@@ -342,9 +348,11 @@ def read(question: Question, windows: Sequence[str], probabilities: Sequence[flo
                                  for other in rivals(row, key))
 
     pages = [*contexts, *[""] * (len(windows) - len(contexts))]
+    states = [*stated, *[False] * (len(windows) - len(stated))]
     verdicts = [None if row is None else verdict(question, row, unique=unique(row, key),
-                                                 named=named, embedder=embedder, context=page)
-                for row, key, page in zip(parsed, keys, pages, strict=True)]
+                                                 named=named, embedder=embedder, context=page,
+                                                 states_default=default)
+                for row, key, page, default in zip(parsed, keys, pages, states, strict=True)]
     most = max(map(len, keys), default=0)  # the asked record holds most of what is named
     out: list[tuple[float, RowVerdict | None]] = []
     for row, key, found, p in zip(parsed, keys, verdicts, probabilities, strict=True):
