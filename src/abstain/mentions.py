@@ -61,7 +61,7 @@ class Mention:
         """A one-letter command-line flag asked about (``-l``, ``-L``, and the other side of
         "``-f`` vs ``-F``"): no content word, and its case tells it from another (grep's
         ``-l`` is not ``-L``). Not one the user sets aside ("without ``-i``")."""
-        return self.why in ("flag", "comparison") and _LETTER_FLAG.fullmatch(self.text) is not None
+        return self.why in ("flag", "comparison") and LETTER_FLAG.fullmatch(self.text) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,8 @@ _SET_ASIDE = re.compile(
     r"\s+(?:\S+\s+)?[`'\"“(]*$", re.IGNORECASE)
 """What sets a flag aside as the user's context, not what is asked: "without -i, how …",
 "I don't use -r", "I already pass -v"."""
-_LETTER_FLAG = re.compile(r"-[A-Za-z0-9]")
+LETTER_FLAG = re.compile(r"-[A-Za-z0-9]")
+"""A one-letter (or one-digit) flag, whose case tells it from another: ``-l`` is not ``-L``."""
 _DIGIT_FLAG = re.compile(r"(?<![\w-])([a-z][a-z0-9-]*)\s+(-\d)(?=[\s?!,;:)]|\.?$)")
 """A one-digit flag right after a command's name ("xargs -0", "kill -9", "gzip -1"); after
 a word that says how a question is asked or a function word it is a number ("is -1",
@@ -125,7 +126,7 @@ def parse_question(question: str) -> QuestionParts:
                 mention = Mention(mention.text, Kind.SOFT, "context")
             if mention.kind is Kind.SOFT:
                 soft_spans.append(mention.text)
-            key = mention.text if _LETTER_FLAG.fullmatch(mention.text) else fold(mention.text)
+            key = mention.text if LETTER_FLAG.fullmatch(mention.text) else fold(mention.text)
             if key not in mentions or mentions[key].kind is Kind.SOFT:
                 mentions[key] = mention
     soft_words = {w for span in soft_spans for w in tokens(span)}

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from abstain.align.types import AskedType
 from abstain.asked import AnswerType
+from abstain.mentions import LETTER_FLAG
 from abstain.question import Question
 from abstain.rerank.rows import asked_property
 from abstain.text import content_words, english_rarity, fold, split_sentences, stem, tokens
@@ -78,7 +79,6 @@ True", "defaulting to false", "the default is 6", "(default: ~/.rustup)", "(defa
 a key that holds others ("default: class: …"), "change the default to json", "the default
 was 8", "the [default] profile", "the (default) backend"."""
 _OPTION_NAME = re.compile(rf"(?<![\w.-])(?:{OPTION_NAME.pattern})(?![\w-])")
-_ONE_LETTER = re.compile(r"-[A-Za-z0-9]")
 _VERSION = re.compile(rf"v?{VERSION_NUMBER}")
 _PARENTHESIS = re.compile(r"\([^)]*\)")
 _SIGNED = re.compile(r"\s*(?:[\w.]+\s+)?(?:(?:async\s+)?def\s+|class\s+)?[\w.]+\s*")
@@ -168,7 +168,7 @@ def asked_names(question: Question) -> tuple[AskedName, ...]:
     option names written as a reference heading writes them ("log-level", which running
     text does not take for an identifier: :data:`~abstain.text.grammar.OPTION_NAME`; read
     only as a heading, :attr:`AskedName.heading_only`)."""
-    names = [AskedName(m.text, cased=_ONE_LETTER.fullmatch(m.text) is not None)
+    names = [AskedName(m.text, cased=LETTER_FLAG.fullmatch(m.text) is not None)
              for m in question.mentions
              if (m in question.identifiers and m.why != "version") or m.why == "flag"
              or m.letter_flag]
@@ -188,15 +188,22 @@ def states_default_of(question: Question, window: str, heading: str, passage: st
     (``weight``: how informative an asked word is, :meth:`abstain.align.Focus.weight`;
     English rarity alone without the workspace's statistics)."""
     names = asked_names(question)
+    return (not _another_case(question, names, passage, weight)
+            and _states(names, AskedType.of(question), window, heading))
+
+
+def _states(names: Sequence[AskedName], typed: AskedType | None, window: str,
+            heading: str) -> bool:
+    """:func:`states_default_of` but for the case, which is its passage's
+    (:func:`_another_case`, read once a chunk)."""
     stated = [m.start() for m in STATED.finditer(window)
               if not _POINTER.search(window, m.start(), m.end() + 8)]
     named = [n for n in names if not n.heading_only]
     signed = any(_in_signature(name, window) for name in named)
-    if not (stated or signed) or _another_case(question, passage, weight):
+    if not (stated or signed):
         return False
-    typed = AskedType.of(question)  # "how long … by default": a duration, not "Default: false"
     if typed is not None and not typed.carried_by(window):
-        return False
+        return False  # "how long … by default": a duration, not "Default: false"
     if signed or any(_states_its(window, end, at, names) for name in named
                      for end in name.ends(window) for at in stated):
         return True
@@ -250,11 +257,12 @@ def _states_its(window: str, name_end: int, at: int, names: Sequence[AskedName],
     return True
 
 
-def _another_case(question: Question, passage: str, weight: Callable[[str], float]) -> bool:
+def _another_case(question: Question, names: Sequence[AskedName], passage: str,
+                  weight: Callable[[str], float]) -> bool:
     """Whether the question asks with an informative word that ``passage`` lacks, not of an
     asked name nor of what it asks for ("What digest *algorithm* does … use by default")."""
     held = {stem(t) for t in tokens(passage)}
-    held |= {stem(t) for name in asked_names(question) for t in tokens(name.text)}
+    held |= {stem(t) for name in names for t in tokens(name.text)}
     held |= {stem(w) for w in (*asked_property(question), *_ASKING_WORDS)}
     return any(weight(w) >= INFORMATIVE and stem(w) not in held
                for w in content_words(question.asked))
@@ -266,5 +274,7 @@ def read(question: Question, chunks: Sequence[tuple[Sequence[str], str, str]],
     answers by stating the asked name's default (:func:`states_default_of`)."""
     if not asks_default(question):
         return [[False] * len(windows) for windows, _, _ in chunks]
-    return [[states_default_of(question, w, heading, passage, weight) for w in windows]
+    names, typed = asked_names(question), AskedType.of(question)
+    return [[False] * len(windows) if _another_case(question, names, passage, weight)
+            else [_states(names, typed, w, heading) for w in windows]
             for windows, heading, passage in chunks]
