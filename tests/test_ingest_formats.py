@@ -196,6 +196,78 @@ def test_each_piece_of_a_long_definition_says_what_it_defines() -> None:
     assert lines and all(line.startswith("- -w, --workers: ") for line in lines)
 
 
+HEADER_UNMARKED = """\
+Options
+=======
+
+========== ============== ==================================== =======
+Attribute  Command line   Purpose                              Default
+---------- -------------- ------------------------------------ -------
+backlog    --backlog      The maximum number of pending        100
+                          connections.
+bind       -b, --bind     The TCP host/address to bind to.
+debug      --debug        Enable debug mode.                   False
+========== ============== ==================================== =======
+
++---------------+-----------+
+| **Attempt**   | **Delay** |
++---------------+-----------+
+| 2nd attempt   | 20 s      |
++---------------+-----------+
+| 3rd attempt   | 40 s      |
++---------------+-----------+
+
++------------------+----------+--------+
+|                  | Dramatiq | Celery |
++------------------+----------+--------+
+| Windows support  | Yes      | No     |
++------------------+----------+--------+
+| Python 2 support | No       | Yes    |
++------------------+----------+--------+
+
+.. list-table::
+
+   * - Type
+     - String
+   * - Default
+     - n/a
+   * - Reloadable
+     - Y
+
+.. list-table::
+
+   * - message_type
+     - Always "status"
+   * - seconds_elapsed
+     - Time since the backup started
+"""
+
+
+def test_a_header_written_as_a_first_row_heads_the_table() -> None:
+    """A table with no marked header (a reST table ruled with ``---``, bold cells, a matrix
+    with an empty corner) carries its first row as the header; a key's rows (all labels in
+    the first column) and rows of values stay rows."""
+    rows = [t for k, t in kinds(parse_string(HEADER_UNMARKED, name="o.rst", fmt="rst"))
+            if k == "table_row"]
+    assert rows == [
+        "- Attribute: backlog; Command line: --backlog; Purpose: The maximum number of "
+        "pending connections.; Default: 100",
+        "- Attribute: bind; Command line: -b, --bind; Purpose: The TCP host/address to bind to.",
+        "- Attribute: debug; Command line: --debug; Purpose: Enable debug mode.; Default: False",
+        "- Attempt: 2nd attempt; Delay: 20 s", "- Attempt: 3rd attempt; Delay: 40 s",
+        "- Windows support; Dramatiq: Yes; Celery: No",
+        "- Python 2 support; Dramatiq: No; Celery: Yes",
+        "- Type | String", "- Default | n/a", "- Reloadable | Y",
+        '- message_type | Always "status"', "- seconds_elapsed | Time since the backup started"]
+    html = ("<h1>T</h1><table><tr><td><b>Name</b></td><td><b>Default</b></td></tr>"
+            "<tr><td>workers</td><td>4</td></tr><tr><td>timeout</td><td>30s</td></tr></table>"
+            "<table><tr><td>Type</td><td>String</td></tr><tr><td>Default</td><td>n/a</td></tr>"
+            "<tr><td>Reloadable</td><td>Y</td></tr></table>")
+    assert [t for k, t in kinds(parse_string(html, name="t.html")) if k == "table_row"] == [
+        "- Name: workers; Default: 4", "- Name: timeout; Default: 30s",
+        "- Type | String", "- Default | n/a", "- Reloadable | Y"]
+
+
 def test_plain_text_tables_of_aligned_columns_become_rows() -> None:
     doc = parse_string(
         "Support\n=======\n\nEach line is supported for 18 months.\n"

@@ -114,6 +114,43 @@ def table_row(header: Sequence[str], cells: Sequence[str]) -> Block | None:
     return Block(BlockKind.TABLE_ROW, "- " + ("; " if any(names) else " | ").join(pairs))
 
 
+_LABEL = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:[ /-]+\(?[^\W\d_][^\W\d_'’-]*\)?)*")
+"""A column's name as a header writes it: words of letters, no figures, code or sentence
+stops ("Default value", "NIC Bandwidth (Gbps)", "Pending/Removed")."""
+_LABEL_WORDS = 6
+
+
+def _label(cell: str) -> bool:
+    text = one_line(cell)
+    return (bool(text) and text[0].isupper() and _LABEL.fullmatch(text) is not None
+            and len(text.split()) <= _LABEL_WORDS)
+
+
+def first_row_heads(first: Sequence[str], body: Sequence[Sequence[str]], *,
+                    bold: bool = False) -> bool:
+    """Whether a table written without a marked header (a reST table whose header rule is
+    ``---``, a ``list-table`` without ``:header-rows:``, an HTML table of ``<td>`` s) has its
+    header in its first row. It has when, under two or more rows, every cell of that row is
+    filled (but for an empty corner above the rows' own names) and distinct, and either all
+    are set in bold, or the corner is empty (a matrix: "| | Dramatiq | Celery |"), or every
+    one is a label and each column holds a value that is not (hypercorn's "Attribute |
+    Command line | Purpose | Default" over "backlog | --backlog | … | 100"; not PostgREST's
+    "Type | String" over "Default | n/a", a key's rows, whose first column is all labels)."""
+    cells = [one_line(c) for c in first]
+    rows = [[one_line(c) for c in row] for row in body]
+    named = cells[1:] if cells and not cells[0] else cells
+    if len(rows) < 2 or len(cells) < 2 or not all(named) or len(set(named)) < len(named):
+        return False
+    if bold:
+        return True
+    if len(named) < len(cells):
+        return all(row and row[0] for row in rows)
+    if not all(_label(c) for c in cells):
+        return False
+    return all(any(len(row) > i and row[i] and not _label(row[i]) for row in rows)
+               for i in range(len(cells)))
+
+
 def code(text: str) -> Block | None:
     body = "\n".join(line.rstrip() for line in text.strip("\n").split("\n"))
     body = body.replace(FENCE, "'''")  # a fence inside the code must not end it

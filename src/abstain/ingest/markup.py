@@ -18,6 +18,7 @@ from abstain.ingest.blocks import (
     SectionBuilder,
     code,
     definition,
+    first_row_heads,
     list_item,
     one_line,
     paragraph,
@@ -596,7 +597,22 @@ def _html_row(tr: Any) -> Block | None:
     head = table.find("tr") if table is not None else None
     header = ([one_line(c.get_text(" ")) for c in head.find_all("th")]
               if head is not None and head is not tr else [])
+    if head is not None and not header and table.find("th") is None:
+        first = head.find_all("td")
+        below = [[c.get_text(" ") for c in row.find_all("td")]
+                 for row in table.find_all("tr")[1:]]
+        if first_row_heads([c.get_text(" ") for c in first], below,
+                           bold=all(_html_bold(c) for c in first if c.get_text().strip())):
+            if head is tr:
+                return None  # the header: carried by every row
+            header = [one_line(c.get_text(" ")) for c in first]
     return table_row(header, [c.get_text(" ") for c in cells])
+
+
+def _html_bold(cell: Any) -> bool:
+    """A cell whose whole text is set in bold (``<td><b>Name</b></td>``)."""
+    strong = " ".join(b.get_text(" ") for b in cell.find_all(["b", "strong"]))
+    return bool(strong.strip()) and one_line(strong) == one_line(cell.get_text(" "))
 
 
 def _html_lead(li: Any) -> str:

@@ -29,6 +29,7 @@ from abstain.ingest.blocks import (
     SectionBuilder,
     code,
     definition,
+    first_row_heads,
     one_line,
     paragraph,
     table_row,
@@ -140,8 +141,20 @@ def _table(node: Any, builder: SectionBuilder, nodes: Any) -> None:
         rows = list(head.findall(nodes.row))
         header = [e.astext() for e in rows[-1].children] if rows else []
     body = node.next_node(nodes.tbody)
-    for row in (body.findall(nodes.row) if body is not None else ()):
-        builder.add(table_row(header, [e.astext() for e in row.children]))
+    rows = [[e for e in row.children] for row in body.findall(nodes.row)] \
+        if body is not None else []
+    texts = [[e.astext() for e in row] for row in rows]
+    if not header and texts and first_row_heads(
+            texts[0], texts[1:], bold=all(_bold(e, nodes) for e in rows[0] if e.astext())):
+        header, texts = texts[0], texts[1:]
+    for cells in texts:
+        builder.add(table_row(header, cells))
+
+
+def _bold(entry: Any, nodes: Any) -> bool:
+    """A cell whose whole text is set in bold (``**Name**``)."""
+    strong = "".join(s.astext() for s in entry.findall(nodes.strong))
+    return bool(strong.strip()) and strong.strip() == entry.astext().strip()
 
 
 def _resolve_refs(tree: Any, nodes: Any, labels: dict[str, str]) -> None:
