@@ -967,3 +967,68 @@ def test_a_reading_of_other_flags_only_quotes_nothing_of_it() -> None:
     quote = ExtractiveGenerator().quote_reading(Question.parse("what does grep -l do?"),
                                                 [defined, other])
     assert quote.sentences == ()
+
+
+OPTIONS_PAGE = """\
+# Options
+
+## Auditing
+
+### audit-requires
+
+Install Python dependencies for the audit step.
+
+Default: `abi3audit`
+
+#### Examples
+
+```toml
+[tool.cibuildwheel]
+audit-requires = ["twine"]
+audit-command = "twine check {wheel}"
+```
+
+### audit-command
+
+Use a tool to check wheels before the end of the run.
+
+Default: `abi3audit --strict --report {abi3_wheel}`
+
+#### Examples
+
+```toml
+# Run a custom audit tool on all wheels
+[tool.cibuildwheel]
+audit-command = "my-audit-tool --check {wheel}"
+# Run several audit commands
+audit-command = ["./my-audit-tool --check-abi3 {abi3_wheel}", "./my-audit-tool {wheel}"]
+# Keep the default audit-command and add twine
+audit-command = "twine check {wheel}"
+```
+"""
+
+
+def test_the_section_an_asked_option_name_heads_comes_first(tmp_path: Path,
+                                                            minilm: Embedder) -> None:
+    """"What is the default audit-command?" was answered with the option's examples, which
+    say "audit-command" five times: running text does not take "audit-command" for an
+    identifier, so nothing looked for its own section. The section it heads ranks first."""
+    from abstain.align.checks import headed_first
+    from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
+
+    def chunk(n: int, *path: str) -> Evidence:
+        doc = Document("d", "default", "options.md", "Options", "h")
+        return Evidence(FusedHit(f"c{n}", 1.0), Chunk(f"c{n}", "d", ChunkKind.CHILD, "text", n,
+                                                      heading_path=path), doc, "text")
+
+    examples, own, other = (chunk(0, "Options", "audit-command", "Examples"),
+                            chunk(1, "Options", "audit-command"),
+                            chunk(2, "Options", "audit-requires"))
+    asked = Question.parse("What is the default audit-command in cibuildwheel?")
+    assert headed_first(asked, (examples, other, own)) == (own, examples, other)
+    assert headed_first(Question.parse("How do I audit my wheels?"), (examples, own)) == ()
+    assert headed_first(Question.parse("Is it thread-safe?"), (examples, own)) == ()
+    with Pipeline(SQLiteStore(tmp_path / "options.db"), minilm) as pipe:
+        pipe.ingest_text(OPTIONS_PAGE, source="options.md")
+        answer = pipe.ask("What is the default audit-command in cibuildwheel?")
+    assert answer.answered and "abi3audit --strict --report" in answer.text, answer.refusal

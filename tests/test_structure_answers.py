@@ -217,3 +217,31 @@ def test_the_two_quotes_agree_when_they_share_a_sentence(runbook: Pipeline) -> N
     question = Question.parse(answer.question)
     assert quotes_agree(question, answer.evidence) == 1.0
     assert quotes_agree(question, [ev for ev in answer.evidence if not ev.read]) == 0.0
+
+
+def test_each_quoted_changelog_entry_says_which_release_it_is_from() -> None:
+    """Two entries quoted for "which release fixed …?" (pendulum's week_of_month, fixed in
+    2.1.0 and again in 3.0.0): the second carried no release, so the answer read as 2.1.0."""
+    from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
+    from abstain.generate.extractive import with_the_typed_heading
+    from abstain.question import Question
+    from abstain.records import Generation
+
+    def entry(n: int, text: str, release: str) -> Evidence:
+        doc = Document("d", "default", "CHANGELOG.md", "Changelog", "h")
+        return Evidence(FusedHit(f"c{n}", 1.0), Chunk(f"c{n}", "d", ChunkKind.CHILD, text, n,
+                                                      heading_path=(release, "Fixed")), doc, text)
+
+    evidence = [entry(0, "Fixed an error where week_of_month was wrong (#446).",
+                      "2.1.0 - 2020-03-07"),
+                entry(1, "Fixed week_of_month for edge cases in January and December.",
+                      "3.0.0 - 2023-12-07")]
+    quote = Generation((Sentence("2.1.0 - 2020-03-07", (1,)), Sentence(evidence[0].text, (1,)),
+                        Sentence(evidence[1].text, (2,))), model="extractive")
+    question = Question.parse("week_of_month was wrong in late December, which release fixed it?")
+    texts = [s.text for s in with_the_typed_heading(question, evidence, quote).sentences]
+    assert texts == ["2.1.0 - 2020-03-07", evidence[0].text, "3.0.0 - 2023-12-07",
+                     evidence[1].text]
+    # a number asked is no release: the quote is left as it was
+    asked_number = Question.parse("How many edge cases did the week_of_month fix cover?")
+    assert with_the_typed_heading(asked_number, evidence, quote) == quote

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from abstain.align.names import asked_names
 from abstain.config import RetrievalConfig
 from abstain.embed.base import Embedder
 from abstain.errors import UnknownWorkspace
@@ -28,9 +29,10 @@ if TYPE_CHECKING:
     from abstain.rerank import Reranker
 
 IDENTIFIER_DEPTH = 20
-"""Fused hits, and keyword hits, searched for the chunks that hold a question's identifiers
-or define its one-letter flags (a document's own section may rank below the top k on cosine
-while the keyword arm has it first)."""
+"""Fused hits, and keyword hits, searched for the chunks that hold a question's identifiers,
+define its one-letter flags or are the section an option name it writes heads ("audit-command":
+a document's own section may rank below the top k on cosine while the keyword arm has it
+first, or below the option's examples)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +127,8 @@ def retrieve(trace: Trace, retriever: Retriever, *, top_k: int,
     if trace.ended:
         return trace
     assert trace.parsed is not None
-    named = bool(trace.parsed.identifiers or trace.parsed.letter_flags)
+    named = bool(trace.parsed.identifiers or trace.parsed.letter_flags
+                 or any(n.heading_only for n in asked_names(trace.parsed)))
     depth = None if reranker is None else max(rerank_depth, top_k)
     if named:  # look deeper for the chunks that hold what the question names
         depth = max(depth or top_k, IDENTIFIER_DEPTH)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 
+from abstain.align.names import asked_names
 from abstain.align.question import Focus
 from abstain.align.types import RELEASE_TYPES, TYPE_WORDS, AskedType, is_release_line
 from abstain.asked import GUIDES_ONLY
@@ -78,7 +79,7 @@ def focus_evidence(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[Eviden
     if not evidence:
         return ()
     if not wanted:
-        return defining_first(focus.question, evidence)
+        return defining_first(focus.question, evidence) or headed_first(focus.question, evidence)
     ranked = []
     for index, ev in enumerate(evidence):
         text = ev.labelled_text
@@ -133,6 +134,23 @@ def defining_first(question: Question, evidence: tuple[Evidence, ...]) -> tuple[
     if all(r[2] for r in ranked):
         return ()
     return tuple(r[4] for r in sorted(ranked, key=lambda r: r[:4]))
+
+
+def headed_first(question: Question, evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
+    """For a question that writes an option's name as running text does not take for an
+    identifier ("What is the default audit-command?"): the best-ranked chunk of the section
+    that name heads (its whole heading, :meth:`~abstain.align.names.AskedName.heads`, below
+    the page's own title) first, the others in retrieval order; () when no chunk's section
+    is headed by one. A reference page's examples of an option rank above its own entry on
+    words alone; a page named after it ("Highlight.js") is about it throughout."""
+    names = [n for n in asked_names(question) if n.heading_only]
+    if not names:
+        return ()
+    headed = next((at for at, ev in enumerate(evidence) if len(ev.chunk.heading_path) >= 2
+                   and any(n.heads(ev.chunk.heading_path[-1]) for n in names)), None)
+    if headed is None:
+        return ()
+    return (evidence[headed], *evidence[:headed], *evidence[headed + 1:])
 
 
 def names_the_page(question: Question, ev: Evidence) -> bool:

@@ -62,6 +62,7 @@ from abstain.align import (
     names_the_page,
     stating_headings,
 )
+from abstain.align.types import RELEASE_TYPES, is_release_line
 from abstain.asked import HOW_TO
 from abstain.evidence import Evidence, RowVerdict
 from abstain.gate import is_curated_match
@@ -537,21 +538,38 @@ def with_the_typed_heading(question: Question, evidence: Sequence[Evidence],
     sentence does: a changelog's "0.19.0 (October 19, 2022)" before "Remove the --debug flag"
     for "which release removed --debug?". The nearest such heading
     (:func:`~abstain.align.stating_headings`) of the first quoted sentence's chunk that has
-    one, placed before that sentence."""
+    one, placed before that sentence. For a version or a date, each other quoted chunk whose
+    sentences state none gets its own release line too: two changelog entries quoted for
+    "which release fixed week_of_month?" each say which release they are from."""
     asked = AskedType.of(question)
-    if asked is None or any(asked.carried_by(s.text) for s in quote.sentences):
+    if asked is None:
         return quote
-    for at, sentence in enumerate(quote.sentences):
-        if not sentence.cites:
-            continue
-        heading = next(iter(stating_headings(evidence[sentence.cites[0] - 1], asked)), None)
-        if heading is not None:
-            return replace(quote, sentences=(
-                *quote.sentences[:at], Sentence(heading, sentence.cites[:1]),
-                *quote.sentences[at:]), notes=(
-                *quote.notes, f"added the heading that states the {asked.expected.value} "
-                f"asked, which the quote lacked"))
-    return quote
+    sentences = list(quote.sentences)
+    added = 0
+    if not any(asked.carried_by(s.text) for s in sentences):
+        for at, sentence in enumerate(sentences):
+            if not sentence.cites:
+                continue
+            heading = next(iter(stating_headings(evidence[sentence.cites[0] - 1], asked)), None)
+            if heading is not None:
+                sentences.insert(at, Sentence(heading, sentence.cites[:1]))
+                added += 1
+                break
+    if asked.expected in RELEASE_TYPES:
+        for n in dict.fromkeys(s.cites[0] for s in sentences if s.cites):
+            own = [s for s in sentences if s.cites[:1] == (n,)]
+            if n > len(evidence) or any(asked.carried_by(s.text) for s in own):
+                continue
+            heading = next((h for h in stating_headings(evidence[n - 1], asked)
+                            if is_release_line(h)), None)
+            if heading is not None and all(s.text != heading for s in sentences):
+                sentences.insert(sentences.index(own[0]), Sentence(heading, (n,)))
+                added += 1
+    if not added:
+        return quote
+    return replace(quote, sentences=tuple(sentences), notes=(
+        *quote.notes, f"added the heading that states the {asked.expected.value} asked, "
+        f"which the quote lacked" + (f" ({added} passages)" if added > 1 else "")))
 
 
 def with_the_named_heading(question: Question, evidence: Sequence[Evidence],

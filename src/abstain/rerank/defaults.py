@@ -28,20 +28,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from abstain.align.names import WRITTEN_OPTION, AskedName, asked_names
 from abstain.align.types import AskedType
 from abstain.asked import AnswerType
-from abstain.mentions import LETTER_FLAG
 from abstain.question import Question
 from abstain.rerank.rows import asked_property
-from abstain.text import content_words, english_rarity, fold, split_sentences, stem, tokens
+from abstain.text import content_words, english_rarity, split_sentences, stem, tokens
 from abstain.text.grammar import (
     FLAG,
-    OPTION_NAME,
     VERSION_NUMBER,
     find_identifiers,
-    is_abbreviation,
 )
 
 ASKS = re.compile(
@@ -78,13 +75,9 @@ True", "defaulting to false", "the default is 6", "(default: ~/.rustup)", "(defa
 "[default: 10]", "json (default)". Not "by default", which states no value of its own; not
 a key that holds others ("default: class: …"), "change the default to json", "the default
 was 8", "the [default] profile", "the (default) backend"."""
-_OPTION_NAME = re.compile(rf"(?<![\w.-])(?:{OPTION_NAME.pattern})(?![\w-])")
 _VERSION = re.compile(rf"v?{VERSION_NUMBER}")
-_PARENTHESIS = re.compile(r"\([^)]*\)")
 _SIGNED = re.compile(r"\s*(?:[\w.]+\s+)?(?:(?:async\s+)?def\s+|class\s+)?[\w.]+\s*")
 """What opens a signature before its parenthesis: its name, after a heading word."""
-_ARGUMENT = re.compile(r"(?:=|\s)(?:<[^>]*>|\[[^\]]*\]|[A-Z][A-Z0-9_-]*\b)")
-_FLAG_HEADING = re.compile(r"--?[\w-]+(?:\s*[,/]\s*--?[\w-]+)*")
 _POINTER = re.compile(r"default(?:\s+value)?\s*[:|]?\s*see\b", re.IGNORECASE)
 """"Default: see wiki" states no value."""
 NEAR = 12
@@ -125,59 +118,6 @@ def asks_default(question: Question) -> bool:
             and not any(_NOT_ASKING.search(s) for s in asking)
             and question.answer_type not in (AnswerType.VERSION, AnswerType.DATE)
             and bool(asked_names(question)))
-
-
-@dataclass(frozen=True, slots=True)
-class AskedName:
-    """A name whose default may be asked, as the question writes it."""
-
-    text: str
-    cased: bool = False
-    """A one-letter flag: its case tells it from another (``-l`` is not ``-L``)."""
-    heading_only: bool = False
-    """Written as an option's name but not taken for an identifier ("log-level", or
-    "read-only"): it is the asked name only as a section's whole heading."""
-
-    @property
-    def pattern(self) -> re.Pattern[str]:
-        """The name whole: not inside a longer one (``trailing_comma`` is not
-        ``match_block_trailing_comma``'s), qualified or not (``PngImagePlugin.MAX_TEXT_MEMORY``
-        is ``MAX_TEXT_MEMORY``)."""
-        return re.compile(rf"(?<![\w-]){re.escape(self.text)}(?![\w-])",
-                          0 if self.cased else re.IGNORECASE)
-
-    def ends(self, text: str) -> list[int]:
-        """Where the name ends in ``text`` (character offsets)."""
-        return [m.end() for m in self.pattern.finditer(text)]
-
-    def heads(self, heading: str) -> bool:
-        """Whether ``heading`` is the name's own: its words and no other, but for a
-        parenthesis after them ("imports_granularity", "Line Length" for ``line_length``,
-        "max_width (integer)"); a flag's, its forms and their argument ("-M,
-        --max-columns=NUM", "--path-separator=SEPARATOR"), a one-letter flag as written."""
-        bare = _PARENTHESIS.sub(" ", heading)
-        if self.text.startswith("-"):  # a flag's heading: "-M, --max-columns=NUM"
-            flags = _FLAG_HEADING.fullmatch(_ARGUMENT.sub("", bare).strip())
-            return flags is not None and any(self.pattern.fullmatch(f) for f in
-                                             re.split(r"[\s,/]+", flags.group(0)))
-        return bool(tokens(bare)) and tokens(bare) == tokens(self.text)
-
-
-def asked_names(question: Question) -> tuple[AskedName, ...]:
-    """The names whose default may be asked: identifiers but versions, flags, and
-    option names written as a reference heading writes them ("log-level", which running
-    text does not take for an identifier: :data:`~abstain.text.grammar.OPTION_NAME`; read
-    only as a heading, :attr:`AskedName.heading_only`)."""
-    names = [AskedName(m.text, cased=LETTER_FLAG.fullmatch(m.text) is not None)
-             for m in question.mentions
-             if (m in question.identifiers and m.why != "version") or m.why == "flag"
-             or m.letter_flag]
-    written = {fold(n.text) for n in names}
-    for m in _OPTION_NAME.finditer(question.asked):
-        if fold(m.group(0)) not in written and not is_abbreviation(m.group(0)):
-            names.append(AskedName(m.group(0), heading_only=True))
-            written.add(fold(m.group(0)))
-    return tuple(names)
 
 
 def states_default_of(question: Question, window: str, heading: str, passage: str,
@@ -251,7 +191,7 @@ def _states_its(window: str, name_end: int, at: int, names: Sequence[AskedName],
     if name_end > at or (near is not None and len(tokens(between)) > near):
         return False
     for other in (*FLAG.findall(between), *find_identifiers(between),
-                  *(m.group(0) for m in _OPTION_NAME.finditer(between))):
+                  *(m.group(0) for m in WRITTEN_OPTION.finditer(between))):
         if not _VERSION.fullmatch(other) and not any(n.pattern.fullmatch(other) for n in names):
             return False  # "New in version 5.5." names nothing
     return True
