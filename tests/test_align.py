@@ -1027,7 +1027,13 @@ def test_the_section_an_asked_option_name_heads_comes_first(tmp_path: Path,
     asked = Question.parse("What is the default audit-command in cibuildwheel?")
     assert headed_first(asked, (examples, other, own)) == (own, examples, other)
     assert headed_first(Question.parse("How do I audit my wheels?"), (examples, own)) == ()
-    assert headed_first(Question.parse("Is it thread-safe?"), (examples, own)) == ()
+    prose = chunk(3, "Logging", "Handlers", "Thread-safe")
+    assert headed_first(Question.parse("Is a Session thread-safe?"), (examples, prose)) == ()
+    page = Evidence(FusedHit("c4", 1.0), Chunk("c4", "e", ChunkKind.CHILD, "text", 0,
+                                               heading_path=("highlight.js",)),
+                    Document("e", "default", "highlightjs.adoc", "highlight.js", "h"), "text")
+    assert headed_first(Question.parse("What theme does highlight.js use by default?"),
+                        (examples, page)) == ()
     with Pipeline(SQLiteStore(tmp_path / "options.db"), minilm) as pipe:
         pipe.ingest_text(OPTIONS_PAGE, source="options.md")
         answer = pipe.ask("What is the default audit-command in cibuildwheel?")

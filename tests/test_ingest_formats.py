@@ -240,6 +240,23 @@ debug      --debug        Enable debug mode.                   False
      - Always "status"
    * - seconds_elapsed
      - Time since the backup started
+
+.. list-table::
+
+   * - Linux
+     - Supported
+   * - macOS
+     - Supported since 2.0
+   * - Windows
+     - Not supported
+
+=====  =====  ======
+Inputs        Output
+------------  ------
+A      B      A or B
+0      0      0
+1      0      1
+=====  =====  ======
 """
 
 
@@ -258,7 +275,9 @@ def test_a_header_written_as_a_first_row_heads_the_table() -> None:
         "- Windows support; Dramatiq: Yes; Celery: No",
         "- Python 2 support; Dramatiq: No; Celery: Yes",
         "- Type | String", "- Default | n/a", "- Reloadable | Y",
-        '- message_type | Always "status"', "- seconds_elapsed | Time since the backup started"]
+        '- message_type | Always "status"', "- seconds_elapsed | Time since the backup started",
+        "- Linux | Supported", "- macOS | Supported since 2.0", "- Windows | Not supported",
+        "- Inputs | Output", "- A | B | A or B", "- 0 | 0 | 0", "- 1 | 0 | 1"]
     html = ("<h1>T</h1><table><tr><td><b>Name</b></td><td><b>Default</b></td></tr>"
             "<tr><td>workers</td><td>4</td></tr><tr><td>timeout</td><td>30s</td></tr></table>"
             "<table><tr><td>Type</td><td>String</td></tr><tr><td>Default</td><td>n/a</td></tr>"

@@ -245,3 +245,27 @@ def test_each_quoted_changelog_entry_says_which_release_it_is_from() -> None:
     # a number asked is no release: the quote is left as it was
     asked_number = Question.parse("How many edge cases did the week_of_month fix cover?")
     assert with_the_typed_heading(asked_number, evidence, quote) == quote
+
+
+def test_an_entry_quoted_after_another_release_s_entry_gets_its_own_release_again() -> None:
+    """Entries of 3.0.0, 2.1.0 and 3.0.0 again (another chunk), quoted in that order: the
+    third stood under 2.1.0's line, since 3.0.0's was already in the quote."""
+    from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
+    from abstain.generate.extractive import with_the_typed_heading
+    from abstain.question import Question
+    from abstain.records import Generation
+
+    def entry(n: int, text: str, release: str) -> Evidence:
+        doc = Document("d", "default", "CHANGELOG.md", "Changelog", "h")
+        return Evidence(FusedHit(f"c{n}", 1.0), Chunk(f"c{n}", "d", ChunkKind.CHILD, text, n,
+                                                      heading_path=(release,)), doc, text)
+
+    evidence = [entry(0, "Fixed week_of_month in January.", "3.0.0"),
+                entry(1, "Fixed week_of_month for leap years.", "2.1.0"),
+                entry(2, "Fixed week_of_month in December.", "3.0.0")]
+    quote = Generation(tuple(Sentence(e.text, (n,)) for n, e in enumerate(evidence, 1)),
+                       model="extractive")
+    question = Question.parse("Which release fixed week_of_month?")
+    texts = [s.text for s in with_the_typed_heading(question, evidence, quote).sentences]
+    assert texts == ["3.0.0", evidence[0].text, "2.1.0", evidence[1].text, "3.0.0",
+                     evidence[2].text]

@@ -30,7 +30,7 @@ from abstain.text import (
     stem_set,
     stems,
 )
-from abstain.text.grammar import FLAG
+from abstain.text.grammar import FLAG, OPTION_NAME
 
 KEYWORD_CONFIDENCE_SCALE = 0.8
 """Keyword evidence alone tops out at 80/100: a perfect term match is strong, never certain."""
@@ -74,7 +74,8 @@ def focus_evidence(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[Eviden
     """For a question that names identifiers: the chunks that hold at least one of them,
     those of a document named after them (title, first heading, file name) first, most held
     first; () when none does. For one that names none but a one-letter flag:
-    :func:`defining_first`."""
+    :func:`defining_first`; but an option's name written as running text does not take for
+    an identifier: :func:`headed_first`."""
     wanted = focus.question.identifiers
     if not evidence:
         return ()
@@ -138,16 +139,22 @@ def defining_first(question: Question, evidence: tuple[Evidence, ...]) -> tuple[
 
 def headed_first(question: Question, evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
     """For a question that writes an option's name as running text does not take for an
-    identifier ("What is the default audit-command?"): the best-ranked chunk of the section
-    that name heads (its whole heading, :meth:`~abstain.align.names.AskedName.heads`, below
-    the page's own title) first, the others in retrieval order; () when no chunk's section
-    is headed by one. A reference page's examples of an option rank above its own entry on
-    words alone; a page named after it ("Highlight.js") is about it throughout."""
+    identifier ("What is the default audit-command?"): the best-ranked chunk whose own
+    heading is that name, written as a reference page writes an option (lower-case,
+    :data:`~abstain.text.grammar.OPTION_NAME`; not a page's title), first, the others in
+    retrieval order; () when no chunk is headed so. A reference page's examples of an option
+    rank above its own entry on words alone; a prose heading ("Thread-safe", "Built-in") is
+    no option, and a page named after it ("highlight.js") is about it throughout."""
     names = [n for n in asked_names(question) if n.heading_only]
     if not names:
         return ()
-    headed = next((at for at, ev in enumerate(evidence) if len(ev.chunk.heading_path) >= 2
-                   and any(n.heads(ev.chunk.heading_path[-1]) for n in names)), None)
+
+    def entry(ev: Evidence) -> bool:
+        heading = ev.chunk.heading_path[-1] if ev.chunk.heading_path else ""
+        return (OPTION_NAME.fullmatch(heading) is not None and heading != ev.document.title
+                and any(n.heads(heading) for n in names))
+
+    headed = next((at for at, ev in enumerate(evidence) if entry(ev)), None)
     if headed is None:
         return ()
     return (evidence[headed], *evidence[:headed], *evidence[headed + 1:])

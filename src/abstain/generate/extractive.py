@@ -43,8 +43,9 @@ answer that shares few ("These are prefixed with no-" after the sentence naming 
 
 Last, two things a reader of the quote needs: the heading that states the type of answer
 asked when no quoted sentence does (:func:`with_the_typed_heading`: a changelog's release
-above its entry), and the sentence right after a quoted one that goes on from it
-(:func:`with_what_goes_on`: "Instead, define defaults as a function.").
+above its entry; for a version or date, above each quoted entry), and the sentence right
+after a quoted one that goes on from it (:func:`with_what_goes_on`: "Instead, define defaults
+as a function.").
 """
 
 from __future__ import annotations
@@ -538,9 +539,10 @@ def with_the_typed_heading(question: Question, evidence: Sequence[Evidence],
     sentence does: a changelog's "0.19.0 (October 19, 2022)" before "Remove the --debug flag"
     for "which release removed --debug?". The nearest such heading
     (:func:`~abstain.align.stating_headings`) of the first quoted sentence's chunk that has
-    one, placed before that sentence. For a version or a date, each other quoted chunk whose
-    sentences state none gets its own release line too: two changelog entries quoted for
-    "which release fixed week_of_month?" each say which release they are from."""
+    one, placed before that sentence. For a version or a date, each quoted chunk whose
+    sentences state none and that the quote does not already show under its own release
+    line gets that line too: two changelog entries quoted for "which release fixed
+    week_of_month?" each say which release they are from."""
     asked = AskedType.of(question)
     if asked is None:
         return quote
@@ -558,12 +560,15 @@ def with_the_typed_heading(question: Question, evidence: Sequence[Evidence],
     if asked.expected in RELEASE_TYPES:
         for n in dict.fromkeys(s.cites[0] for s in sentences if s.cites):
             own = [s for s in sentences if s.cites[:1] == (n,)]
-            if n > len(evidence) or any(asked.carried_by(s.text) for s in own):
+            if not 1 <= n <= len(evidence) or any(asked.carried_by(s.text) for s in own):
                 continue
             heading = next((h for h in stating_headings(evidence[n - 1], asked)
                             if is_release_line(h)), None)
-            if heading is not None and all(s.text != heading for s in sentences):
-                sentences.insert(sentences.index(own[0]), Sentence(heading, (n,)))
+            at = sentences.index(own[0])
+            above = next((s.text for s in reversed(sentences[:at]) if is_release_line(s.text)),
+                         None)
+            if heading is not None and heading != above:  # not already under its own
+                sentences.insert(at, Sentence(heading, (n,)))
                 added += 1
     if not added:
         return quote

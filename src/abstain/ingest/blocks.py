@@ -126,29 +126,39 @@ def _label(cell: str) -> bool:
             and len(text.split()) <= _LABEL_WORDS)
 
 
+def is_bold(strong: Sequence[str], cell: str) -> bool:
+    """Whether a cell's whole text is set in bold: ``strong``, its bold runs, read together
+    are its text (``**Name**``, ``<td><b>Default</b> <b>value</b></td>``)."""
+    bold = one_line(" ".join(strong))
+    return bool(bold) and bold == one_line(cell)
+
+
 def first_row_heads(first: Sequence[str], body: Sequence[Sequence[str]], *,
                     bold: bool = False) -> bool:
     """Whether a table written without a marked header (a reST table whose header rule is
     ``---``, a ``list-table`` without ``:header-rows:``, an HTML table of ``<td>`` s) has its
-    header in its first row. It has when, under two or more rows, every cell of that row is
-    filled (but for an empty corner above the rows' own names) and distinct, and either all
-    are set in bold, or the corner is empty (a matrix: "| | Dramatiq | Celery |"), or every
-    one is a label and each column holds a value that is not (hypercorn's "Attribute |
-    Command line | Purpose | Default" over "backlog | --backlog | … | 100"; not PostgREST's
-    "Type | String" over "Default | n/a", a key's rows, whose first column is all labels)."""
+    header in its first row. It has when, over two or more rows as wide as it, every cell
+    of that row is filled (but for an empty corner above the rows' own names) and distinct,
+    and either all are set in bold (:func:`is_bold`), or the corner is empty (a matrix: "|
+    | Dramatiq | Celery |"), or every one is a label and below it the first column holds no
+    label and each other column a value that is not one (hypercorn's "Attribute | Command
+    line | Purpose | Default" over "backlog | --backlog | … | 100"). A key's rows stay rows:
+    PostgREST's "Type | String" over "Default | n/a", "Linux | Supported" over "Windows |
+    Not supported" (a label in the first column below)."""
     cells = [one_line(c) for c in first]
     rows = [[one_line(c) for c in row] for row in body]
     named = cells[1:] if cells and not cells[0] else cells
-    if len(rows) < 2 or len(cells) < 2 or not all(named) or len(set(named)) < len(named):
+    if (len(rows) < 2 or len(cells) < 2 or any(len(row) != len(cells) for row in rows)
+            or not all(named) or len(set(named)) < len(named)):
         return False
     if bold:
         return True
     if len(named) < len(cells):
-        return all(row and row[0] for row in rows)
-    if not all(_label(c) for c in cells):
+        return all(row[0] for row in rows)
+    if not all(_label(c) for c in cells) or any(_label(row[0]) for row in rows):
         return False
-    return all(any(len(row) > i and row[i] and not _label(row[i]) for row in rows)
-               for i in range(len(cells)))
+    return all(any(row[i] and not _label(row[i]) for row in rows)
+               for i in range(1, len(cells)))
 
 
 def code(text: str) -> Block | None:

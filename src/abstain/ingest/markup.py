@@ -19,6 +19,7 @@ from abstain.ingest.blocks import (
     code,
     definition,
     first_row_heads,
+    is_bold,
     list_item,
     one_line,
     paragraph,
@@ -565,6 +566,7 @@ def _visible_soup(text: str, hidden: list[Dropped]) -> Any:
 def _html_blocks(root: Any, builder: SectionBuilder) -> None:
     """The headings and blocks of an HTML page or fragment, into ``builder``."""
     term = ""
+    headers: dict[int, tuple[list[str], Any]] = {}
     blocks_before = len(builder.blocks) + len(builder.sections)
     for el in root.find_all(["h1", "h2", "h3", "h4", "h5", "h6", *_HTML_BLOCKS]):
         if el.find_parent(_HTML_BLOCKS):
@@ -573,7 +575,7 @@ def _html_blocks(root: Any, builder: SectionBuilder) -> None:
         if name.startswith("h") and len(name) == 2:
             builder.heading(int(name[1]), el.get_text(" "))
         elif name == "tr":
-            builder.add(_html_row(el))
+            builder.add(_html_row(el, headers))
         elif name == "li":
             builder.add(item_block(el.get_text(" "), _html_lead(el)))
         elif name == "pre":
@@ -589,30 +591,41 @@ def _html_blocks(root: Any, builder: SectionBuilder) -> None:
             builder.add(paragraph(line))
 
 
-def _html_row(tr: Any) -> Block | None:
+def _html_row(tr: Any, headers: dict[int, tuple[list[str], Any]]) -> Block | None:
+    """A row with its table's header (:func:`_html_header`, found once a table: ``headers``
+    holds it by the table's identity)."""
     cells = tr.find_all(["td", "th"])
     if cells and all(c.name == "th" for c in cells):
         return None  # the header: carried by every row
     table = tr.find_parent("table")
-    head = table.find("tr") if table is not None else None
-    header = ([one_line(c.get_text(" ")) for c in head.find_all("th")]
-              if head is not None and head is not tr else [])
-    if head is not None and not header and table.find("th") is None:
-        first = head.find_all("td")
-        below = [[c.get_text(" ") for c in row.find_all("td")]
-                 for row in table.find_all("tr")[1:]]
-        if first_row_heads([c.get_text(" ") for c in first], below,
-                           bold=all(_html_bold(c) for c in first if c.get_text().strip())):
-            if head is tr:
-                return None  # the header: carried by every row
-            header = [one_line(c.get_text(" ")) for c in first]
-    return table_row(header, [c.get_text(" ") for c in cells])
+    if table is None:
+        return table_row([], [c.get_text(" ") for c in cells])
+    if id(table) not in headers:
+        headers[id(table)] = _html_header(table)
+    header, head = headers[id(table)]
+    texts = [c.get_text(" ") for c in cells]
+    if head is not tr:
+        return table_row(header, texts)
+    mixed = tr.find("th") is not None and tr.find("td") is not None
+    return table_row([], texts) if mixed else None  # a first row of <td> s heading the rest
 
 
-def _html_bold(cell: Any) -> bool:
-    """A cell whose whole text is set in bold (``<td><b>Name</b></td>``)."""
-    strong = " ".join(b.get_text(" ") for b in cell.find_all(["b", "strong"]))
-    return bool(strong.strip()) and one_line(strong) == one_line(cell.get_text(" "))
+def _html_header(table: Any) -> tuple[list[str], Any]:
+    """A table's column names and the row that holds them: its first row's ``<th>`` s, or
+    its first row of ``<td>`` s when that reads as a header (:func:`first_row_heads`)."""
+    rows = table.find_all("tr")
+    if not rows:
+        return [], None
+    first = rows[0].find_all(["td", "th"])
+    names = [one_line(c.get_text(" ")) for c in first]
+    if any(c.name == "th" for c in first):
+        return [n for c, n in zip(first, names, strict=True) if c.name == "th"], rows[0]
+    if table.find("th") is not None:
+        return [], None
+    below = [[c.get_text(" ") for c in row.find_all("td")] for row in rows[1:]]
+    bold = all(is_bold([b.get_text(" ") for b in c.find_all(["b", "strong"])], c.get_text(" "))
+               for c in first if c.get_text().strip())
+    return (names, rows[0]) if first_row_heads(names, below, bold=bold) else ([], None)
 
 
 def _html_lead(li: Any) -> str:

@@ -30,6 +30,7 @@ from abstain.ingest.blocks import (
     code,
     definition,
     first_row_heads,
+    is_bold,
     one_line,
     paragraph,
     table_row,
@@ -153,8 +154,7 @@ def _table(node: Any, builder: SectionBuilder, nodes: Any) -> None:
 
 def _bold(entry: Any, nodes: Any) -> bool:
     """A cell whose whole text is set in bold (``**Name**``)."""
-    strong = "".join(s.astext() for s in entry.findall(nodes.strong))
-    return bool(strong.strip()) and strong.strip() == entry.astext().strip()
+    return is_bold([s.astext() for s in entry.findall(nodes.strong)], entry.astext())
 
 
 def _resolve_refs(tree: Any, nodes: Any, labels: dict[str, str]) -> None:
