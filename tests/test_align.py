@@ -1038,3 +1038,31 @@ def test_the_section_an_asked_option_name_heads_comes_first(tmp_path: Path,
         pipe.ingest_text(OPTIONS_PAGE, source="options.md")
         answer = pipe.ask("What is the default audit-command in cibuildwheel?")
     assert answer.answered and "abi3audit --strict --report" in answer.text, answer.refusal
+
+
+@pytest.mark.parametrize(("question", "sentence", "carried"), [
+    # another name's version, a command's argument: not the release asked
+    ("Which kind release first supported the nftables kube-proxy mode?",
+     "You can configure the kube-proxy mode: iptables, nftables (Kubernetes v1.31+) or ipvs.",
+     False),
+    ("In which nvm release was the --offline flag for nvm install added?",
+     "nvm install --offline 14.7.0", False),
+    ("Which nvm release introduced the nvm reinstall-packages command?",
+     "```\nnvm use 22.22.2\nnvm reinstall-packages 22.20.0\n```", False),
+    # the asked one's, a name the question says, a release line, a version alone
+    ("Which Rollup release added the forceExit CLI flag?", "4.3.0", True),
+    ("Which Python version does pendulum require?", "It requires Python 3.9 or newer.", True),
+    ("Since which version does ruff support Python 3.13?",
+     "Ruff 0.6.0 added support for Python 3.13.", True),
+    ("Which release of kopia added compression?", "Compression was added in Kopia v0.8.", True),
+    ("Which release added --ssl-ciphers?", "Added --ssl-ciphers in version 0.11.4.", True),
+    ("Which kind release added nftables?", "Kubernetes v0.24.0 (2024-08-15)", True),
+])
+def test_a_version_asked_of_one_thing_is_not_another_s(question: str, sentence: str,
+                                                       carried: bool) -> None:
+    """Near misses answered with a version of something else: "Which kind release first
+    supported nftables?" with "nftables (Kubernetes v1.31+)", "In which nvm release was
+    --offline added?" with ``nvm install --offline 14.7.0`` (a Node version)."""
+    asked = AskedType.of(Question.parse(question))
+    assert asked is not None and asked.expected is AnswerType.VERSION
+    assert asked.carried_by(sentence) is carried

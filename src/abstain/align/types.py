@@ -37,6 +37,8 @@ class AskedType:
     given: frozenset[str] = frozenset()
     """The question's own versions ("3.8" of "which release dropped Python 3.8?"): they
     answer nothing."""
+    question_words: frozenset[str] = frozenset()
+    """The question's words, folded: whose version it asks (:func:`others_version`)."""
 
     @classmethod
     def of(cls, question: Question) -> AskedType | None:
@@ -46,11 +48,13 @@ class AskedType:
         return cls(expected, question.numbers | frequencies(question.asked),
                    not any(m.why == "version" for m in question.identifiers)
                    and not question.calendar, question.measure,
-                   frozenset(versions_in(question.asked)))
+                   frozenset(versions_in(question.asked)),
+                   frozenset(fold(w) for w in _WORD.findall(question.text)))
 
     def carried_by(self, sentence: str) -> bool:
         return carries(sentence, self.expected, exclude=self.exclude, versions=self.versions,
-                       measure=self.measure, given=self.given)
+                       measure=self.measure, given=self.given,
+                       question_words=self.question_words)
 
 
 # -- answer types -----------------------------------------------------------
@@ -155,6 +159,31 @@ def versions_in(text: str) -> list[str]:
     return list(dict.fromkeys([release.group("r"), *found])) if release is not None else found
 
 
+_WORD = re.compile(r"[\w.+-]+")
+_OWNED = re.compile(r"(?P<owner>(?-i:[A-Z])[\w+-]*)\s+(?:v|version\s+)?$", re.IGNORECASE)
+"""A name right before a version: "Kubernetes v1.31+", "Ubuntu 20.04"."""
+_ARGUMENT = re.compile(r"^[\s`$>]*(?P<command>[a-z][\w.-]*)\s+[a-z][\w-]*"
+                       r"(?:\s+(?:--?[\w.=-]+|[a-z][\w.-]*))*\s+v?$")
+"""A command line up to the version it is given: "nvm install --offline 14.7.0", "pyenv
+install 2.7.4", "nvm use 22.22.2"."""
+
+
+def others_version(sentence: str, start: int, words: frozenset[str]) -> bool:
+    """Whether the version at ``start`` of ``sentence`` is not the release asked of the
+    question (``words``: its words, folded): it follows a name the question does not say,
+    rare in English ("nftables (Kubernetes v1.31+)" for "which kind release …"), or it is
+    what a command the question names is given ("nvm install --offline 14.7.0": a Node
+    version, for "In which nvm release was --offline added?")."""
+    line = sentence[:start].rsplit("\n", 1)[-1]
+    owned = _OWNED.search(line)
+    if owned is not None:
+        owner = fold(owned.group("owner"))
+        if owner not in words and english_rarity(owner) >= NAME_RARITY:
+            return True
+    command = _ARGUMENT.match(line)
+    return command is not None and fold(command.group("command")) in words
+
+
 def is_release_line(heading: str) -> bool:
     return _RELEASE.match(heading) is not None
 
@@ -208,13 +237,17 @@ alternatives ("Full" | "None"), or three quoted values listed ("Always", "Never"
 
 def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = frozenset(),
             versions: bool = True, measure: frozenset[str] = frozenset(),
-            given: frozenset[str] = frozenset()) -> bool:
+            given: frozenset[str] = frozenset(),
+            question_words: frozenset[str] = frozenset()) -> bool:
     """Whether ``sentence`` holds an answer of the type: numbers of the question don't count,
     nor its versions (``given``);
     ``versions``: a version counts as a date (not when the question asks about a version),
     never one of the question's own (``given``);
     ``measure``: stems of what a how-many question counts (:func:`abstain.asked.measured`) —
-    a number must stand within :data:`NUMBER_WINDOW` words of one of them or of a unit."""
+    a number must stand within :data:`NUMBER_WINDOW` words of one of them or of a unit;
+    ``question_words``: folded — a version is then the release asked only when it is
+    no other name's and no command's argument (:func:`others_version`; a release line's
+    version always is)."""
     if expected is AnswerType.DATE:
         if _DATE.search(sentence) is not None:
             return True
@@ -226,6 +259,10 @@ def carries(sentence: str, expected: AnswerType, *, exclude: frozenset[str] = fr
             dating += versions_in(sentence)
         return any(v not in given for v in dating)
     if expected is AnswerType.VERSION:
+        if question_words and not is_release_line(sentence):  # whose: the one asked
+            return any(next(g for g in m.groups() if g is not None) not in given
+                       and not others_version(sentence, m.start(), question_words)
+                       for m in _VERSION.finditer(sentence))
         return any(v not in given for v in versions_in(sentence))
     if expected is AnswerType.CHOICES:
         return _CHOICES_STATED.search(sentence) is not None
