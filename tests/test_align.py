@@ -1066,3 +1066,27 @@ def test_a_version_asked_of_one_thing_is_not_another_s(question: str, sentence: 
     asked = AskedType.of(Question.parse(question))
     assert asked is not None and asked.expected is AnswerType.VERSION
     assert asked.carried_by(sentence) is carried
+
+
+def test_the_section_an_asked_identifier_heads_comes_before_its_examples() -> None:
+    """Both chunks hold ``max_width``; its examples say it more often and rank first on
+    words. The entry it heads ("max_width (integer)") defines it; a prose heading of its words
+    ("Width limits") or an example below it does not."""
+    from abstain.align import focus_evidence
+    from abstain.align.question import Focus
+    from abstain.evidence import Chunk, ChunkKind, Document, Evidence, FusedHit
+    from abstain.records import TermCounts
+
+    def chunk(n: int, text: str, *path: str) -> Evidence:
+        doc = Document("d", "default", "Configurations.md", "Configurations", "h")
+        return Evidence(FusedHit(f"c{n}", 1.0), Chunk(f"c{n}", "d", ChunkKind.CHILD, text, n,
+                                                      heading_path=path), doc, text)
+
+    examples = chunk(0, "max_width = 80\nmax_width = 120", "Configurations", "max_width",
+                     "Examples")
+    prose = chunk(1, "Set max_width to wrap sooner.", "Configurations", "Width limits")
+    own = chunk(2, "Maximum width of each line. Default value: 100",
+                "Configurations", "max_width (integer)")
+    focus = Focus.of(Question.parse("What does max_width do?"), TermCounts(10, {}))
+    assert [e.chunk.id for e in focus_evidence(focus, (examples, prose, own))] == [
+        "c2", "c0", "c1"]

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 
-from abstain.align.names import asked_names
+from abstain.align.names import AskedName, asked_names
 from abstain.align.question import Focus
 from abstain.align.types import RELEASE_TYPES, TYPE_WORDS, AskedType, is_release_line
 from abstain.asked import GUIDES_ONLY
@@ -72,10 +72,11 @@ def holds(mention: Mention, text: str, text_stems: Sequence[str] | None = None) 
 
 def focus_evidence(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
     """For a question that names identifiers: the chunks that hold at least one of them,
-    those of a document named after them (title, first heading, file name) first, most held
-    first; () when none does. For one that names none but a one-letter flag:
-    :func:`defining_first`; but an option's name written as running text does not take for
-    an identifier: :func:`headed_first`."""
+    those of a document named after them (title, first heading, file name) first, then those
+    of the section each heads (:func:`_heads_its_section`), most held first; () when none
+    does. For one that names none but a one-letter flag: :func:`defining_first`; but an
+    option's name written as running text does not take for an identifier:
+    :func:`headed_first`."""
     wanted = focus.question.identifiers
     if not evidence:
         return ()
@@ -86,8 +87,19 @@ def focus_evidence(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[Eviden
         text = ev.labelled_text
         held = sum(holds(m, text) for m in wanted)
         labelled = sum(holds(m, _label_text(ev)) for m in wanted)
-        ranked.append((-labelled, -held, index, ev))
-    return tuple(r[3] for r in sorted(ranked, key=lambda r: r[:3]) if r[1] < 0)
+        own = sum(_heads_its_section(m, ev) for m in wanted)
+        ranked.append((-labelled, -own, -held, index, ev))
+    return tuple(r[4] for r in sorted(ranked, key=lambda r: r[:4]) if r[2] < 0)
+
+
+def _heads_its_section(mention: Mention, ev: Evidence) -> bool:
+    """Whether the chunk's own heading is the identifier as the question writes it, alone but
+    for a parenthesis ("max_width", "max_width (integer)", "memory_info()";
+    :meth:`~abstain.align.names.AskedName.heads`): the entry that defines it, before its
+    subsections' examples; not a prose heading of its words ("Task priority" for
+    `priority`, "Detailed validation" for ``detailed_validation``)."""
+    heading = ev.chunk.heading_path[-1] if ev.chunk.heading_path else ""
+    return mention.text in heading and AskedName(mention.text).heads(heading)
 
 
 _LIST_MARK = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?")
