@@ -52,6 +52,11 @@ class Chunk:
     """For a child: its parent section. For a paraphrase: the child it paraphrases."""
     heading_path: tuple[str, ...] = ()
 
+    @property
+    def section(self) -> str:
+        """The heading of the chunk's own section, innermost ("" when it has none)."""
+        return self.heading_path[-1] if self.heading_path else ""
+
 
 _KEY_HEADING = re.compile(r"[\W_]*([A-Za-z][\w-]*)[\]`'\"*]*\s*(?:$|[=({<]|:\s*$)")
 """A heading that names a key: one name, alone or before its value or signature ("CURSOR",

@@ -537,6 +537,8 @@ def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: Pa
     reading only vetoes). The gate decides again with the reading: the checks that read it
     are run again, the others' findings reused.
     """
+    if reader is not None and data.focus is None:  # read once, by the checks and the reader
+        data = replace(data, focus=_local_focus(data.question, data.retrieved))
     result = checker.evaluate(data)
     if reader is None:
         return result, data
@@ -545,7 +547,7 @@ def gate_with_reading(checker: Gate, calibration: Calibration | None, reader: Pa
     from abstain.rerank.reading import read_evidence  # numpy: only when a reader runs
 
     reading = read_evidence(reader, data.question, data.evidence, embedder=embedder,
-                            focus=data.focus or _local_focus(data.question, data.retrieved))
+                            focus=data.focus)
     if reading is None:
         return result, data
     features = replace(data.features, answerability=reading.answerability)

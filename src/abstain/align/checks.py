@@ -98,8 +98,7 @@ def _heads_its_section(mention: Mention, ev: Evidence) -> bool:
     :meth:`~abstain.align.names.AskedName.heads`): the entry that defines it, before its
     subsections' examples; not a prose heading of its words ("Task priority" for
     `priority`, "Detailed validation" for ``detailed_validation``)."""
-    heading = ev.chunk.heading_path[-1] if ev.chunk.heading_path else ""
-    return mention.text in heading and AskedName(mention.text).heads(heading)
+    return mention.text in ev.chunk.section and AskedName(mention.text).heads(ev.chunk.section)
 
 
 _LIST_MARK = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?")
@@ -162,7 +161,7 @@ def headed_first(question: Question, evidence: tuple[Evidence, ...]) -> tuple[Ev
         return ()
 
     def entry(ev: Evidence) -> bool:
-        heading = ev.chunk.heading_path[-1] if ev.chunk.heading_path else ""
+        heading = ev.chunk.section
         return (OPTION_NAME.fullmatch(heading) is not None and heading != ev.document.title
                 and any(n.heads(heading) for n in names))
 

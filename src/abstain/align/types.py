@@ -162,7 +162,7 @@ def versions_in(text: str) -> list[str]:
 _WORD = re.compile(r"[\w.+-]+")
 _OWNED = re.compile(r"(?P<owner>(?-i:[A-Z])[\w+-]*)\s+(?:v|version\s+)?$", re.IGNORECASE)
 """A name right before a version: "Kubernetes v1.31+", "Ubuntu 20.04"."""
-_ARGUMENT = re.compile(r"^[\s`$>]*(?P<command>[a-z][\w.-]*)\s+[a-z][\w-]*"
+_GIVEN_TO_COMMAND = re.compile(r"^[\s`$>]*(?P<command>[a-z][\w.-]*)\s+[a-z][\w-]*"
                        r"(?:\s+(?:--?[\w.=-]+|[a-z][\w.-]*))*\s+v?$")
 """A command line up to the version it is given: "nvm install --offline 14.7.0", "pyenv
 install 2.7.4", "nvm use 22.22.2"."""
@@ -180,7 +180,7 @@ def others_version(sentence: str, start: int, words: frozenset[str]) -> bool:
         owner = fold(owned.group("owner"))
         if owner not in words and english_rarity(owner) >= NAME_RARITY:
             return True
-    command = _ARGUMENT.match(line)
+    command = _GIVEN_TO_COMMAND.match(line)
     return command is not None and fold(command.group("command")) in words
 
 

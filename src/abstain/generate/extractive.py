@@ -589,8 +589,7 @@ def with_the_named_heading(question: Question, evidence: Sequence[Evidence],
     sentences = list(quote.sentences)
     named: list[str] = []
     for n in dict.fromkeys(s.cites[0] for s in quote.sentences if s.cites):
-        path = evidence[n - 1].chunk.heading_path if n <= len(evidence) else ()
-        heading = path[-1] if path else ""
+        heading = evidence[n - 1].chunk.section if n <= len(evidence) else ""
         if (not heading or heading in named or not (find_identifiers(heading) == [heading]
                                                     or OPTION_NAME.fullmatch(heading))
                 or (not asked and occurs_in(heading, question.text))

@@ -597,13 +597,13 @@ def _html_row(tr: Any, headers: dict[int, tuple[list[str], Any]]) -> Block | Non
     cells = tr.find_all(["td", "th"])
     if cells and all(c.name == "th" for c in cells):
         return None  # the header: carried by every row
+    texts = [c.get_text(" ") for c in cells]
     table = tr.find_parent("table")
     if table is None:
-        return table_row([], [c.get_text(" ") for c in cells])
+        return table_row([], texts)
     if id(table) not in headers:
         headers[id(table)] = _html_header(table)
     header, head = headers[id(table)]
-    texts = [c.get_text(" ") for c in cells]
     if head is not tr:
         return table_row(header, texts)
     mixed = tr.find("th") is not None and tr.find("td") is not None

@@ -142,8 +142,7 @@ def _table(node: Any, builder: SectionBuilder, nodes: Any) -> None:
         rows = list(head.findall(nodes.row))
         header = [e.astext() for e in rows[-1].children] if rows else []
     body = node.next_node(nodes.tbody)
-    rows = [[e for e in row.children] for row in body.findall(nodes.row)] \
-        if body is not None else []
+    rows = [list(row.children) for row in body.findall(nodes.row)] if body is not None else []
     texts = [[e.astext() for e in row] for row in rows]
     if not header and texts and first_row_heads(
             texts[0], texts[1:], bold=all(_bold(e, nodes) for e in rows[0] if e.astext())):

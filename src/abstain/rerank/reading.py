@@ -140,7 +140,7 @@ def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evi
     flags = question.letter_flags
     candidates: list[tuple[bool, int, int, int, int, str, tuple[str, ...]]] = []
     split = {c: windowed_sentences(evidence[c].text) for c in order}
-    stated = defaults.read(question, [([text for text, _ in split[c]], _section(evidence[c]),
+    stated = defaults.read(question, [([text for text, _ in split[c]], evidence[c].chunk.section,
                                        _passage(evidence[c])) for c in order],
                            english_rarity if focus is None else focus.weight)
     for c, states in zip(order, stated, strict=True):
@@ -173,11 +173,6 @@ def read_evidence(reader: PairLogits, question: Question, evidence: Sequence[Evi
                    window=chosen[best][5], windows_read=len(chosen), chunks_read=len(order),
                    ms=round((time.perf_counter() - started) * 1000, 1), model=reader.name,
                    windows=read_windows, by_columns=verdict, states_default=states[best])
-
-
-def _section(evidence: Evidence) -> str:
-    """The heading of the chunk's section ("" when it has none)."""
-    return evidence.chunk.heading_path[-1] if evidence.chunk.heading_path else ""
 
 
 def _passage(evidence: Evidence) -> str:
