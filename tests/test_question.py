@@ -114,3 +114,14 @@ def test_a_comparison_reads_its_two_sides() -> None:
     question = Question.parse("What is the difference between WAL mode and rollback journal?")
     assert question.sides == (frozenset({"wal", "mode"}), frozenset({"rollback", "journal"}))
     assert question.answer_type is None
+
+
+def test_a_question_reads_the_names_it_asks_about_as_documentation_writes_them() -> None:
+    """Identifiers but versions, one-letter flags by their case, and an option's name that
+    running text does not take for an identifier (read only as a whole heading)."""
+    question = Question.parse("Since 2.1, what is the default audit-command of MAX_WIDTH?")
+    assert [(n.text, n.cased, n.heading_only) for n in question.asked_names] == [
+        ("MAX_WIDTH", False, False), ("audit-command", False, True)]
+    flags = Question.parse("What is the difference between ls -l and ls -L?").asked_names
+    assert [(n.text, n.cased) for n in flags] == [("-l", True), ("-L", True)]
+    assert flags[0].heads("-l, --long") and not flags[0].heads("-L, --dereference")

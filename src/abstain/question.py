@@ -20,7 +20,7 @@ from abstain.asked import (
     measured,
     refers_back,
 )
-from abstain.mentions import Kind, Mention, Term, parse_question
+from abstain.mentions import AskedName, Kind, Mention, Term, asked_names, parse_question
 from abstain.query import KeywordQuery
 from abstain.text import content_words, function_words, stems, tokens
 
@@ -65,6 +65,9 @@ class Question:
     it?", "What about" in "What about the second one?"): a follow-up read without its
     conversation (:func:`abstain.asked.refers_back`; questions in en, de, fr, es or nl that
     name no identifier or name). None when it names what it asks about."""
+    asked_names: tuple[AskedName, ...] = ()
+    """The names it asks about as documentation writes them: identifiers but versions, flags,
+    and option names a reference heading writes whole (:func:`abstain.mentions.asked_names`)."""
 
     @classmethod
     def parse(cls, text: str, language: str = "en") -> Question:
@@ -88,7 +91,8 @@ class Question:
             calendar=asks_a_calendar_date(asked), sides=compared(asked),
             keywords=KeywordQuery.of(text, [m.text for m in parts.mentions if m.letter_flag]),
             content_count=content,
-            refers_to=None if named else refers_back(asked, content, language))
+            refers_to=None if named else refers_back(asked, content, language),
+            asked_names=asked_names(parts.mentions, asked))
 
     @property
     def identifiers(self) -> tuple[Mention, ...]:

@@ -12,7 +12,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from abstain.align.names import asked_names
 from abstain.config import RetrievalConfig
 from abstain.embed.base import Embedder
 from abstain.errors import UnknownWorkspace
@@ -128,7 +127,7 @@ def retrieve(trace: Trace, retriever: Retriever, *, top_k: int,
         return trace
     assert trace.parsed is not None
     named = bool(trace.parsed.identifiers or trace.parsed.letter_flags
-                 or any(n.heading_only for n in asked_names(trace.parsed)))
+                 or any(n.heading_only for n in trace.parsed.asked_names))
     depth = None if reranker is None else max(rerank_depth, top_k)
     if named:  # look deeper for the chunks that hold what the question names
         depth = max(depth or top_k, IDENTIFIER_DEPTH)

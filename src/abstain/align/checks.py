@@ -10,12 +10,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 
-from abstain.align.names import AskedName, asked_names
 from abstain.align.question import Focus
 from abstain.align.types import RELEASE_TYPES, TYPE_WORDS, AskedType, is_release_line
 from abstain.asked import GUIDES_ONLY
 from abstain.evidence import Evidence
-from abstain.mentions import Kind, Mention
+from abstain.mentions import AskedName, Kind, Mention
 from abstain.question import Question
 from abstain.records import Check, CheckName, RefusalReason
 from abstain.text import (
@@ -95,7 +94,7 @@ def focus_evidence(focus: Focus, evidence: tuple[Evidence, ...]) -> tuple[Eviden
 def _heads_its_section(mention: Mention, ev: Evidence) -> bool:
     """Whether the chunk's own heading is the identifier as the question writes it, alone but
     for a parenthesis ("max_width", "max_width (integer)", "memory_info()";
-    :meth:`~abstain.align.names.AskedName.heads`): the entry that defines it, before its
+    :meth:`~abstain.mentions.AskedName.heads`): the entry that defines it, before its
     subsections' examples; not a prose heading of its words ("Task priority" for
     `priority`, "Detailed validation" for ``detailed_validation``)."""
     return mention.text in ev.chunk.section and AskedName(mention.text).heads(ev.chunk.section)
@@ -156,7 +155,7 @@ def headed_first(question: Question, evidence: tuple[Evidence, ...]) -> tuple[Ev
     retrieval order; () when no chunk is headed so. A reference page's examples of an option
     rank above its own entry on words alone; a prose heading ("Thread-safe", "Built-in") is
     no option, and a page named after it ("highlight.js") is about it throughout."""
-    names = [n for n in asked_names(question) if n.heading_only]
+    names = [n for n in question.asked_names if n.heading_only]
     if not names:
         return ()
 

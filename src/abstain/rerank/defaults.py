@@ -29,9 +29,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from abstain.align.names import WRITTEN_OPTION, AskedName, asked_names
 from abstain.align.types import AskedType
 from abstain.asked import AnswerType
+from abstain.mentions import WRITTEN_OPTION, AskedName
 from abstain.question import Question
 from abstain.rerank.rows import asked_property
 from abstain.text import content_words, english_rarity, split_sentences, stem, tokens
@@ -101,7 +101,7 @@ def several_asked(question: Question) -> tuple[AskedName, ...]:
     """The names the question asks the defaults of together ("the defaults of MAX_TEXT_CHUNK
     and MAX_TEXT_MEMORY"): asked names with only "and", "or", "&", "/" or a comma between
     them, "the" or "of" after it; () when it asks of one."""
-    names = asked_names(question)
+    names = question.asked_names
     together = [n for n in names for other in names if other != n and re.search(
         rf"{n.pattern.pattern}\s*(?:,|and|or|&|/)\s*(?:the\s+|of\s+)?{other.pattern.pattern}"
         rf"|{other.pattern.pattern}\s*(?:,|and|or|&|/)\s*(?:the\s+|of\s+)?{n.pattern.pattern}",
@@ -117,7 +117,7 @@ def asks_default(question: Question) -> bool:
     return (any(ASKS.search(s) for s in asking)
             and not any(_NOT_ASKING.search(s) for s in asking)
             and question.answer_type not in (AnswerType.VERSION, AnswerType.DATE)
-            and bool(asked_names(question)))
+            and bool(question.asked_names))
 
 
 def states_default_of(question: Question, window: str, heading: str, passage: str,
@@ -127,7 +127,7 @@ def states_default_of(question: Question, window: str, heading: str, passage: st
     asks about, of the type of answer it asks for, and of no case the passage never names
     (``weight``: how informative an asked word is, :meth:`abstain.align.Focus.weight`;
     English rarity alone without the workspace's statistics)."""
-    names = asked_names(question)
+    names = question.asked_names
     return (not _another_case(question, names, passage, weight)
             and _states(names, AskedType.of(question), window, heading))
 
@@ -214,7 +214,7 @@ def read(question: Question, chunks: Sequence[tuple[Sequence[str], str, str]],
     answers by stating the asked name's default (:func:`states_default_of`)."""
     if not asks_default(question):
         return [[False] * len(windows) for windows, _, _ in chunks]
-    names, typed = asked_names(question), AskedType.of(question)
+    names, typed = question.asked_names, AskedType.of(question)
     return [[False] * len(windows) if _another_case(question, names, passage, weight)
             else [_states(names, typed, w, heading) for w in windows]
             for windows, heading, passage in chunks]
