@@ -287,6 +287,17 @@ def test_a_header_written_as_a_first_row_heads_the_table() -> None:
         "- Type | String", "- Default | n/a", "- Reloadable | Y"]
 
 
+def test_an_html_thead_of_td_cells_heads_and_a_nested_table_stays_in_its_cell() -> None:
+    """``<thead>`` is the header whatever its cells' tags; a table inside a cell is that
+    cell's text, not more cells or rows of the outer table."""
+    html = ("<h1>T</h1><table><thead><tr><td>Name</td><td>Default</td></tr></thead><tbody>"
+            "<tr><td>workers</td><td>4</td></tr>"
+            "<tr><td>mode</td><td>fast <table><tr><td>fast</td><td>1 s</td></tr></table></td>"
+            "</tr></tbody></table>")
+    assert [t for k, t in kinds(parse_string(html, name="t.html")) if k == "table_row"] == [
+        "- Name: workers; Default: 4", "- Name: mode; Default: fast fast 1 s"]
+
+
 def test_plain_text_tables_of_aligned_columns_become_rows() -> None:
     doc = parse_string(
         "Support\n=======\n\nEach line is supported for 18 months.\n"

@@ -594,8 +594,8 @@ def _html_blocks(root: Any, builder: SectionBuilder) -> None:
 def _html_row(tr: Any, headers: dict[int, tuple[list[str], Any]]) -> Block | None:
     """A row with its table's header (:func:`_html_header`, found once a table: ``headers``
     holds it by the table's identity)."""
-    cells = tr.find_all(["td", "th"])
-    if cells and all(c.name == "th" for c in cells):
+    cells = _cells(tr)
+    if (cells and all(c.name == "th" for c in cells)) or _in_thead(tr):
         return None  # the header: carried by every row
     texts = [c.get_text(" ") for c in cells]
     table = tr.find_parent("table")
@@ -611,21 +611,36 @@ def _html_row(tr: Any, headers: dict[int, tuple[list[str], Any]]) -> Block | Non
 
 
 def _html_header(table: Any) -> tuple[list[str], Any]:
-    """A table's column names and the row that holds them: its first row's ``<th>`` s, or
-    its first row of ``<td>`` s when that reads as a header (:func:`first_row_heads`)."""
-    rows = table.find_all("tr")
+    """A table's column names and the row that holds them: its ``<thead>`` row's cells, its
+    first row's ``<th>`` s, or its first row of ``<td>`` s when that reads as a header
+    (:func:`first_row_heads`). A table nested in a cell is that cell's text, not rows or
+    cells of this one."""
+    rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
     if not rows:
         return [], None
-    first = rows[0].find_all(["td", "th"])
+    first = _cells(rows[0])
     names = [one_line(c.get_text(" ")) for c in first]
+    if _in_thead(rows[0]):
+        return names, rows[0]
     if any(c.name == "th" for c in first):
         return [n for c, n in zip(first, names, strict=True) if c.name == "th"], rows[0]
-    if table.find("th") is not None:
+    if any(c.name == "th" for row in rows for c in _cells(row)):
         return [], None
-    below = [[c.get_text(" ") for c in row.find_all("td")] for row in rows[1:]]
+    below = [[c.get_text(" ") for c in _cells(row) if c.name == "td"] for row in rows[1:]]
     bold = all(is_bold([b.get_text(" ") for b in c.find_all(["b", "strong"])], c.get_text(" "))
                for c in first if c.get_text().strip())
     return (names, rows[0]) if first_row_heads(names, below, bold=bold) else ([], None)
+
+
+def _cells(tr: Any) -> list[Any]:
+    """A row's own cells (those of a table nested in one are part of its text)."""
+    return list(tr.find_all(["td", "th"], recursive=False))
+
+
+def _in_thead(tr: Any) -> bool:
+    """Whether a row is in its table's ``<thead>``: a header, whatever its cells' tags."""
+    section = tr.find_parent(["thead", "table"])
+    return section is not None and section.name == "thead"
 
 
 def _html_lead(li: Any) -> str:
