@@ -298,6 +298,25 @@ def test_an_html_thead_of_td_cells_heads_and_a_nested_table_stays_in_its_cell() 
         "- Name: workers; Default: 4", "- Name: mode; Default: fast fast 1 s"]
 
 
+def test_headings_inside_a_container_open_sections_under_its_title() -> None:
+    """A VitePress ``::: v-pre`` holding a whole changelog keeps each release under its own
+    heading; a titled ``::: details`` holding headings puts them under its title (the
+    shell they are for), and the page goes on under the heading it was in."""
+    changelog = parse_string("# Changelog\n\n::: v-pre\n\n## v3.53.0 - 2026-08-18\n\n"
+                             "- Added timeouts.\n\n## v3.52.0 - 2026-07-02\n\n"
+                             "- Added secrets.\n\n:::\n", name="changelog.md")
+    assert [s.heading_path for s in changelog.sections] == [
+        ("Changelog", "v3.53.0 - 2026-08-18"), ("Changelog", "v3.52.0 - 2026-07-02")]
+    page = parse_string(
+        "# Start\n\n## Configure\n\n::: details Fish **shell**\n\n##### Add shims\n\n"
+        "Edit config.fish.\n\n:::\n\n::: tip `Note`\n\nRestart it.\n\n:::\n\n"
+        "Then go on.\n", name="start.md")
+    assert [(s.heading_path, [b.text for b in s.blocks]) for s in page.sections] == [
+        (("Start", "Configure", "Fish shell", "Add shims"),
+         ["Start", "Configure", "Fish shell", "Add shims", "Edit config.fish."]),
+        (("Start", "Configure"), ["Note:", "Restart it.", "Then go on."])]
+
+
 def test_plain_text_tables_of_aligned_columns_become_rows() -> None:
     doc = parse_string(
         "Support\n=======\n\nEach line is supported for 18 months.\n"
@@ -850,6 +869,27 @@ def test_an_unresolved_rst_substitution_or_reference_keeps_its_text(tmp_path: Pa
                  "docs`_.\n", encoding="utf-8")
     assert kinds(parse_file(f))[1] == (
         "paragraph", "Dramatiq provides a StubBroker for tests, see the docs.")
+
+
+def test_a_directive_s_argument_reads_its_roles_and_a_label_shows_its_title(
+        tmp_path: Path) -> None:
+    """Found on litestar's pages: a ``deprecated`` whose text runs on from its line, and a
+    ``seealso`` written on its line, kept their roles as markup; a reference to a title that
+    holds a role showed the role; an ``autosectionlabel`` reference shows the title."""
+    (tmp_path / "splash.rst").write_text(".. _splash:\n\nThe :mod:`pyi_splash` Module\n"
+                                         "===========================\n\nText.\n",
+                                         encoding="utf-8")
+    page = tmp_path / "di.rst"
+    page.write_text(
+        "DI\n==\n\n.. deprecated:: 2.24\n    Relying on names emits a\n"
+        "    :class:`~.exceptions.LitestarDeprecationWarning` (see\n"
+        "    :ref:`usage/di:Marking dependencies`).\n\n.. seealso:: :doc:`/topics/explicit`"
+        "\n\nSee :ref:`splash` and `this issue <https://example.com/1>`_.\n",
+        encoding="utf-8")
+    assert [t for _, t in kinds(parse_file(page))[1:]] == [
+        "Deprecated since version 2.24: Relying on names emits a "
+        "LitestarDeprecationWarning (see Marking dependencies).",
+        "/topics/explicit", "See The pyi_splash Module and this issue."]
 
 
 def test_a_paragraph_that_ends_on_a_word_before_a_list_is_its_lead_in() -> None:

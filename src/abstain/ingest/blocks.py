@@ -220,6 +220,13 @@ class SectionBuilder:
         for block in blocks:
             self.add(block)
 
+    def reopen(self, path: list[tuple[int, str]]) -> None:
+        """Go on under ``path`` (levels and titles, as :attr:`path` holds them), a heading
+        path open before, without writing its heading again."""
+        if path != self.path:
+            self.flush()
+            self.path = list(path)
+
     def flush(self) -> None:
         if any(b.kind is not BlockKind.HEADING for b in self.blocks):
             self.sections.append(Section(tuple(t for _, t in self.path), tuple(self.blocks)))

@@ -52,21 +52,37 @@ MAX_NESTING = 200
 what lies deeper was dropped without a word); still a bound on pathological input."""
 
 
-def parse_markdown(text: str, *, fallback_title: str, source: str | None = None,
-                   depth: int = 0) -> ParsedDocument:
-    """``depth``: how many directives deep ``text`` is (a directive's text is Markdown too,
-    read up to :data:`DIRECTIVE_DEPTH` deep)."""
+def parse_markdown(text: str, *, fallback_title: str, source: str | None = None
+                   ) -> ParsedDocument:
+    meta, body = split_front_matter(text, source=source or fallback_title)
+    builder = SectionBuilder()
+    hidden: list[Dropped] = []
+    _read_markdown(_markdown_tokens(body), builder, hidden, 0)
+    title = str(meta.get("title") or builder.first_heading or fallback_title)
+    return ParsedDocument(title=title, sections=builder.build(), metadata=meta,
+                          dropped=tuple(hidden))
+
+
+def _markdown_tokens(body: str) -> list[Any]:
+    """Markdown ``body`` (no front matter) as markdown-it's tokens, after the passes that
+    make what other dialects write (MDX, Hugo shortcodes, MyST roles, indented admonitions)
+    CommonMark."""
     from markdown_it import MarkdownIt
     from mdit_py_plugins.colon_fence import colon_fence_plugin
     from mdit_py_plugins.deflist import deflist_plugin
 
-    meta, body = split_front_matter(text, source=source or fallback_title)
     parser = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
-    tokens = parser.use(deflist_plugin).use(colon_fence_plugin).parse(
+    return list(parser.use(deflist_plugin).use(colon_fence_plugin).parse(
         _open_indented_blocks(_closed_html_lines_apart(_hugo_shortcodes(_myst_roles(
-            _without_mdx_code(body))))))
-    builder = SectionBuilder()
-    hidden: list[Dropped] = []
+            _without_mdx_code(body)))))))
+
+
+def _read_markdown(tokens: list[Any], builder: SectionBuilder, hidden: list[Dropped],
+                   depth: int, floor: int = 0) -> None:
+    """The headings and blocks of Markdown's ``tokens``, into ``builder``; ``depth``: how
+    many directives deep they are (a directive's text is Markdown too, read up to
+    :data:`DIRECTIVE_DEPTH` deep); ``floor``: the level of the directive's title they are
+    under, which their headings go below."""
     last_paragraph = ""
     leads: list[str] = []  # the lead of each open list
     ordered: list[int] = []  # 0 for a bullet list, else the next number
@@ -94,7 +110,7 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None,
             end_item()
             inline = tokens[i + 1]
             text = _inline_text(inline)  # an attribute list is text, never a code span's
-            builder.heading(int(tok.tag[1:]),
+            builder.heading(max(int(tok.tag[1:]), floor + 1),
                             heading_text(text) if inline.children
                             and inline.children[-1].type == "text" else text)
             last_paragraph = ""
@@ -126,7 +142,7 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None,
             said.append(_inline_text(tok))
         elif kind == "colon_fence" or (kind == "fence" and _a_directive(tok.info)):
             end_item()  # ":::{note}", ":::tip" (Docusaurus), "```{warning}": text, not code
-            builder.extend(_myst_directive(tok.info, tok.content, depth))
+            _myst_directive(tok.info, tok.content, depth, builder, hidden)
         elif kind == "inline" and tokens[i - 1].type == "paragraph_open":
             content = _inline_text(tok)
             if item is not None:
@@ -156,9 +172,6 @@ def parse_markdown(text: str, *, fallback_title: str, source: str | None = None,
                 builder.add(table_row(header, row))
         i += 1
     end_item()
-    title = str(meta.get("title") or builder.first_heading or fallback_title)
-    return ParsedDocument(title=title, sections=builder.build(), metadata=meta,
-                          dropped=tuple(hidden))
 
 
 _MYST_DIRECTIVE = re.compile(r"\s*\{?([\w:.-]*)\}?\s*(.*)")
@@ -176,36 +189,58 @@ DIRECTIVE_DEPTH = 8
 """Directives nested deeper than this are read as plain text (a bound on hostile input)."""
 
 
-def _myst_directive(info: str, content: str, depth: int) -> list[Block]:
-    """The blocks a MyST directive says, as its reST twin reads: code for a code directive,
-    "Deprecated since version 26.1.0: …" for a version one, nothing for a table of contents
-    or an image, else its title (an ``admonition``'s argument) and its text read as Markdown."""
+def _myst_directive(info: str, content: str, depth: int, builder: SectionBuilder,
+                    hidden: list[Dropped]) -> None:
+    """The blocks a MyST directive says, into ``builder``, as its reST twin reads: code for a
+    code directive, "Deprecated since version 26.1.0: …" for a version one, nothing for a
+    table of contents or an image, else its title (an ``admonition``'s argument) and its text
+    read as Markdown. Headings in it open sections of the page (a VitePress ``::: v-pre``
+    holds a whole changelog, each release under its own heading), under its title when it
+    has one (``::: details Fish``); after it the page goes on under the heading it was in."""
     match = _MYST_DIRECTIVE.match(info)
     assert match is not None  # every part of the pattern is optional
     name, argument = match[1].lower(), match[2].strip()
     if argument.startswith("[") and argument.endswith("]"):
         argument = argument[1:-1].strip()  # Docusaurus 3's ":::info[Dry runs]"
+    argument = _inline_markdown(argument)  # "With `go install`", "Binary - **Easy**"
     body = "\n".join(line for line in content.split("\n")
                      if not re.match(r"\s*:[\w-]+:", line))  # its :options:
     if name in DROPPED_DIRECTIVES:
-        return []
+        return
     if name in CODE_DIRECTIVES:
-        block = code(body)
-        return [block] if block is not None else []
-    if depth >= DIRECTIVE_DEPTH:
-        inner = [b for b in (paragraph(one_line(body)),) if b is not None]
-    else:
-        inner = [b for section in parse_markdown(body, fallback_title="", depth=depth + 1).sections
-                 for b in section.blocks if b.kind is not BlockKind.HEADING]
+        builder.add(code(body))
+        return
     if name in VERSION_DIRECTIVES:
+        inner = SectionBuilder()
+        if depth < DIRECTIVE_DEPTH:
+            _read_markdown(_markdown_tokens(body), inner, hidden, depth + 1)
+        else:
+            inner.add(paragraph(one_line(body)))
+        blocks = [b for section in inner.build() for b in section.blocks
+                  if b.kind is not BlockKind.HEADING]
         version, _, rest = argument.partition(" ")
-        said = " ".join(b.text for b in inner if b.kind is BlockKind.PARAGRAPH)
+        said = " ".join(b.text for b in blocks if b.kind is BlockKind.PARAGRAPH)
         text = " ".join(t for t in (rest, said) if t)
-        lead = paragraph(f"{VERSION_DIRECTIVES[name]} {version}" + (f": {text}" if text else "."))
-        return [b for b in (lead, *(b for b in inner if b.kind is not BlockKind.PARAGRAPH))
-                if b is not None]
-    title = paragraph(f"{argument}:") if argument else None
-    return [b for b in (title, *inner) if b is not None]
+        builder.add(paragraph(f"{VERSION_DIRECTIVES[name]} {version}"
+                              + (f": {text}" if text else ".")))
+        builder.extend(b for b in blocks if b.kind is not BlockKind.PARAGRAPH)
+        return
+    if depth >= DIRECTIVE_DEPTH:
+        builder.extend((paragraph(f"{argument}:") if argument else None,
+                        paragraph(one_line(body))))
+        return
+    tokens = _markdown_tokens(body)
+    if not any(t.type == "heading_open" for t in tokens):
+        builder.add(paragraph(f"{argument}:") if argument else None)
+        _read_markdown(tokens, builder, hidden, depth + 1)
+        return
+    around = builder.path  # its headings are its own: the page goes on under this path
+    floor = around[-1][0] if around else 0
+    if argument:  # "::: details Fish" holding "##### Add shims directory to path"
+        floor += 1
+        builder.heading(floor, argument)
+    _read_markdown(tokens, builder, hidden, depth + 1, floor if argument else 0)
+    builder.reopen(around)
 
 
 _INDENTED_BLOCK = re.compile(
@@ -518,6 +553,15 @@ def heading_text(text: str) -> str:
 
 
 _LINE_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+
+
+def _inline_markdown(text: str) -> str:
+    """A line of Markdown as it reads: emphasis and code spans without their marks."""
+    from markdown_it import MarkdownIt
+
+    if not text:
+        return text
+    return _inline_text(MarkdownIt("commonmark").parseInline(text)[0])
 
 
 def _inline_text(token: Any) -> str:

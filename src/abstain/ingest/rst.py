@@ -172,6 +172,11 @@ def _resolve_refs(tree: Any, nodes: Any, labels: dict[str, str]) -> None:
             ref.parent.replace(ref, nodes.Text(shown or _humanise(label)))
 
 
+_SECTION_LABEL = re.compile(r"[\w./-]+:(.*\S.*)")
+"""A label Sphinx's ``autosectionlabel`` makes, the page's path and its section's title
+(``usage/dependency-injection:Marking dependencies``): it shows the title."""
+
+
 def folder_labels(folder: Path, limit: int = 500) -> dict[str, str]:
     """The ``.. _label:`` targets of the ``.rst`` pages in ``folder`` and the titles of
     the sections they mark (read line by line, not parsed; at most ``limit`` pages)."""
@@ -189,12 +194,27 @@ def folder_labels(folder: Path, limit: int = 500) -> dict[str, str]:
             elif pending and line.strip() and not _ADORNMENT.fullmatch(line):
                 below = lines[n + 1] if n + 1 < len(lines) else ""
                 if _ADORNMENT.fullmatch(below):
-                    labels.update(dict.fromkeys(pending, line.strip()))
+                    labels.update(dict.fromkeys(pending, _shown(line.strip())))
                 pending = []
     return labels
 
 
+_INLINE_ROLE = re.compile(r":([A-Za-z][\w.+-]*(?::[\w.+-]+)*):`([^`]+)`")
+
+
+def _shown(title: str) -> str:
+    """A title read line by line as the page shows it: its roles (``The :mod:`pyi_splash`
+    Module``) as what they display, its literals without their backquotes."""
+    shown = _INLINE_ROLE.sub(lambda m: role_display(m.group(1), m.group(2)), title)
+    return re.sub(r"``([^`]+)``", r"\1", shown)
+
+
 def _humanise(label: str) -> str:
+    """A label no title was found for, as a reader would say it: an ``autosectionlabel``'s
+    title, else its words."""
+    section = _SECTION_LABEL.fullmatch(label)
+    if section is not None:
+        return section.group(1).strip()
     return label.replace("_", " ").replace("-", " ").strip()
 
 
@@ -266,6 +286,12 @@ def _generic_directive() -> Any:
         final_argument_whitespace = True
         option_spec = AnyOptions()
 
+        def inline(self, text: str) -> list[Any]:
+            """``text`` with its inline markup read, as Sphinx reads a directive's argument
+            (the text of ``.. deprecated:: 2.0`` that runs on from its line, a
+            ``seealso``'s ``:doc:`` role): roles shown, links their text."""
+            return list(self.state.inline_text(text, self.lineno)[0]) if text else []
+
         def run(self) -> list[Any]:
             name = self.name.lower()
             argument = " ".join(self.arguments)
@@ -279,14 +305,14 @@ def _generic_directive() -> Any:
             if name in VERSION_DIRECTIVES:
                 version, rest = [*argument.split(None, 1), ""][:2]
                 out.append(nodes.paragraph("", f"{VERSION_DIRECTIVES[name]} {version}"
-                                           + (f": {rest}" if rest else ".")))
+                                           + (": " if rest else "."), *self.inline(rest)))
             elif stated:
                 # ``.. confval:: workers`` / ``:type: int`` / ``:default: 3``: one row, the
                 # name and what the options state about it read together
                 cells = [("", argument)] if argument else []
                 out.append(_row_node([*cells, *stated], self.state, self.lineno))
             elif argument:
-                out.append(nodes.paragraph("", argument))
+                out.append(nodes.paragraph("", "", *self.inline(argument)))
             if self.content:
                 holder = nodes.container()
                 self.state.nested_parse(self.content, self.content_offset, holder)
