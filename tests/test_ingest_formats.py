@@ -317,6 +317,18 @@ def test_headings_inside_a_container_open_sections_under_its_title() -> None:
         (("Start", "Configure"), ["Note:", "Restart it.", "Then go on."])]
 
 
+def test_markdown_footnotes_are_the_page_s_notes_not_markup() -> None:
+    """rustup's "x86_64-pc-windows-gnu[^msys2]": a footnote reference is no part of the word
+    it follows, and its note belongs to the page, not to the section that happens to be last."""
+    doc = parse_string("# Install\n\n- x86_64-pc-windows-gnu[^msys2]\n\n## Checksums\n\n"
+                       "Each file has one.\n\n[^msys2]: GNU builds need no extra software.\n",
+                       name="other.md")
+    assert [(s.heading_path, [b.text for b in s.blocks]) for s in doc.sections] == [
+        (("Install",), ["Install", "- x86_64-pc-windows-gnu"]),
+        (("Install", "Checksums"), ["Checksums", "Each file has one."]),
+        (("Install",), ["GNU builds need no extra software."])]
+
+
 def test_plain_text_tables_of_aligned_columns_become_rows() -> None:
     doc = parse_string(
         "Support\n=======\n\nEach line is supported for 18 months.\n"

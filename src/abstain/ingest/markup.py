@@ -70,9 +70,11 @@ def _markdown_tokens(body: str) -> list[Any]:
     from markdown_it import MarkdownIt
     from mdit_py_plugins.colon_fence import colon_fence_plugin
     from mdit_py_plugins.deflist import deflist_plugin
+    from mdit_py_plugins.footnote import footnote_plugin
 
     parser = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
-    return list(parser.use(deflist_plugin).use(colon_fence_plugin).parse(
+    parser = parser.use(deflist_plugin).use(colon_fence_plugin).use(footnote_plugin)
+    return list(parser.parse(
         _open_indented_blocks(_closed_html_lines_apart(_hugo_shortcodes(_myst_roles(
             _without_mdx_code(body)))))))
 
@@ -154,6 +156,9 @@ def _read_markdown(tokens: list[Any], builder: SectionBuilder, hidden: list[Drop
         elif kind in ("fence", "code_block"):
             end_item()
             builder.add(code(tok.content))
+        elif kind == "footnote_block_open":  # the page's footnotes, which markdown-it
+            end_item()  # gathers at its end: the page's, not its last section's
+            builder.reopen(builder.path[:1])
         elif kind == "html_block":  # an HTML table, definition list … in the Markdown
             end_item()
             _html_blocks(_visible_soup(tok.content, hidden), builder)
