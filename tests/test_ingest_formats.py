@@ -317,16 +317,62 @@ def test_headings_inside_a_container_open_sections_under_its_title() -> None:
         (("Start", "Configure"), ["Note:", "Restart it.", "Then go on."])]
 
 
-def test_markdown_footnotes_are_the_page_s_notes_not_markup() -> None:
+def test_markdown_footnotes_are_notes_where_written_not_markup() -> None:
     """rustup's "x86_64-pc-windows-gnu[^msys2]": a footnote reference is no part of the word
-    it follows, and its note belongs to the page, not to the section that happens to be last."""
-    doc = parse_string("# Install\n\n- x86_64-pc-windows-gnu[^msys2]\n\n## Checksums\n\n"
-                       "Each file has one.\n\n[^msys2]: GNU builds need no extra software.\n",
+    it follows; a note is a paragraph where the page writes it (one no reference points to
+    too); "^[a-z]" is a pattern, not an inline note."""
+    doc = parse_string("# Install\n\n- x86_64-pc-windows-gnu[^msys2]\n\n"
+                       "[^msys2]: GNU builds need no extra software.\n\n## Checksums\n\n"
+                       "The pattern ^[a-f0-9]+$ matches one.\n\n[^x]: An orphan note.\n",
                        name="other.md")
     assert [(s.heading_path, [b.text for b in s.blocks]) for s in doc.sections] == [
-        (("Install",), ["Install", "- x86_64-pc-windows-gnu"]),
-        (("Install", "Checksums"), ["Checksums", "Each file has one."]),
-        (("Install",), ["GNU builds need no extra software."])]
+        (("Install",), ["Install", "- x86_64-pc-windows-gnu",
+                        "GNU builds need no extra software."]),
+        (("Install", "Checksums"), ["Checksums", "The pattern ^[a-f0-9]+$ matches one.",
+                                    "An orphan note."])]
+
+
+def test_what_a_container_holds_stays_in_its_place() -> None:
+    """After a review: a MyST directive's YAML options are no heading, an object's signature
+    keeps its marks, a note's heading goes under the section it is in, a container titles no
+    page, and the page goes on under its heading after one holding an HTML heading."""
+    def read(text: str) -> tuple[str, list[tuple[tuple[str, ...], list[str]]]]:
+        doc = parse_string(text, name="a.md")
+        return doc.title, [(s.heading_path, [b.text for b in s.blocks]) for s in doc.sections]
+
+    assert read("# A\n\n## B\n\n:::{admonition} Title\n---\nclass: tip\n---\nText.\n:::"
+                "\n\nAfter.\n")[1] == [(("A", "B"), ["A", "B", "Title:", "Text.", "After."])]
+    assert read(":::{py:method} __init__(self, *args)\nMakes one.\n:::\n")[1] == [
+        ((), ["__init__(self, *args):", "Makes one."])]
+    assert read("# A\n\n## B\n\n:::{note}\n## Inner\n\nx\n:::\n\nAfter.\n")[1] == [
+        (("A", "B", "Inner"), ["A", "B", "Inner", "x"]), (("A", "B"), ["After."])]
+    assert read("::: details Fish\n\n## Inner\n\nText.\n\n:::\n\n# Title\n\nBody.\n")[0] \
+        == "Title"
+    assert read("# A\n\n## B\n\n::: tip\n\n<h3>Heads up</h3>\n<p>Careful.</p>\n\n:::\n\n"
+                "After.\n")[1][-1] == (("A", "B"), ["After."])
+
+
+def test_rst_signatures_and_unparsed_markup_in_an_argument_stay_as_written() -> None:
+    doc = parse_string("T\n=\n\n.. py:function:: send(*args, \\**kwargs)\n\n   Sends.\n\n"
+                       ".. attribute:: type_\n\n   The type.\n\n.. tab:: Linux / *nix\n\n"
+                       "   Text.\n\nSee :ref:`faq:why-not`.\n", name="a.rst", fmt="rst")
+    assert [t for _, t in kinds(doc)[1:]] == [
+        "send(*args, **kwargs)", "Sends.", "type_", "The type.", "Linux / *nix", "Text.",
+        "See faq:why not."]
+
+
+def test_html_rows_and_cells_left_unclosed_and_a_header_of_two_rows() -> None:
+    """End tags HTML lets a page leave out (``</tr>``, ``</td>``), which html.parser nests,
+    and a ``<thead>`` of two rows read column by column."""
+    def rows(html: str) -> list[str]:
+        return [t for k, t in kinds(parse_string("<h1>T</h1>" + html, name="t.html"))
+                if k == "table_row"]
+
+    assert rows("<table><tr><th>A</th><th>B</th><tr><td>1</td><td>2</td><tr><td>3<td>4"
+                "</table>") == ["- A: 1; B: 2", "- A: 3; B: 4"]
+    assert rows("<table><thead><tr><th></th><th colspan=2>Limits</th></tr><tr><th>Plan</th>"
+                "<th>CPU</th><th>RAM</th></tr></thead><tr><td>Free</td><td>1</td><td>1GB</td>"
+                "</tr></table>") == ["- Plan: Free; Limits CPU: 1; Limits RAM: 1GB"]
 
 
 def test_plain_text_tables_of_aligned_columns_become_rows() -> None:

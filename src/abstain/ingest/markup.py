@@ -30,6 +30,7 @@ from abstain.ingest.directives import (
     DROPPED_DIRECTIVES,
     TEXT_DIRECTIVES,
     VERSION_DIRECTIVES,
+    describes,
 )
 from abstain.ingest.frontmatter import split_front_matter
 from abstain.ingest.visibility import DropKind, Dropped, dropped, hidden_reason
@@ -73,7 +74,8 @@ def _markdown_tokens(body: str) -> list[Any]:
     from mdit_py_plugins.footnote import footnote_plugin
 
     parser = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
-    parser = parser.use(deflist_plugin).use(colon_fence_plugin).use(footnote_plugin)
+    parser = parser.use(deflist_plugin).use(colon_fence_plugin).use(
+        footnote_plugin, inline=False, move_to_end=False)  # notes where written; ^[a-z] no note
     return list(parser.parse(
         _open_indented_blocks(_closed_html_lines_apart(_hugo_shortcodes(_myst_roles(
             _without_mdx_code(body)))))))
@@ -156,9 +158,6 @@ def _read_markdown(tokens: list[Any], builder: SectionBuilder, hidden: list[Drop
         elif kind in ("fence", "code_block"):
             end_item()
             builder.add(code(tok.content))
-        elif kind == "footnote_block_open":  # the page's footnotes, which markdown-it
-            end_item()  # gathers at its end: the page's, not its last section's
-            builder.reopen(builder.path[:1])
         elif kind == "html_block":  # an HTML table, definition list … in the Markdown
             end_item()
             _html_blocks(_visible_soup(tok.content, hidden), builder)
@@ -198,18 +197,20 @@ def _myst_directive(info: str, content: str, depth: int, builder: SectionBuilder
                     hidden: list[Dropped]) -> None:
     """The blocks a MyST directive says, into ``builder``, as its reST twin reads: code for a
     code directive, "Deprecated since version 26.1.0: …" for a version one, nothing for a
-    table of contents or an image, else its title (an ``admonition``'s argument) and its text
-    read as Markdown. Headings in it open sections of the page (a VitePress ``::: v-pre``
-    holds a whole changelog, each release under its own heading), under its title when it
-    has one (``::: details Fish``); after it the page goes on under the heading it was in."""
+    table of contents or an image, else its title (an ``admonition``'s argument, read as
+    Markdown unless it is an object's signature) and its text read as Markdown. Headings in
+    it open sections of the page: a wrapper's (a VitePress ``::: v-pre`` around a whole
+    changelog) as written, a note's, tab's or card's below the heading it is in, under its
+    title when it has one (``::: details Fish``), and never the page's title. After it the
+    page goes on under the heading it was in."""
     match = _MYST_DIRECTIVE.match(info)
     assert match is not None  # every part of the pattern is optional
     name, argument = match[1].lower(), match[2].strip()
     if argument.startswith("[") and argument.endswith("]"):
         argument = argument[1:-1].strip()  # Docusaurus 3's ":::info[Dry runs]"
-    argument = _inline_markdown(argument)  # "With `go install`", "Binary - **Easy**"
-    body = "\n".join(line for line in content.split("\n")
-                     if not re.match(r"\s*:[\w-]+:", line))  # its :options:
+    if not describes(name):  # "With `go install`", "Binary - **Easy**"; not "__init__(self)"
+        argument = _inline_markdown(argument)
+    body = _without_options(content)
     if name in DROPPED_DIRECTIVES:
         return
     if name in CODE_DIRECTIVES:
@@ -235,17 +236,31 @@ def _myst_directive(info: str, content: str, depth: int, builder: SectionBuilder
                         paragraph(one_line(body))))
         return
     tokens = _markdown_tokens(body)
+    around, title = builder.path, builder.first_heading
+    wrapper = name not in TEXT_DIRECTIVES and not describes(name)
     if not any(t.type == "heading_open" for t in tokens):
         builder.add(paragraph(f"{argument}:") if argument else None)
         _read_markdown(tokens, builder, hidden, depth + 1)
-        return
-    around = builder.path  # its headings are its own: the page goes on under this path
-    floor = around[-1][0] if around else 0
-    if argument:  # "::: details Fish" holding "##### Add shims directory to path"
-        floor += 1
-        builder.heading(floor, argument)
-    _read_markdown(tokens, builder, hidden, depth + 1, floor if argument else 0)
-    builder.reopen(around)
+    else:
+        floor = 0 if wrapper and not argument else around[-1][0] if around else 0
+        if argument:  # "::: details Fish" holding "##### Add shims directory to path"
+            floor += 1
+            builder.heading(floor, argument)
+        _read_markdown(tokens, builder, hidden, depth + 1, floor)
+        if not wrapper:
+            builder.first_heading = title
+    builder.reopen(around)  # what follows it is the page's again (an HTML <h3> in it too)
+
+
+_YAML_OPTIONS = re.compile(r"\s*---[ \t]*\n(?:.*\n)*?---[ \t]*(?:\n|$)")
+"""A MyST directive's options written as YAML between ``---`` lines at its start."""
+
+
+def _without_options(content: str) -> str:
+    """A directive's text without its options: ``:class: tip`` lines, or a YAML block."""
+    options = _YAML_OPTIONS.match(content)
+    body = content[options.end():] if options is not None else content
+    return "\n".join(line for line in body.split("\n") if not re.match(r"\s*:[\w-]+:", line))
 
 
 _INDENTED_BLOCK = re.compile(
@@ -618,9 +633,12 @@ def _html_blocks(root: Any, builder: SectionBuilder) -> None:
     headers: dict[int, tuple[list[str], Any]] = {}
     blocks_before = len(builder.blocks) + len(builder.sections)
     for el in root.find_all(["h1", "h2", "h3", "h4", "h5", "h6", *_HTML_BLOCKS]):
-        if el.find_parent(_HTML_BLOCKS):
-            continue  # nested inside a block we already take whole
         name = el.name or ""
+        outer = el.find_parent(_HTML_BLOCKS)
+        if outer is not None and not (name == "tr" and outer.name == "tr" and (
+                el.find_parent("table") is outer.find_parent("table"))):
+            continue  # nested inside a block we already take whole (a row left unclosed,
+            # which html.parser nests in the one before, is a row of its own)
         if name.startswith("h") and len(name) == 2:
             builder.heading(int(name[1]), el.get_text(" "))
         elif name == "tr":
@@ -646,7 +664,7 @@ def _html_row(tr: Any, headers: dict[int, tuple[list[str], Any]]) -> Block | Non
     cells = _cells(tr)
     if (cells and all(c.name == "th" for c in cells)) or _in_thead(tr):
         return None  # the header: carried by every row
-    texts = [c.get_text(" ") for c in cells]
+    texts = [_cell_text(c) for c in cells]
     table = tr.find_parent("table")
     if table is None:
         return table_row([], texts)
@@ -655,35 +673,63 @@ def _html_row(tr: Any, headers: dict[int, tuple[list[str], Any]]) -> Block | Non
     header, head = headers[id(table)]
     if head is not tr:
         return table_row(header, texts)
-    mixed = tr.find("th") is not None and tr.find("td") is not None
+    mixed = {c.name for c in cells} == {"th", "td"}
     return table_row([], texts) if mixed else None  # a first row of <td> s heading the rest
 
 
 def _html_header(table: Any) -> tuple[list[str], Any]:
-    """A table's column names and the row that holds them: its ``<thead>`` row's cells, its
-    first row's ``<th>`` s, or its first row of ``<td>`` s when that reads as a header
-    (:func:`first_row_heads`). A table nested in a cell is that cell's text, not rows or
-    cells of this one."""
+    """A table's column names and the row that holds them: its ``<thead>`` rows' cells
+    (several rows read together, column by column: "Limits" over "CPU" and "RAM" names
+    "Limits CPU" and "Limits RAM"), its first row's ``<th>`` s, or its first row of ``<td>`` s
+    when that reads as a header (:func:`first_row_heads`). A table nested in a cell is that
+    cell's text, not rows or cells of this one."""
     rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
     if not rows:
         return [], None
     first = _cells(rows[0])
-    names = [one_line(c.get_text(" ")) for c in first]
+    names = [one_line(_cell_text(c)) for c in first]
     if _in_thead(rows[0]):
-        return names, rows[0]
+        return _column_names([row for row in rows if _in_thead(row)]), rows[0]
     if any(c.name == "th" for c in first):
         return [n for c, n in zip(first, names, strict=True) if c.name == "th"], rows[0]
     if any(c.name == "th" for row in rows for c in _cells(row)):
         return [], None
-    below = [[c.get_text(" ") for c in _cells(row) if c.name == "td"] for row in rows[1:]]
+    below = [[_cell_text(c) for c in _cells(row) if c.name == "td"] for row in rows[1:]]
     bold = all(is_bold([b.get_text(" ") for b in c.find_all(["b", "strong"])], c.get_text(" "))
                for c in first if c.get_text().strip())
     return (names, rows[0]) if first_row_heads(names, below, bold=bold) else ([], None)
 
 
+def _column_names(head: list[Any]) -> list[str]:
+    """The names of a header of several rows, read column by column (a cell spanning
+    columns names each of them)."""
+    grid: list[list[str]] = []
+    for row in head:
+        cells: list[str] = []
+        for cell in _cells(row):
+            span = str(cell.get("colspan", "1")).strip()
+            cells += [one_line(_cell_text(cell))] * (int(span) if span.isdigit() else 1)
+        grid.append(cells)
+    width = max(len(cells) for cells in grid)
+    return [" ".join(dict.fromkeys(cells[i] for cells in grid if i < len(cells) and cells[i]))
+            for i in range(width)]
+
+
 def _cells(tr: Any) -> list[Any]:
-    """A row's own cells (those of a table nested in one are part of its text)."""
-    return list(tr.find_all(["td", "th"], recursive=False))
+    """A row's own cells: those whose row is this one. A table nested in a cell is part of
+    its text; a cell left unclosed (``<td>1<td>2``), which html.parser nests in the one
+    before, is a cell of its own."""
+    return [c for c in tr.find_all(["td", "th"]) if c.find_parent("tr") is tr]
+
+
+def _cell_text(cell: Any) -> str:
+    """A cell's text with a table nested in it, without the cells and rows of its own table
+    that html.parser nests in it when end tags are left out."""
+    table = cell.find_parent("table")
+    return " ".join(
+        str(text) for text in cell.strings
+        if (owner := text.find_parent(["td", "th"])) is cell
+        or owner.find_parent("table") is not table)
 
 
 def _in_thead(tr: Any) -> bool:

@@ -35,7 +35,12 @@ from abstain.ingest.blocks import (
     paragraph,
     table_row,
 )
-from abstain.ingest.directives import CODE_DIRECTIVES, DROPPED_DIRECTIVES, VERSION_DIRECTIVES
+from abstain.ingest.directives import (
+    CODE_DIRECTIVES,
+    DROPPED_DIRECTIVES,
+    VERSION_DIRECTIVES,
+    describes,
+)
 from abstain.ingest.markup import EXPLICIT_TITLE, item_block, role_display
 
 _ROLE = re.compile(r":([A-Za-z][\w.+-]*(?::[\w.+-]+)*):`")
@@ -172,9 +177,10 @@ def _resolve_refs(tree: Any, nodes: Any, labels: dict[str, str]) -> None:
             ref.parent.replace(ref, nodes.Text(shown or _humanise(label)))
 
 
-_SECTION_LABEL = re.compile(r"[\w./-]+:(.*\S.*)")
+_SECTION_LABEL = re.compile(r"[\w./-]+:(.*(?:\s|[A-Z]).*)")
 """A label Sphinx's ``autosectionlabel`` makes, the page's path and its section's title
-(``usage/dependency-injection:Marking dependencies``): it shows the title."""
+(``usage/dependency-injection:Marking dependencies``): it shows the title. A title has a
+space or a capital; ``faq:why-not`` is a label of its own."""
 
 
 def folder_labels(folder: Path, limit: int = 500) -> dict[str, str]:
@@ -287,10 +293,17 @@ def _generic_directive() -> Any:
         option_spec = AnyOptions()
 
         def inline(self, text: str) -> list[Any]:
-            """``text`` with its inline markup read, as Sphinx reads a directive's argument
-            (the text of ``.. deprecated:: 2.0`` that runs on from its line, a
-            ``seealso``'s ``:doc:`` role): roles shown, links their text."""
-            return list(self.state.inline_text(text, self.lineno)[0]) if text else []
+            """``text`` with its inline markup read, as Sphinx reads a version directive's
+            text and an admonition's or a ``seealso``'s argument (the text of ``..
+            deprecated:: 2.0`` that runs on from its line, a ``:doc:`` role): roles shown,
+            links their text. As written where the markup does not parse ("Linux /
+            \\*nix") and for an object's signature (``send(*args)``, ``type_``)."""
+            if not text:
+                return []
+            if describes(self.name.lower()):  # "send(\\*args)" shows "send(*args)"
+                return [nodes.Text(re.sub(r"\\(.)", r"\1", text))]
+            read, messages = self.state.inline_text(text, self.lineno)
+            return [nodes.Text(text)] if messages else list(read)
 
         def run(self) -> list[Any]:
             name = self.name.lower()
