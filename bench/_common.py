@@ -78,12 +78,13 @@ def answer_ms(generator: Any, question: Any, evidence: Any, runs: int = 3) -> tu
 
 def variant(generator: Any, **changes: Any) -> Any:
     """The extractive answerer ``generator`` with ``changes`` (``add_chosen=False``,
-    ``add_best_window=False``, ``min_quote_reading=None``), everything else as it is."""
+    ``add_best_window=False``, ``min_quote_reading=None``, ``read_more=0``), everything else as
+    it is."""
     from abstain.generate.extractive import ExtractiveGenerator
 
     settings = {name: getattr(generator, name) for name in (
         "max_sentences", "max_evidence", "min_overlap", "judge", "same_pages", "choice",
-        "add_chosen", "add_best_window", "min_quote_reading", "observing")}
+        "add_chosen", "add_best_window", "min_quote_reading", "observing", "read_more")}
     return ExtractiveGenerator(**(settings | changes))
 
 

@@ -942,3 +942,31 @@ def test_the_windows_read_are_those_that_hold_an_asked_one_letter_flag() -> None
     read_evidence(unflagged, Question.parse("what does grep do to file names?"),
                   _evidence(["\n".join(options)]))
     assert options[7] not in unflagged.read
+
+
+def test_the_answer_reads_on_past_the_windows_the_gate_read() -> None:
+    """The gate reads a few windows, those sharing most asked words, to decide; the window
+    that answers may share fewer. The answerer reads ``read_more`` more windows of the kept
+    chunks (those sharing most asked words first, in one call) and adds the best of all it
+    read where the quote lacks it: here the gate read the chunk's wordy window only."""
+    from abstain.evidence import ReadWindow
+    from abstain.generate.extractive import ExtractiveGenerator
+
+    question = Question.parse("Which port does the replication service listen on?")
+    wordy = "The replication service reads which port to listen on from the cluster file."
+    also = ("Which port the replication service should listen on depends on the node's role "
+            "in the cluster.")
+    answer = "Out of the box, replication binds to 7400 on every node."
+    [ev] = _evidence([f"{wordy} {also} {answer}"])
+    read = [replace(ev, read=(ReadWindow(wordy, (wordy,), 0.4, 0),))]
+
+    def quoted(read_more: int) -> list[str]:
+        generator = ExtractiveGenerator(judge=KeywordReader("7400"), same_pages=True,
+                                        add_chosen=False, read_more=read_more)
+        return [s.text for s in generator.generate(question, read).sentences]
+
+    assert answer not in quoted(0)
+    assert quoted(6)[-1] == answer
+    [more] = ExtractiveGenerator(judge=KeywordReader("7400"), read_more=6).read_on(question, read)
+    assert [(w.position, w.probability > 0.9) for w in more.read] == [
+        (0, False), (1, False), (2, True)]
