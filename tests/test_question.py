@@ -125,3 +125,14 @@ def test_a_question_reads_the_names_it_asks_about_as_documentation_writes_them()
     flags = Question.parse("What is the difference between ls -l and ls -L?").asked_names
     assert [(n.text, n.cased) for n in flags] == [("-l", True), ("-L", True)]
     assert flags[0].heads("-l, --long") and not flags[0].heads("-L, --dereference")
+
+
+def test_a_copy_with_other_mentions_reads_its_own_names() -> None:
+    """The asked names are read from the mentions whenever a question is made: a copy that
+    drops a mention (the gate's names-unchecked focus) drops its name too."""
+    from dataclasses import replace
+
+    question = Question.parse("What is the default of MAX_WIDTH and log-level?")
+    assert [n.text for n in question.asked_names] == ["MAX_WIDTH", "log-level"]
+    bare = replace(question, mentions=())
+    assert [n.text for n in bare.asked_names] == ["log-level"]

@@ -10,7 +10,7 @@ question, read by the same constructor.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from abstain.asked import (
     AnswerType,
@@ -65,9 +65,14 @@ class Question:
     it?", "What about" in "What about the second one?"): a follow-up read without its
     conversation (:func:`abstain.asked.refers_back`; questions in en, de, fr, es or nl that
     name no identifier or name). None when it names what it asks about."""
-    asked_names: tuple[AskedName, ...] = ()
+    asked_names: tuple[AskedName, ...] = field(default=(), init=False)
     """The names it asks about as documentation writes them: identifiers but versions, flags,
-    and option names a reference heading writes whole (:func:`abstain.mentions.asked_names`)."""
+    and option names a reference heading writes whole (:func:`abstain.mentions.asked_names`),
+    read from its mentions and asked sentences whenever a question is made, so that a copy
+    with other mentions (``dataclasses.replace``) never carries stale ones."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "asked_names", asked_names(self.mentions, self.asked))
 
     @classmethod
     def parse(cls, text: str, language: str = "en") -> Question:
@@ -91,8 +96,7 @@ class Question:
             calendar=asks_a_calendar_date(asked), sides=compared(asked),
             keywords=KeywordQuery.of(text, [m.text for m in parts.mentions if m.letter_flag]),
             content_count=content,
-            refers_to=None if named else refers_back(asked, content, language),
-            asked_names=asked_names(parts.mentions, asked))
+            refers_to=None if named else refers_back(asked, content, language))
 
     @property
     def identifiers(self) -> tuple[Mention, ...]:
