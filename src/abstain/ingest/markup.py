@@ -8,6 +8,7 @@ definitions and code blocks (:mod:`abstain.ingest.blocks`).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -68,17 +69,26 @@ def _markdown_tokens(body: str) -> list[Any]:
     """Markdown ``body`` (no front matter) as markdown-it's tokens, after the passes that
     make what other dialects write (MDX, Hugo shortcodes, MyST roles, indented admonitions)
     CommonMark."""
+    return list(_parser().parse(
+        _open_indented_blocks(_closed_html_lines_apart(_hugo_shortcodes(_myst_roles(
+            _without_mdx_code(body)))))))
+
+
+@functools.cache
+def _parser(*, plain: bool = False) -> Any:
+    """markdown-it, configured once and reused by every parse (a page's directives are each
+    parsed too): CommonMark with pipe tables, definition lists, ``:::`` fences and footnotes
+    for a page; CommonMark alone (``plain``) for a line of it."""
     from markdown_it import MarkdownIt
     from mdit_py_plugins.colon_fence import colon_fence_plugin
     from mdit_py_plugins.deflist import deflist_plugin
     from mdit_py_plugins.footnote import footnote_plugin
 
+    if plain:
+        return MarkdownIt("commonmark")
     parser = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
-    parser = parser.use(deflist_plugin).use(colon_fence_plugin).use(
+    return parser.use(deflist_plugin).use(colon_fence_plugin).use(
         footnote_plugin, inline=False, move_to_end=False)  # notes where written; ^[a-z] no note
-    return list(parser.parse(
-        _open_indented_blocks(_closed_html_lines_apart(_hugo_shortcodes(_myst_roles(
-            _without_mdx_code(body)))))))
 
 
 def _read_markdown(tokens: list[Any], builder: SectionBuilder, hidden: list[Dropped],
@@ -577,11 +587,9 @@ _LINE_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 
 def _inline_markdown(text: str) -> str:
     """A line of Markdown as it reads: emphasis and code spans without their marks."""
-    from markdown_it import MarkdownIt
-
     if not text:
         return text
-    return _inline_text(MarkdownIt("commonmark").parseInline(text)[0])
+    return _inline_text(_parser(plain=True).parseInline(text)[0])
 
 
 def _inline_text(token: Any) -> str:
