@@ -207,7 +207,7 @@ class ExtractiveGenerator:
             if self.add_best_window and quote.refusal is None:
                 quote = self.with_the_best_window(question, evidence, quote)
                 more = self.read_on(question, evidence)
-                if more != list(evidence):  # what the gate's windows added stays quoted
+                if more is not None:  # what the gate's windows added stays quoted
                     quote = self.with_the_best_window(question, more, quote, read_on=True)
         if quote.refusal is None:  # what a reader needs around the quote
             quote = with_the_typed_heading(question, evidence, quote)
@@ -263,15 +263,16 @@ class ExtractiveGenerator:
             f"{max(read):.2f}{', reading on past the gate' if read_on else ''}), which the "
             "quote lacked"))
 
-    def read_on(self, question: Question, evidence: Sequence[Evidence]) -> list[Evidence]:
+    def read_on(self, question: Question, evidence: Sequence[Evidence]
+                ) -> list[Evidence] | None:
         """``evidence`` with ``read_more`` more of the first ``max_evidence`` chunks' windows
         read, those sharing most asked words first (the gate read its few of the first three
         chunks to decide; the passage that answers may be another window of the evidence):
         what :meth:`with_the_best_window` chooses from. Only where the gate read (a ``judge``,
-        read windows); one batched call."""
+        read windows); one batched call. None when nothing more was read."""
         if self.judge is None or self.read_more <= 0 or not any(
                 ev.read for ev in evidence[: self.max_evidence]):
-            return list(evidence)
+            return None
         asked = set(question.stems)
         unread: list[tuple[int, int, int, str, tuple[str, ...]]] = []
         for n, ev in enumerate(evidence[: self.max_evidence]):
@@ -282,7 +283,7 @@ class ExtractiveGenerator:
                     unread.append((-shared, n, position, text, sentences))
         chosen = sorted(unread)[: self.read_more]
         if not chosen:
-            return list(evidence)
+            return None
         p = self._reads(question, [(text, n + 1) for _, n, _, text, _ in chosen], evidence)
         more: dict[int, list[ReadWindow]] = {}
         for (_, n, position, text, sentences), probability in zip(chosen, p, strict=True):
