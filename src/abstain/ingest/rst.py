@@ -205,7 +205,8 @@ def folder_labels(folder: Path, limit: int = 500) -> dict[str, str]:
     return labels
 
 
-_INLINE_ROLE = re.compile(r":([A-Za-z][\w.+-]*(?::[\w.+-]+)*):`([^`]+)`")
+_INLINE_ROLE = re.compile(_ROLE.pattern + r"([^`]+)`")
+"""A role with its text, the role's name as :data:`_ROLE` reads it."""
 
 
 def _shown(title: str) -> str:
